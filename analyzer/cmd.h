@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd: the extprof commands; each returns the process exit status. */
+#ifndef XP_CMD_H
+#define XP_CMD_H
+
+#include <stdio.h>
+
+#include "err.h"
+#include "load.h"
+#include "report.h"
+
+/* Exit status for bad input or usage, as the contract says. */
+#define XP_EXIT_BAD 2
+
+int cmd_report(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+void cmd_report_usage(FILE *out);
+void cmd_run_usage(FILE *out);
+void cmd_dump_usage(FILE *out);
+
+/* Long options of the report options shared by report and run. */
+enum {
+	XP_OPT_FORMAT = 256,
+	XP_OPT_SORT,
+	XP_OPT_STAT,
+	XP_OPT_FLAG_RATIO,
+	XP_OPT_STRICT,
+	XP_OPT_HELP,
+	XP_OPT_RUN_FIRST, /* cmd_run's own start here */
+};
+
+#define XP_REPORT_LONGOPTS                                                             \
+	{"format", required_argument, NULL, XP_OPT_FORMAT},                             \
+		{"sort", required_argument, NULL, XP_OPT_SORT},                         \
+		{"stat", required_argument, NULL, XP_OPT_STAT},                         \
+		{"flag-ratio", required_argument, NULL, XP_OPT_FLAG_RATIO},             \
+		{"strict", no_argument, NULL, XP_OPT_STRICT},                           \
+		{"help", no_argument, NULL, XP_OPT_HELP}
+
+#define XP_REPORT_OPTIONS_HELP                                                         \
+	"  --format text|json|csv   output format (default text)\n"                    \
+	"  --sort cost|evaluations|per-eval|observed|name\n"                          \
+	"                           row order (default cost, most expensive first)\n"  \
+	"  --stat min|median|mean   per-evaluation statistic cost is built on\n"       \
+	"                           (default min: the floor)\n"                        \
+	"  --flag-ratio R           flag state-dependent when observed >= cost x (1+R)\n" \
+	"                           (default 0.25)\n"                                  \
+	"  --strict                 a corrupt dump or a process that did not finish\n" \
+	"                           cleanly is an error (default: corrupt files are\n" \
+	"                           skipped with a line each)\n"
+
+/* After getopt_long returned '?': one line naming the bad option. */
+void xp_bad_option(const char *cmd, char **argv);
+
+/* Handle one of the shared report options: 1 handled, 0 not ours, <0 error. */
+int xp_report_getopt(int opt, const char *arg, struct xp_report_opts *o, struct xp_err *e);
+
+/* Build the report from what @l loaded and print it on stdout: an exit status. */
+int xp_report_emit(const struct xp_load *l, const struct xp_report_opts *o);
+
+#endif

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+/* cmd_report: extprof report [options] DIR|FILE... */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+void cmd_report_usage(FILE *out)
+{
+	fputs("usage: extprof report [options] DIR|FILE...\n"
+	      "\n"
+	      "Merge the dumps (files, or directories of *.xpd), finalize them and print\n"
+	      "one row per declaration, most expensive first.\n"
+	      "\n" XP_REPORT_OPTIONS_HELP "  -h, --help               this text\n",
+	      out);
+}
+
+int xp_report_emit(const struct xp_load *l, const struct xp_report_opts *o)
+{
+	struct xp_report r;
+	struct xp_err e;
+	int err;
+
+	if (!l->files) {
+		xp_err_set(&e, -ENOENT, "no usable dump: all %zu were skipped", l->skipped);
+		xp_err_print(&e);
+		return XP_EXIT_BAD;
+	}
+	err = xp_report_build(&r, &l->set, o, l->skipped, &e);
+	if (err) {
+		xp_err_print(&e);
+		return XP_EXIT_BAD;
+	}
+	err = xp_report_print(&r, stdout);
+	xp_report_free(&r);
+	if (err) {
+		xp_err_set(&e, err, "writing the report: %s", strerror(-err));
+		xp_err_print(&e);
+		return XP_EXIT_BAD;
+	}
+	return 0;
+}
+
+static int report_parse(int argc, char **argv, struct xp_report_opts *o)
+{
+	static const struct option longopts[] = {XP_REPORT_LONGOPTS, {NULL, 0, NULL, 0}};
+	struct xp_err e;
+	int c, r;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (c == 'h' || c == XP_OPT_HELP) {
+			cmd_report_usage(stdout);
+			return 0;
+		}
+		r = xp_report_getopt(c, optarg, o, &e);
+		if (r < 0) {
+			xp_err_print(&e);
+			return -1;
+		}
+		if (!r) {
+			xp_bad_option("report", argv);
+			return -1;
+		}
+	}
+	if (optind == argc) {
+		fputs("extprof: report: name a dump directory or file (see extprof report --help)\n",
+		      stderr);
+		return -1;
+	}
+	return 1;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct xp_report_opts o;
+	struct xp_load l;
+	struct xp_err e;
+	int r, status;
+
+	xp_report_opts_init(&o);
+	r = report_parse(argc, argv, &o);
+	if (r <= 0)
+		return r ? XP_EXIT_BAD : 0;
+	xp_load_init(&l, o.strict);
+	for (int i = optind; i < argc; i++) {
+		if (xp_load_arg(&l, argv[i], &e)) {
+			xp_err_print(&e);
+			xp_load_free(&l);
+			return XP_EXIT_BAD;
+		}
+	}
+	status = xp_report_emit(&l, &o);
+	xp_load_free(&l);
+	return status;
+}

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_run: extprof run [options] -- PROGRAM [ARGS...].  Prepare the dump
+ * directory, run the program under the shim, report the dumps it left, and
+ * leave with the program's status.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cmd.h"
+#include "run.h"
+
+/* Report this run's dumps: an exit status for the report alone. */
+static int run_report(const struct xp_run_opts *o, const char *dir,
+		      const struct xp_names *before)
+{
+	struct xp_names fresh;
+	struct xp_load l;
+	struct xp_err e;
+	int status;
+
+	if (xp_run_dir_new(dir, before, &fresh, &e)) {
+		xp_err_print(&e);
+		return XP_EXIT_BAD;
+	}
+	if (!fresh.n) {
+		fprintf(stderr, "extprof: %s: this run left no dumps (nothing hooked was called, or the shim was not loaded)\n",
+			dir);
+		xp_names_free(&fresh);
+		return o->report.strict ? XP_EXIT_BAD : 0;
+	}
+	xp_load_init(&l, o->report.strict);
+	status = xp_load_names(&l, dir, &fresh, &e) ? (xp_err_print(&e), XP_EXIT_BAD)
+						     : xp_report_emit(&l, &o->report);
+	xp_load_free(&l);
+	xp_names_free(&fresh);
+	return status;
+}
+
+static int run_prepare(const struct xp_run_opts *o, char **dir, struct xp_names *before)
+{
+	struct xp_err e;
+	char *shim = NULL;
+	int err;
+
+	err = xp_run_find_shim(&shim, &e);
+	if (!err)
+		err = xp_run_dir_prepare(o->dir, dir, before, &e);
+	if (!err) {
+		err = xp_run_set_env(o, shim, *dir, &e);
+		if (err) {
+			free(*dir);
+			xp_names_free(before);
+		}
+	}
+	free(shim);
+	if (err)
+		xp_err_print(&e);
+	return err;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct xp_run_opts o;
+	struct xp_names before;
+	struct xp_err e;
+	char *dir = NULL;
+	int r, status = 0, report;
+
+	r = xp_run_parse(&o, argc, argv);
+	if (r <= 0) {
+		xp_run_opts_free(&o);
+		return r ? XP_EXIT_BAD : 0;
+	}
+	if (run_prepare(&o, &dir, &before)) {
+		xp_run_opts_free(&o);
+		return XP_EXIT_BAD;
+	}
+	r = xp_run_child(o.argv, o.no_aslr, &status, &e);
+	if (r)
+		xp_err_print(&e);
+	report = r ? XP_EXIT_BAD : run_report(&o, dir, &before);
+	xp_names_free(&before);
+	free(dir);
+	xp_run_opts_free(&o);
+	if (r)
+		return XP_EXIT_BAD;
+	if (WIFSIGNALED(status)) {
+		xp_run_die_like(WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	/* The program's failure says more than ours; ours shows when it succeeded. */
+	return WEXITSTATUS(status) ? WEXITSTATUS(status) : report;
+}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+/* collect: turn a dump's raw records into per-declaration accumulators. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+#include "num.h"
+
+static void collect_fields(struct xp_acc *a, const struct extprof_dump_decl *x)
+{
+	memset(a, 0, sizeof(*a));
+	a->evaluations = x->evaluations;
+	a->floor = x->floor;
+	a->hits = x->floor_hits;
+	a->sum = x->sum;
+	a->max = x->max;
+	a->recursive = x->recursive;
+	a->abandoned = x->abandoned;
+	a->outside = x->outside;
+}
+
+static int collect_dense(const struct xp_dump *d, struct xp_acc *accs)
+{
+	for (uint64_t i = 0; i < d->ndecls; i++) {
+		const uint64_t *row = d->dense + i * EXTPROF_HIST_BUCKETS;
+		struct xp_hist *h = &accs[i].hist;
+		size_t n = 0;
+
+		for (uint32_t b = 0; b < EXTPROF_HIST_BUCKETS; b++)
+			n += row[b] != 0;
+		if (!n)
+			continue;
+		h->bins = malloc(n * sizeof(*h->bins));
+		if (!h->bins)
+			return -ENOMEM;
+		for (uint32_t b = 0; b < EXTPROF_HIST_BUCKETS; b++)
+			if (row[b])
+				h->bins[h->n++] = (struct xp_hbin){b, row[b]};
+	}
+	return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct extprof_dump_hist_entry *x = *(const struct extprof_dump_hist_entry *const *)a;
+	const struct extprof_dump_hist_entry *y = *(const struct extprof_dump_hist_entry *const *)b;
+
+	if (x->decl != y->decl)
+		return x->decl < y->decl ? -1 : 1;
+	return (x->bucket > y->bucket) - (x->bucket < y->bucket);
+}
+
+/* Append one entry to its declaration's histogram, adding to a repeated bucket. */
+static void collect_entry(struct xp_acc *accs, const struct extprof_dump_hist_entry *e)
+{
+	struct xp_hist *h = &accs[e->decl].hist;
+
+	if (h->n && h->bins[h->n - 1].bucket == e->bucket)
+		h->bins[h->n - 1].count = xp_sat_add(h->bins[h->n - 1].count, e->count);
+	else
+		h->bins[h->n++] = (struct xp_hbin){e->bucket, e->count};
+}
+
+static int collect_sparse(const struct xp_dump *d, struct xp_acc *accs)
+{
+	const struct extprof_dump_hist_entry **e;
+	size_t n = 0, *per = calloc(d->ndecls + 1, sizeof(*per));
+	int err = -ENOMEM;
+
+	e = malloc((d->nsparse + 1) * sizeof(*e));
+	if (!e || !per)
+		goto out;
+	for (uint64_t i = 0; i < d->nsparse; i++)
+		if (d->sparse[i].count) {
+			e[n++] = &d->sparse[i];
+			per[d->sparse[i].decl]++;
+		}
+	qsort(e, n, sizeof(*e), cmp_entry);
+	for (uint64_t i = 0; i < d->ndecls; i++) {
+		if (per[i] && !(accs[i].hist.bins = malloc(per[i] * sizeof(struct xp_hbin))))
+			goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		collect_entry(accs, e[i]);
+	err = 0;
+out:
+	free(e);
+	free(per);
+	return err;
+}
+
+int xp_collect(const struct xp_dump *d, struct xp_acc *accs)
+{
+	int err;
+
+	for (uint64_t i = 0; i < d->ndecls; i++)
+		collect_fields(&accs[i], &d->decls[i]);
+	err = d->dense ? collect_dense(d, accs) : collect_sparse(d, accs);
+	if (err)
+		for (uint64_t i = 0; i < d->ndecls; i++)
+			xp_acc_free(&accs[i]);
+	return err;
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dump_read: read a dump file whole with plain read() and hand it to the
+ * checks.  No mmap: a file that is truncated or rewritten under us (the
+ * shim renames its compact form over the live one) must not fault us.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dump_read.h"
+
+static int dump_open(int dirfd, const char *name, const char *path, bool nofollow,
+		     struct xp_err *e)
+{
+	/* O_NONBLOCK: opening a FIFO planted in the directory must not hang. */
+	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0);
+	int fd = openat(dirfd, name, flags);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == ELOOP && nofollow)
+		return xp_err_set(e, -ELOOP,
+				  "%s: is a symbolic link; links inside a directory are not followed",
+				  path);
+	return xp_err_set(e, -errno, "%s: %s", path, strerror(errno));
+}
+
+static int dump_slurp(int fd, const char *path, unsigned char **out, size_t *size,
+		      struct xp_err *e)
+{
+	unsigned char *buf, extra;
+	struct stat st;
+	size_t done = 0;
+	ssize_t n = 0;
+
+	if (fstat(fd, &st) < 0)
+		return xp_err_set(e, -errno, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return xp_err_set(e, -EINVAL, "%s: not a regular file", path);
+	if ((unsigned long long)st.st_size > XP_DUMP_MAX_SIZE)
+		return xp_err_at(e, path, XP_DUMP_MAX_SIZE, "file too large for a dump (%lld bytes)",
+				 (long long)st.st_size);
+	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!buf)
+		return xp_err_set(e, -ENOMEM, "%s: out of memory", path);
+	while (done < (size_t)st.st_size) {
+		n = read(fd, buf + done, (size_t)st.st_size - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	if (n < 0 || (done == (size_t)st.st_size && read(fd, &extra, 1) > 0)) {
+		free(buf);
+		if (n < 0)
+			return xp_err_set(e, -errno, "%s: %s", path, strerror(errno));
+		return xp_err_set(e, -EAGAIN, "%s: file grew while it was read", path);
+	}
+	*out = buf;
+	*size = done;
+	return 0;
+}
+
+int xp_dump_read(struct xp_dump *d, int dirfd, const char *name, const char *path,
+		 bool nofollow, struct xp_err *e)
+{
+	unsigned char *buf = NULL;
+	size_t size = 0;
+	int fd, err;
+
+	memset(d, 0, sizeof(*d));
+	fd = dump_open(dirfd, name, path, nofollow, e);
+	if (fd < 0)
+		return fd;
+	err = dump_slurp(fd, path, &buf, &size, e);
+	close(fd);
+	if (err)
+		return err;
+	return xp_dump_parse(d, buf, size, path, e);
+}
+
+int xp_dump_parse(struct xp_dump *d, void *buf, size_t size, const char *path,
+		  struct xp_err *e)
+{
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	d->buf = buf;
+	d->size = size;
+	d->path = strdup(path);
+	if (!d->path) {
+		err = xp_err_set(e, -ENOMEM, "%s: out of memory", path);
+		goto fail;
+	}
+	err = xp_dump_check_header(d, e);
+	if (!err)
+		err = xp_dump_check_sections(d, e);
+	if (!err)
+		err = xp_dump_check_decls(d, e);
+	if (!err)
+		err = xp_dump_check_hist(d, e);
+	if (!err)
+		err = xp_dump_check_callers(d, e);
+	if (!err)
+		return 0;
+fail:
+	xp_dump_free(d);
+	return err;
+}
+
+void xp_dump_free(struct xp_dump *d)
+{
+	free(d->buf);
+	free(d->path);
+	memset(d, 0, sizeof(*d));
+}

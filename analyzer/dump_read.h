@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dump_read: one dump file read into memory and validated.  After a
+ * successful read every offset, count and index in it has been checked, so
+ * the pointers below may be used without further checks.
+ */
+#ifndef XP_DUMP_READ_H
+#define XP_DUMP_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "extprof/dump.h"
+#include "err.h"
+
+/* Refuse files larger than this: no dump is, and we read it whole. */
+#define XP_DUMP_MAX_SIZE (1ull << 31)
+
+struct xp_dump {
+	char *path; /* as named in messages */
+	unsigned char *buf;
+	size_t size;
+
+	const struct extprof_dump_header *hdr;
+	const struct extprof_dump_section *sections;
+	const struct extprof_dump_decl *decls;
+	uint64_t ndecls;
+	const char *strings;
+	uint64_t nstrings;
+	const uint64_t *dense; /* ndecls * EXTPROF_HIST_BUCKETS, or NULL */
+	const struct extprof_dump_hist_entry *sparse;
+	uint64_t nsparse;
+	const struct extprof_dump_caller *callers;
+	uint64_t ncallers;
+};
+
+/*
+ * Read @name relative to @dirfd (AT_FDCWD for a path) into @d and validate
+ * it.  @nofollow refuses a symbolic link.  @path is what messages call it.
+ * 0, or -errno with @e describing the defect.
+ */
+int xp_dump_read(struct xp_dump *d, int dirfd, const char *name, const char *path,
+		 bool nofollow, struct xp_err *e);
+
+/* Validate @size bytes at @buf, which @d takes over (freed by xp_dump_free). */
+int xp_dump_parse(struct xp_dump *d, void *buf, size_t size, const char *path,
+		  struct xp_err *e);
+
+void xp_dump_free(struct xp_dump *d);
+
+/* A string of the STRINGS section, already checked by xp_dump_parse. */
+static inline const char *xp_dump_str(const struct xp_dump *d, uint32_t off)
+{
+	return d->strings + off;
+}
+
+/* Validation steps, in dump_check_*.c; each returns 0 or -EINVAL with @e set. */
+int xp_dump_check_header(struct xp_dump *d, struct xp_err *e);
+int xp_dump_check_sections(struct xp_dump *d, struct xp_err *e);
+int xp_dump_check_decls(const struct xp_dump *d, struct xp_err *e);
+int xp_dump_check_hist(const struct xp_dump *d, struct xp_err *e);
+int xp_dump_check_callers(const struct xp_dump *d, struct xp_err *e);
+
+/* Compare declarations @i and @j by (kind, symbol, object). */
+int xp_dump_decl_cmp(const struct xp_dump *d, uint32_t i, uint32_t j);
+/* Indices of the declarations sorted by (kind, symbol, object); free() it. */
+int xp_dump_decl_order(const struct xp_dump *d, uint32_t **out);
+
+/* Is @off a NUL-terminated string inside STRINGS? */
+bool xp_dump_str_ok(const struct xp_dump *d, uint64_t off);
+
+#endif

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/* finalize: subtract the calibration once per process; combine processes. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "finalize.h"
+#include "num.h"
+
+static uint64_t sub_clamp(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/*
+ * A bucket's midpoint, kept inside [floor, max]: the floor's bucket may
+ * start below the floor, and the top bucket may reach above the largest
+ * delta seen.  Both clamps are monotone, so the values stay ascending.
+ */
+static uint64_t bucket_value(const struct xp_acc *acc, uint32_t bucket)
+{
+	uint64_t v = xp_hist_mid(bucket);
+
+	if (acc->floor != EXTPROF_FLOOR_NONE && v < acc->floor)
+		v = acc->floor;
+	if (acc->floor != EXTPROF_FLOOR_NONE && acc->max >= acc->floor && v > acc->max)
+		v = acc->max;
+	return v;
+}
+
+static int finalize_hist(struct xp_vhist *out, const struct xp_acc *acc, uint64_t calibration)
+{
+	out->n = 0;
+	out->bins = NULL;
+	if (!acc->hist.n)
+		return 0;
+	out->bins = malloc(acc->hist.n * sizeof(*out->bins));
+	if (!out->bins)
+		return -ENOMEM;
+	for (size_t i = 0; i < acc->hist.n; i++) {
+		uint64_t v = sub_clamp(bucket_value(acc, acc->hist.bins[i].bucket), calibration);
+		uint64_t c = acc->hist.bins[i].count;
+
+		if (out->n && out->bins[out->n - 1].value == v)
+			out->bins[out->n - 1].count = xp_sat_add(out->bins[out->n - 1].count, c);
+		else
+			out->bins[out->n++] = (struct xp_vbin){v, c};
+	}
+	return 0;
+}
+
+int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration)
+{
+	memset(out, 0, sizeof(*out));
+	out->evaluations = acc->evaluations;
+	out->floor = acc->floor == EXTPROF_FLOOR_NONE ? EXTPROF_FLOOR_NONE
+						      : sub_clamp(acc->floor, calibration);
+	out->hits = acc->hits;
+	out->observed = sub_clamp(acc->sum, xp_sat_mul(calibration, acc->evaluations));
+	out->recursive = acc->recursive;
+	out->abandoned = acc->abandoned;
+	out->outside = acc->outside;
+	return finalize_hist(&out->vals, acc, calibration);
+}
+
+static int vhist_merge(struct xp_vhist *out, const struct xp_vhist *a, const struct xp_vhist *b)
+{
+	size_t i = 0, j = 0, n = 0;
+	struct xp_vbin *bins;
+
+	out->n = 0;
+	out->bins = NULL;
+	if (!a->n && !b->n)
+		return 0;
+	bins = malloc((a->n + b->n) * sizeof(*bins));
+	if (!bins)
+		return -ENOMEM;
+	while (i < a->n || j < b->n) {
+		if (j == b->n || (i < a->n && a->bins[i].value < b->bins[j].value)) {
+			bins[n++] = a->bins[i++];
+		} else if (i == a->n || b->bins[j].value < a->bins[i].value) {
+			bins[n++] = b->bins[j++];
+		} else {
+			bins[n] = a->bins[i++];
+			bins[n].count = xp_sat_add(bins[n].count, b->bins[j++].count);
+			n++;
+		}
+	}
+	out->bins = bins;
+	out->n = n;
+	return 0;
+}
+
+int xp_fin_combine(struct xp_fin *out, const struct xp_fin *a, const struct xp_fin *b)
+{
+	memset(out, 0, sizeof(*out));
+	out->evaluations = xp_sat_add(a->evaluations, b->evaluations);
+	if (a->floor != b->floor) {
+		out->floor = a->floor < b->floor ? a->floor : b->floor;
+		out->hits = a->floor < b->floor ? a->hits : b->hits;
+	} else {
+		out->floor = a->floor;
+		out->hits = xp_sat_add(a->hits, b->hits);
+	}
+	out->observed = xp_sat_add(a->observed, b->observed);
+	out->recursive = xp_sat_add(a->recursive, b->recursive);
+	out->abandoned = xp_sat_add(a->abandoned, b->abandoned);
+	out->outside = xp_sat_add(a->outside, b->outside);
+	return vhist_merge(&out->vals, &a->vals, &b->vals);
+}
+
+int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src)
+{
+	struct xp_fin m;
+	int err = xp_fin_combine(&m, dst, src);
+
+	if (err)
+		return err;
+	xp_fin_free(dst);
+	*dst = m;
+	return 0;
+}
+
+void xp_fin_free(struct xp_fin *f)
+{
+	free(f->vals.bins);
+	f->vals.bins = NULL;
+	f->vals.n = 0;
+}
+
+uint64_t xp_fin_percentile(const struct xp_fin *f, unsigned pct)
+{
+	unsigned __int128 total = 0, rank, seen = 0;
+
+	for (size_t i = 0; i < f->vals.n; i++)
+		total += f->vals.bins[i].count;
+	if (!total)
+		return f->floor == EXTPROF_FLOOR_NONE ? 0 : f->floor;
+	rank = (total * pct + 99) / 100;
+	if (!rank)
+		rank = 1;
+	for (size_t i = 0; i < f->vals.n; i++) {
+		seen += f->vals.bins[i].count;
+		if (seen >= rank)
+			return f->vals.bins[i].value;
+	}
+	return f->vals.bins[f->vals.n - 1].value;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * finalize: a process's merged collect with its own calibration subtracted,
+ * once; then the combination of finalized processes, which is again
+ * associative and commutative.
+ */
+#ifndef XP_FINALIZE_H
+#define XP_FINALIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acc.h"
+
+/* The histogram after calibration: values, not buckets, ascending. */
+struct xp_vbin {
+	uint64_t value;
+	uint64_t count;
+};
+
+struct xp_vhist {
+	size_t n;
+	struct xp_vbin *bins;
+};
+
+struct xp_fin {
+	uint64_t evaluations;
+	uint64_t floor; /* max(0, floor - calibration); EXTPROF_FLOOR_NONE if none seen */
+	uint64_t hits;
+	uint64_t observed; /* max(0, sum - calibration * evaluations) */
+	uint64_t recursive;
+	uint64_t abandoned;
+	uint64_t outside;
+	struct xp_vhist vals;
+};
+
+/*
+ * Finalize one process's fully merged collect @acc with its @calibration.
+ * Not idempotent: never apply it to a partial merge.  0 or -ENOMEM.
+ */
+int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration);
+
+/*
+ * Combine two finalized processes: floor = min (hits of the lower, added
+ * when equal); evaluations, observed and tallies add; value histograms
+ * merge.  @out must not alias @a or @b.  0 or -ENOMEM.
+ */
+int xp_fin_combine(struct xp_fin *out, const struct xp_fin *a, const struct xp_fin *b);
+/* @dst = combine(@dst, @src). */
+int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src);
+void xp_fin_free(struct xp_fin *f);
+
+/* Nearest-rank percentile @pct (1..100) of the calibrated deltas. */
+uint64_t xp_fin_percentile(const struct xp_fin *f, unsigned pct);
+
+#endif

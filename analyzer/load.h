@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * load: dumps named on the command line (files, or directories of *.xpd)
+ * read one at a time and folded into processes, so that a directory of
+ * thousands of dumps holds one process's worth of memory per process.
+ */
+#ifndef XP_LOAD_H
+#define XP_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dir_list.h"
+#include "err.h"
+#include "proc.h"
+
+struct xp_load {
+	bool strict; /* a corrupt or incomplete dump is an error, not skipped */
+	struct xp_procset set;
+	size_t files;   /* dumps read and folded */
+	size_t skipped; /* corrupt ones left out, each named on stderr */
+};
+
+void xp_load_init(struct xp_load *l, bool strict);
+void xp_load_free(struct xp_load *l);
+
+/* A dump file, or every *.xpd in a directory.  0 or -errno with @e set. */
+int xp_load_arg(struct xp_load *l, const char *arg, struct xp_err *e);
+/* The dumps @names of directory @dir (links refused). */
+int xp_load_names(struct xp_load *l, const char *dir, const struct xp_names *names,
+		  struct xp_err *e);
+
+#endif

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/* merge: the associative, commutative combination of two collects. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acc.h"
+#include "num.h"
+
+void xp_hist_free(struct xp_hist *h)
+{
+	free(h->bins);
+	h->bins = NULL;
+	h->n = 0;
+}
+
+/* A sorted merge of two bucket lists, adding the counts of shared buckets. */
+int xp_hist_merge(struct xp_hist *out, const struct xp_hist *a, const struct xp_hist *b)
+{
+	size_t i = 0, j = 0, n = 0;
+	struct xp_hbin *bins;
+
+	out->n = 0;
+	out->bins = NULL;
+	if (!a->n && !b->n)
+		return 0;
+	bins = malloc((a->n + b->n) * sizeof(*bins));
+	if (!bins)
+		return -ENOMEM;
+	while (i < a->n || j < b->n) {
+		if (j == b->n || (i < a->n && a->bins[i].bucket < b->bins[j].bucket)) {
+			bins[n++] = a->bins[i++];
+		} else if (i == a->n || b->bins[j].bucket < a->bins[i].bucket) {
+			bins[n++] = b->bins[j++];
+		} else {
+			bins[n] = a->bins[i++];
+			bins[n].count = xp_sat_add(bins[n].count, b->bins[j++].count);
+			n++;
+		}
+	}
+	out->bins = bins;
+	out->n = n;
+	return 0;
+}
+
+static void merge_floor(struct xp_acc *out, const struct xp_acc *a, const struct xp_acc *b)
+{
+	if (a->floor < b->floor) {
+		out->floor = a->floor;
+		out->hits = a->hits;
+	} else if (b->floor < a->floor) {
+		out->floor = b->floor;
+		out->hits = b->hits;
+	} else {
+		out->floor = a->floor;
+		out->hits = xp_sat_add(a->hits, b->hits);
+	}
+}
+
+int xp_acc_merge(struct xp_acc *out, const struct xp_acc *a, const struct xp_acc *b)
+{
+	memset(out, 0, sizeof(*out));
+	out->evaluations = xp_sat_add(a->evaluations, b->evaluations);
+	merge_floor(out, a, b);
+	out->sum = xp_sat_add(a->sum, b->sum);
+	out->max = a->max > b->max ? a->max : b->max;
+	out->recursive = xp_sat_add(a->recursive, b->recursive);
+	out->abandoned = xp_sat_add(a->abandoned, b->abandoned);
+	out->outside = xp_sat_add(a->outside, b->outside);
+	return xp_hist_merge(&out->hist, &a->hist, &b->hist);
+}
+
+int xp_acc_add(struct xp_acc *dst, const struct xp_acc *src)
+{
+	struct xp_acc m;
+	int err = xp_acc_merge(&m, dst, src);
+
+	if (err)
+		return err;
+	xp_acc_free(dst);
+	*dst = m;
+	return 0;
+}
+
+void xp_acc_free(struct xp_acc *a)
+{
+	xp_hist_free(&a->hist);
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report: what a report says, built from a set of processes, and the
+ * printers that say it as text, JSON or CSV.
+ */
+#ifndef XP_REPORT_H
+#define XP_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <uthash.h>
+
+#include "err.h"
+#include "finalize.h"
+#include "proc.h"
+
+enum xp_format { XP_FORMAT_TEXT, XP_FORMAT_JSON, XP_FORMAT_CSV };
+enum xp_sort { XP_SORT_COST, XP_SORT_EVALUATIONS, XP_SORT_PER_EVAL, XP_SORT_OBSERVED, XP_SORT_NAME };
+enum xp_stat { XP_STAT_MIN, XP_STAT_MEDIAN, XP_STAT_MEAN };
+
+struct xp_report_opts {
+	enum xp_format format;
+	enum xp_sort sort;
+	enum xp_stat stat;
+	double flag_ratio; /* state-dependent when observed >= cost * (1 + ratio) */
+	bool strict;       /* corrupt or incomplete dumps are errors */
+};
+
+#define XP_FLAG_RATIO_DEFAULT 0.25
+
+void xp_report_opts_init(struct xp_report_opts *o);
+/* Parse the value of --format, --sort, --stat or --flag-ratio; 0 or -EINVAL with @e set. */
+int xp_report_opt_format(struct xp_report_opts *o, const char *v, struct xp_err *e);
+int xp_report_opt_sort(struct xp_report_opts *o, const char *v, struct xp_err *e);
+int xp_report_opt_stat(struct xp_report_opts *o, const char *v, struct xp_err *e);
+int xp_report_opt_ratio(struct xp_report_opts *o, const char *v, struct xp_err *e);
+const char *xp_stat_name(enum xp_stat s);
+
+enum xp_flag {
+	XP_FLAG_STATE_DEPENDENT,
+	XP_FLAG_UNSETTLED,
+	XP_FLAG_BELOW_RESOLUTION,
+	XP_FLAG_TOO_CHEAP,
+	XP_FLAG_RECURSIVE,
+	XP_FLAG_ABANDONED,
+	XP_NFLAGS
+};
+
+extern const char *const xp_flag_names[XP_NFLAGS];
+
+/* One declaration across all processes. */
+struct xp_row {
+	char *kind;
+	char *symbol;
+	char *object; /* basename */
+	struct xp_fin fin;
+	uint64_t per_eval; /* by --stat, after calibration */
+	uint64_t cost;     /* per_eval * evaluations */
+	uint64_t p50;
+	uint64_t p99;
+	double share; /* cost / run_total */
+	bool settled;
+	unsigned flags; /* 1u << enum xp_flag */
+	char *hkey;     /* "kind\x1fsymbol\x1fobject" while rows are matched */
+	UT_hash_handle hh;
+};
+
+struct xp_report {
+	struct xp_report_opts opts;
+
+	uint32_t counter;
+	char counter_name[64];
+	char counter_unit[16];
+	bool deterministic;
+	uint64_t calibration; /* the smallest of the processes' */
+	uint64_t calibration_max;
+	uint64_t resolution; /* the largest of the processes' */
+	bool calibration_settled;
+
+	size_t processes;
+	size_t workers;
+	uint64_t threads;
+	uint64_t lost;
+	uint64_t run_total;
+	uint64_t *pids;
+	uint64_t *incomplete_pids;
+	size_t nincomplete;
+	bool complete;
+	char window[128];
+	int64_t start_ns;
+	int64_t end_ns;
+
+	char **warnings;
+	size_t nwarnings;
+
+	struct xp_row *rows; /* sorted by opts.sort */
+	size_t nrows;
+};
+
+/*
+ * Finalize every process with its own calibration and combine them into
+ * one report.  Refuses processes measured with different counters.
+ * @skipped: corrupt files left out, said in a warning.  0 or -errno.
+ */
+int xp_report_build(struct xp_report *r, const struct xp_procset *s,
+		    const struct xp_report_opts *o, size_t skipped, struct xp_err *e);
+void xp_report_free(struct xp_report *r);
+
+/* Steps of xp_report_build, in report_head.c and report_rows.c. */
+int xp_report_head(struct xp_report *r, const struct xp_procset *s, size_t skipped,
+		   struct xp_err *e);
+int xp_report_rows(struct xp_report *r, const struct xp_procset *s, struct xp_err *e);
+int xp_report_warn(struct xp_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Derived figures of one row (report_rows.c). */
+void xp_row_figures(struct xp_row *row, const struct xp_report *r);
+
+int xp_report_print(const struct xp_report *r, FILE *out);
+int xp_report_text(const struct xp_report *r, FILE *out, bool colour);
+int xp_report_json(const struct xp_report *r, FILE *out);
+int xp_report_csv(const struct xp_report *r, FILE *out);
+
+#endif

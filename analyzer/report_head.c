@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report_head: what the header of a report says about the run as a whole,
+ * and the check that every process counted in the same unit.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "num.h"
+#include "report.h"
+
+int xp_report_warn(struct xp_report *r, const char *fmt, ...)
+{
+	char **w = realloc(r->warnings, (r->nwarnings + 1) * sizeof(*w));
+	va_list ap;
+	int n;
+
+	if (!w)
+		return -ENOMEM;
+	r->warnings = w;
+	va_start(ap, fmt);
+	n = vasprintf(&w[r->nwarnings], fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	r->nwarnings++;
+	return 0;
+}
+
+static bool same_counter(const struct extprof_dump_header *a, const struct extprof_dump_header *b)
+{
+	return a->counter == b->counter && !strcmp(a->counter_name, b->counter_name) &&
+	       !strcmp(a->counter_unit, b->counter_unit);
+}
+
+static void head_first(struct xp_report *r, const struct xp_proc *p)
+{
+	const struct extprof_dump_header *h = &p->hdr;
+
+	r->counter = h->counter;
+	memcpy(r->counter_name, h->counter_name, sizeof(r->counter_name));
+	memcpy(r->counter_unit, h->counter_unit, sizeof(r->counter_unit));
+	r->deterministic = h->counter_flags & EXTPROF_COUNTER_F_DETERMINISTIC;
+	r->calibration = h->calibration;
+	r->calibration_max = h->calibration;
+	r->calibration_settled = true;
+	memcpy(r->window, h->window, sizeof(r->window));
+	r->complete = true;
+	r->start_ns = p->start_ns;
+	r->end_ns = p->end_ns;
+}
+
+static void head_add(struct xp_report *r, const struct xp_proc *p)
+{
+	const struct extprof_dump_header *h = &p->hdr;
+
+	if (h->calibration < r->calibration)
+		r->calibration = h->calibration;
+	if (h->calibration > r->calibration_max)
+		r->calibration_max = h->calibration;
+	if (h->resolution > r->resolution)
+		r->resolution = h->resolution;
+	if (!(h->counter_flags & EXTPROF_COUNTER_F_CALIBRATION_SETTLED))
+		r->calibration_settled = false;
+	r->pids[r->processes++] = p->key.pid;
+	r->workers += p->nworkers;
+	r->threads = xp_sat_add(r->threads, p->threads);
+	r->lost = xp_sat_add(r->lost, p->lost);
+	r->run_total = xp_sat_add(r->run_total, p->run_total);
+	if (!p->complete) {
+		r->incomplete_pids[r->nincomplete++] = p->key.pid;
+		r->complete = false;
+	}
+	if (p->start_ns && (!r->start_ns || p->start_ns < r->start_ns))
+		r->start_ns = p->start_ns;
+	if (p->end_ns > r->end_ns)
+		r->end_ns = p->end_ns;
+}
+
+static void build_id_hex(char *out, const struct extprof_dump_header *h)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint32_t n = h->build_id_size;
+
+	for (uint32_t i = 0; i < n; i++) {
+		out[2 * i] = hex[h->build_id[i] >> 4];
+		out[2 * i + 1] = hex[h->build_id[i] & 15];
+	}
+	out[2 * n] = '\0';
+	if (!n)
+		strcpy(out, "none");
+}
+
+/* Differences that do not forbid merging but that a reader should weigh. */
+static int head_compare(struct xp_report *r, const struct xp_proc *first, const struct xp_proc *p,
+			unsigned *said)
+{
+	const struct extprof_dump_header *a = &first->hdr, *b = &p->hdr;
+	char ia[65], ib[65];
+	int err = 0;
+
+	if (!(*said & 1) && strcmp(a->cpu_model, b->cpu_model)) {
+		*said |= 1;
+		err = xp_report_warn(r, "processes ran on different CPUs: \"%s\" (pid %" PRIu64 ") and \"%s\" (pid %" PRIu64 ")",
+				     a->cpu_model, first->key.pid, b->cpu_model, p->key.pid);
+	}
+	if (!err && !(*said & 2) &&
+	    (a->build_id_size != b->build_id_size || memcmp(a->build_id, b->build_id, a->build_id_size))) {
+		*said |= 2;
+		build_id_hex(ia, a);
+		build_id_hex(ib, b);
+		err = xp_report_warn(r, "processes ran different executables: %s (build-id %s, pid %" PRIu64 ") and %s (build-id %s, pid %" PRIu64 ")",
+				     a->exe_path, ia, first->key.pid, b->exe_path, ib, p->key.pid);
+	}
+	if (!err && !(*said & 4) && strcmp(a->window, b->window)) {
+		*said |= 4;
+		err = xp_report_warn(r, "processes used different windows: \"%s\" (pid %" PRIu64 ") and \"%s\" (pid %" PRIu64 ")",
+				     a->window, first->key.pid, b->window, p->key.pid);
+	}
+	return err;
+}
+
+static int head_warnings(struct xp_report *r, size_t skipped)
+{
+	int err = 0;
+
+	if (skipped)
+		err = xp_report_warn(r, "%zu corrupt or unreadable dump file%s skipped (named on stderr)",
+				     skipped, skipped == 1 ? "" : "s");
+	if (!err && r->lost)
+		err = xp_report_warn(r, "%" PRIu64 " evaluations could not be recorded (the shim ran out of room)",
+				     r->lost);
+	if (!err && !r->calibration_settled)
+		err = xp_report_warn(r, "the calibration did not settle: per-eval may be off by a unit or two");
+	return err;
+}
+
+int xp_report_head(struct xp_report *r, const struct xp_procset *s, size_t skipped,
+		   struct xp_err *e)
+{
+	const struct xp_proc *first = s->list[0];
+	unsigned said = 0;
+	int err = 0;
+
+	r->pids = calloc(s->n, sizeof(*r->pids));
+	r->incomplete_pids = calloc(s->n, sizeof(*r->incomplete_pids));
+	if (!r->pids || !r->incomplete_pids)
+		return xp_err_set(e, -ENOMEM, "out of memory");
+	head_first(r, first);
+	for (size_t i = 0; i < s->n && !err; i++) {
+		const struct xp_proc *p = s->list[i];
+
+		if (!same_counter(&first->hdr, &p->hdr))
+			return xp_err_set(e, -EINVAL,
+					  "%s: counter %s (%s) does not match counter %s (%s) of %s; runs measured with different counters cannot be merged",
+					  p->workers[0].path, p->hdr.counter_name, p->hdr.counter_unit,
+					  first->hdr.counter_name, first->hdr.counter_unit,
+					  first->workers[0].path);
+		head_add(r, p);
+		err = head_compare(r, first, p, &said);
+	}
+	if (!err)
+		err = head_warnings(r, skipped);
+	if (err)
+		return xp_err_set(e, err, "out of memory");
+	return 0;
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report_rows: each process finalized with its own calibration, then its
+ * declarations matched across processes by (kind, symbol, object basename)
+ * and combined; then the figures a row shows, its flags, and the order.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "num.h"
+#include "report.h"
+
+const char *const xp_flag_names[XP_NFLAGS] = {
+	[XP_FLAG_STATE_DEPENDENT] = "state-dependent",
+	[XP_FLAG_UNSETTLED] = "unsettled",
+	[XP_FLAG_BELOW_RESOLUTION] = "below-resolution",
+	[XP_FLAG_TOO_CHEAP] = "too-cheap",
+	[XP_FLAG_RECURSIVE] = "recursive",
+	[XP_FLAG_ABANDONED] = "abandoned",
+};
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static void row_free(struct xp_row *row)
+{
+	free(row->kind);
+	free(row->symbol);
+	free(row->object);
+	free(row->hkey);
+	xp_fin_free(&row->fin);
+}
+
+static struct xp_row *row_new(const struct xp_pdecl *x, char *hkey)
+{
+	struct xp_row *row = calloc(1, sizeof(*row));
+
+	if (!row)
+		return NULL;
+	row->hkey = hkey;
+	row->kind = strdup(x->kind);
+	row->symbol = strdup(x->symbol);
+	row->object = strdup(base_name(x->object));
+	if (row->kind && row->symbol && row->object)
+		return row;
+	row_free(row);
+	free(row);
+	return NULL;
+}
+
+/* Finalize one declaration of one process and fold it into its row. */
+static int rows_fold(struct xp_row **hash, const struct xp_pdecl *x, uint64_t calibration)
+{
+	struct xp_row *row;
+	struct xp_fin fin;
+	char *hkey;
+	int err;
+
+	if (asprintf(&hkey, "%s\x1f%s\x1f%s", x->kind, x->symbol, base_name(x->object)) < 0)
+		return -ENOMEM;
+	err = xp_finalize(&fin, &x->acc, calibration);
+	if (err) {
+		free(hkey);
+		return err;
+	}
+	HASH_FIND_STR(*hash, hkey, row);
+	if (row) {
+		free(hkey);
+		err = xp_fin_add(&row->fin, &fin);
+		xp_fin_free(&fin);
+		return err;
+	}
+	row = row_new(x, hkey);
+	if (!row) {
+		xp_fin_free(&fin);
+		return -ENOMEM;
+	}
+	row->fin = fin;
+	HASH_ADD_KEYPTR(hh, *hash, row->hkey, strlen(row->hkey), row);
+	return 0;
+}
+
+static uint64_t row_per_eval(const struct xp_row *row, enum xp_stat stat)
+{
+	const struct xp_fin *f = &row->fin;
+
+	if (!f->evaluations)
+		return 0;
+	switch (stat) {
+	case XP_STAT_MEDIAN:
+		return xp_fin_percentile(f, 50);
+	case XP_STAT_MEAN:
+		/* rounded to the nearest unit */
+		return f->observed / f->evaluations +
+		       (f->observed % f->evaluations >= f->evaluations - f->observed % f->evaluations);
+	case XP_STAT_MIN:
+	default:
+		return f->floor == EXTPROF_FLOOR_NONE ? 0 : f->floor;
+	}
+}
+
+static unsigned row_flags(const struct xp_row *row, const struct xp_report *r)
+{
+	const struct xp_fin *f = &row->fin;
+	long double ratio = 1.0L + (long double)r->opts.flag_ratio;
+	uint64_t step = r->resolution ? r->resolution : 1;
+	unsigned flags = 0;
+
+	if (row->cost && (long double)f->observed >= (long double)row->cost * ratio)
+		flags |= 1u << XP_FLAG_STATE_DEPENDENT;
+	/* Nothing to compare against: flag what is clearly above the noise. */
+	if (!row->cost && f->evaluations &&
+	    (long double)f->observed >= 2.0L * step * (long double)f->evaluations)
+		flags |= 1u << XP_FLAG_STATE_DEPENDENT;
+	if (f->evaluations && !row->settled)
+		flags |= 1u << XP_FLAG_UNSETTLED;
+	if (row->per_eval && row->per_eval < r->resolution)
+		flags |= 1u << XP_FLAG_BELOW_RESOLUTION;
+	if (!row->per_eval && f->evaluations)
+		flags |= 1u << XP_FLAG_TOO_CHEAP;
+	if (f->recursive)
+		flags |= 1u << XP_FLAG_RECURSIVE;
+	if (f->abandoned)
+		flags |= 1u << XP_FLAG_ABANDONED;
+	return flags;
+}
+
+void xp_row_figures(struct xp_row *row, const struct xp_report *r)
+{
+	const struct xp_fin *f = &row->fin;
+
+	row->per_eval = row_per_eval(row, r->opts.stat);
+	row->cost = xp_sat_mul(row->per_eval, f->evaluations);
+	row->p50 = f->evaluations ? xp_fin_percentile(f, 50) : 0;
+	row->p99 = f->evaluations ? xp_fin_percentile(f, 99) : 0;
+	row->share = r->run_total ? (double)row->cost / (double)r->run_total : 0.0;
+	row->settled = f->hits >= 2;
+	row->flags = row_flags(row, r);
+}
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return (a < b) - (a > b);
+}
+
+static int cmp_name(const struct xp_row *a, const struct xp_row *b)
+{
+	int c = strcmp(a->symbol, b->symbol);
+
+	if (!c)
+		c = strcmp(a->object, b->object);
+	if (!c)
+		c = strcmp(a->kind, b->kind);
+	return c;
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+	const struct xp_row *a = pa, *b = pb;
+	enum xp_sort sort = *(const enum xp_sort *)arg;
+	int c = 0;
+
+	if (sort == XP_SORT_EVALUATIONS)
+		c = cmp_u64_desc(a->fin.evaluations, b->fin.evaluations);
+	else if (sort == XP_SORT_PER_EVAL)
+		c = cmp_u64_desc(a->per_eval, b->per_eval);
+	else if (sort == XP_SORT_OBSERVED)
+		c = cmp_u64_desc(a->fin.observed, b->fin.observed);
+	if (!c && sort != XP_SORT_NAME)
+		c = cmp_u64_desc(a->cost, b->cost);
+	if (!c && sort != XP_SORT_NAME)
+		c = cmp_u64_desc(a->fin.evaluations, b->fin.evaluations);
+	return c ? c : cmp_name(a, b);
+}
+
+/* Move the matched rows out of the hash into a sorted array. */
+static int rows_settle(struct xp_report *r, struct xp_row **hash)
+{
+	struct xp_row *row, *tmp;
+	size_t n = HASH_COUNT(*hash), i = 0;
+
+	r->rows = calloc(n + 1, sizeof(*r->rows));
+	if (!r->rows)
+		return -ENOMEM;
+	HASH_ITER(hh, *hash, row, tmp) {
+		HASH_DEL(*hash, row);
+		r->rows[i] = *row;
+		memset(&r->rows[i].hh, 0, sizeof(r->rows[i].hh));
+		xp_row_figures(&r->rows[i++], r);
+		free(row);
+	}
+	r->nrows = n;
+	qsort_r(r->rows, n, sizeof(*r->rows), cmp_rows, &r->opts.sort);
+	return 0;
+}
+
+int xp_report_rows(struct xp_report *r, const struct xp_procset *s, struct xp_err *e)
+{
+	struct xp_row *hash = NULL, *row, *tmp;
+	int err = 0;
+
+	for (size_t i = 0; i < s->n && !err; i++) {
+		const struct xp_proc *p = s->list[i];
+
+		for (size_t j = 0; j < p->ndecls && !err; j++)
+			err = rows_fold(&hash, &p->decls[j], p->hdr.calibration);
+	}
+	if (!err)
+		err = rows_settle(r, &hash);
+	HASH_ITER(hh, hash, row, tmp) {
+		HASH_DEL(hash, row);
+		row_free(row);
+		free(row);
+	}
+	if (err)
+		return xp_err_set(e, err, "out of memory");
+	return 0;
+}
+
+int xp_report_build(struct xp_report *r, const struct xp_procset *s,
+		    const struct xp_report_opts *o, size_t skipped, struct xp_err *e)
+{
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->opts = *o;
+	if (!s->n)
+		return xp_err_set(e, -ENOENT, "no dumps to report on");
+	err = xp_report_head(r, s, skipped, e);
+	if (!err)
+		err = xp_report_rows(r, s, e);
+	if (err)
+		xp_report_free(r);
+	return err;
+}
+
+void xp_report_free(struct xp_report *r)
+{
+	for (size_t i = 0; i < r->nrows; i++)
+		row_free(&r->rows[i]);
+	for (size_t i = 0; i < r->nwarnings; i++)
+		free(r->warnings[i]);
+	free(r->rows);
+	free(r->warnings);
+	free(r->pids);
+	free(r->incomplete_pids);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report_text: the report for a person.  A header that says what the
+ * numbers are and whether to trust them, the table, most expensive first,
+ * and a legend of the columns and flags.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "num.h"
+#include "report.h"
+#include "text_table.h"
+
+struct colours {
+	const char *bold, *warn, *bad, *flag, *off;
+};
+
+static const struct colours plain = {"", "", "", "", ""};
+static const struct colours ansi = {"\033[1m", "\033[33m", "\033[1;31m", "\033[33m", "\033[0m"};
+
+#define PIDS_SHOWN 8
+
+static void text_pids(FILE *out, const uint64_t *pids, size_t n)
+{
+	for (size_t i = 0; i < n && i < PIDS_SHOWN; i++)
+		fprintf(out, "%s%" PRIu64, i ? ", " : "", pids[i]);
+	if (n > PIDS_SHOWN)
+		fprintf(out, ", ... (%zu more)", n - PIDS_SHOWN);
+}
+
+static void text_title(FILE *out, const struct xp_report *r, const struct colours *c)
+{
+	fprintf(out, "%sextprof report%s: %zu process%s (pid%s ", c->bold, c->off, r->processes,
+		r->processes == 1 ? "" : "es", r->processes == 1 ? "" : "s");
+	text_pids(out, r->pids, r->processes);
+	fprintf(out, "), %zu worker%s, %" PRIu64 " thread%s\n", r->workers,
+		r->workers == 1 ? "" : "s", r->threads, r->threads == 1 ? "" : "s");
+}
+
+static void text_counter(FILE *out, const struct xp_report *r)
+{
+	char a[XP_U64_BUF], b[XP_U64_BUF];
+
+	fputs("counter      ", out);
+	xp_text_put(out, r->counter_name);
+	fputs(" (", out);
+	xp_text_put(out, r->counter_unit);
+	fprintf(out, "), %s\n",
+		r->deterministic ? "deterministic: the same work gives the same count"
+				 : "not deterministic: load moves single deltas, the floor holds");
+	fprintf(out, "calibration  %s", xp_fmt_u64(a, r->calibration));
+	if (r->calibration_max != r->calibration)
+		fprintf(out, " to %s (each process its own)", xp_fmt_u64(b, r->calibration_max));
+	fputc(' ', out);
+	xp_text_put(out, r->counter_unit);
+	fputs(" per evaluation: the hook's own floor, subtracted once per process\n", out);
+	fprintf(out, "resolution   %s ", xp_fmt_u64(a, r->resolution));
+	xp_text_put(out, r->counter_unit);
+	fputs(": the smallest step the counter was seen to take\n", out);
+}
+
+static const char *const stat_says[] = {
+	[XP_STAT_MIN] = "min: the floor (least delta) less calibration",
+	[XP_STAT_MEDIAN] = "median: p50 of the deltas less calibration",
+	[XP_STAT_MEAN] = "mean: observed / evaluations",
+};
+
+static void text_time(FILE *out, const struct xp_report *r)
+{
+	time_t t = (time_t)(r->start_ns / 1000000000);
+	char when[64];
+	struct tm tm;
+
+	if (!r->start_ns || !localtime_r(&t, &tm) ||
+	    !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm))
+		return;
+	fprintf(out, "started      %s", when);
+	if (r->end_ns > r->start_ns)
+		fprintf(out, ", last update %.3f s later", (double)(r->end_ns - r->start_ns) / 1e9);
+	fputc('\n', out);
+}
+
+static void text_status(FILE *out, const struct xp_report *r, const struct colours *c)
+{
+	if (r->complete) {
+		fputs("status       complete: every process finished cleanly\n", out);
+		return;
+	}
+	fprintf(out, "status       %sincomplete%s: pid%s ", c->bad, c->off,
+		r->nincomplete == 1 ? "" : "s");
+	text_pids(out, r->incomplete_pids, r->nincomplete);
+	fprintf(out, " did not finish cleanly (crash, signal, _exit or still running);"
+		     " counted up to then\n");
+}
+
+static void text_head(FILE *out, const struct xp_report *r, const struct colours *c)
+{
+	char a[XP_U64_BUF];
+
+	text_title(out, r, c);
+	text_counter(out, r);
+	fprintf(out, "per-eval     %s\n", stat_says[r->opts.stat]);
+	fprintf(out, "run total    %s ", xp_fmt_u64(a, r->run_total));
+	xp_text_put(out, r->counter_unit);
+	fputs(r->window[0] ? " while the window was open, all threads\n" : ", all threads\n", out);
+	fputs("window       ", out);
+	xp_text_put(out, r->window[0] ? r->window : "the whole run");
+	fputc('\n', out);
+	text_status(out, r, c);
+	text_time(out, r);
+	for (size_t i = 0; i < r->nwarnings; i++) {
+		fprintf(out, "%swarning%s: ", c->warn, c->off);
+		xp_text_put(out, r->warnings[i]);
+		fputc('\n', out);
+	}
+}
+
+static void text_share(struct xp_table *t, const struct xp_report *r, const struct xp_row *row)
+{
+	if (!r->run_total)
+		xp_table_add(t, "-");
+	else if (row->share > 0 && row->share < 0.0005)
+		xp_table_add(t, "<0.1%");
+	else
+		xp_table_addf(t, "%.1f%%", row->share * 100.0);
+}
+
+static void text_row(struct xp_table *t, const struct xp_report *r, const struct xp_row *row)
+{
+	char a[XP_U64_BUF], flags[160] = "";
+	size_t used = 0;
+
+	xp_table_add(t, row->kind);
+	xp_table_addf(t, "%s%s%s", row->symbol, row->object[0] ? "@" : "", row->object);
+	xp_table_add(t, xp_fmt_u64(a, row->fin.evaluations));
+	xp_table_add(t, row->fin.evaluations ? xp_fmt_u64(a, row->per_eval) : "-");
+	xp_table_add(t, xp_fmt_u64(a, row->cost));
+	text_share(t, r, row);
+	xp_table_add(t, xp_fmt_u64(a, row->fin.observed));
+	if (row->cost)
+		xp_table_addf(t, "%.2f", (double)row->fin.observed / (double)row->cost);
+	else
+		xp_table_add(t, "-");
+	for (int f = 0; f < XP_NFLAGS; f++)
+		if (row->flags & (1u << f))
+			used += (size_t)snprintf(flags + used, sizeof(flags) - used, "%s%s",
+						 used ? " " : "", xp_flag_names[f]);
+	xp_table_add(t, flags);
+}
+
+static void text_legend(FILE *out, const struct xp_report *r)
+{
+	char a[XP_U64_BUF];
+
+	fputs("\nper-eval: per evaluation, calibration subtracted; cost = per-eval x evaluations;"
+	      " share = cost / run total;\n"
+	      "observed = sum of deltas - calibration x evaluations (load included);"
+	      " obs/cost = observed / cost\n",
+	      out);
+	fprintf(out, "flags: state-dependent   observed >= cost x %.2f: the cost varies with the input"
+		     " (a finding, not a defect)\n",
+		1.0 + r->opts.flag_ratio);
+	fputs("       unsettled         fewer than 2 evaluations came within the margin of the"
+	      " floor: per-eval may be high\n",
+	      out);
+	fprintf(out, "       below-resolution  per-eval is under the counter's resolution (%s):"
+		     " read it as a bound\n",
+		xp_fmt_u64(a, r->resolution));
+	fputs("       too-cheap         per-eval is 0: cheaper than the hook can measure\n"
+	      "       recursive         re-entered while active: the inner calls cost inside the"
+	      " outer one\n"
+	      "       abandoned         left by longjmp or an exception, or still running at exit:"
+	      " not an evaluation\n",
+	      out);
+}
+
+int xp_report_text(const struct xp_report *r, FILE *out, bool colour)
+{
+	static const bool right[] = {false, false, true, true, true, true, true, true, false};
+	const struct colours *c = colour ? &ansi : &plain;
+	struct xp_table t;
+	int err;
+
+	text_head(out, r, c);
+	fputc('\n', out);
+	xp_table_init(&t, 9, right);
+	xp_table_add(&t, "kind");
+	xp_table_add(&t, "declaration");
+	xp_table_add(&t, "evaluations");
+	xp_table_add(&t, "per-eval");
+	xp_table_add(&t, "cost");
+	xp_table_add(&t, "share");
+	xp_table_add(&t, "observed");
+	xp_table_add(&t, "obs/cost");
+	xp_table_add(&t, "flags");
+	for (size_t i = 0; i < r->nrows; i++)
+		text_row(&t, r, &r->rows[i]);
+	err = t.err;
+	if (!err)
+		xp_table_print(&t, out, c->bold, c->flag, c->off);
+	xp_table_free(&t);
+	if (!err)
+		text_legend(out, r);
+	return err;
+}

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * run_child: start the program, wait for it, pass on the signals meant for
+ * it, and afterwards die the way it did.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run.h"
+
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define NFORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
+
+static volatile sig_atomic_t child_pid;
+
+/*
+ * A signal from the terminal (si_code SI_KERNEL) went to the whole
+ * foreground process group, the child included: passing it on would
+ * deliver it twice.  One sent to us alone (kill, SI_USER and the like) is
+ * passed on.
+ */
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+
+	(void)uc;
+	if (si->si_code != SI_KERNEL && child_pid > 0)
+		kill((pid_t)child_pid, sig);
+	errno = saved;
+}
+
+/* Install the forwarders; a signal we were started ignoring stays ignored. */
+static void handlers_install(struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NFORWARDED; i++) {
+		sigaction(forwarded[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(forwarded[i], &sa, NULL);
+	}
+}
+
+static void handlers_restore(const struct sigaction *old)
+{
+	child_pid = 0;
+	for (size_t i = 0; i < NFORWARDED; i++)
+		sigaction(forwarded[i], &old[i], NULL);
+}
+
+static void child_exec(char **argv, bool no_aslr, const sigset_t *mask, int errfd)
+{
+	int err;
+
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	if (no_aslr && personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE) < 0)
+		goto fail;
+	execvp(argv[0], argv);
+fail:
+	err = errno;
+	if (write(errfd, &err, sizeof(err)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* The exec's errno from the close-on-exec pipe, or 0 when the exec succeeded. */
+static int exec_result(int fd)
+{
+	int err = 0;
+	ssize_t n;
+
+	do
+		n = read(fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return n == sizeof(err) ? err : 0;
+}
+
+static int child_wait(pid_t pid, int *status)
+{
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+int xp_run_child(char **argv, bool no_aslr, int *status, struct xp_err *e)
+{
+	struct sigaction old[NFORWARDED];
+	sigset_t block, mask;
+	int pfd[2], err;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return xp_err_set(e, -errno, "pipe: %s", strerror(errno));
+	/* Blocked until the child's pid is known to the handler. */
+	sigemptyset(&block);
+	for (size_t i = 0; i < NFORWARDED; i++)
+		sigaddset(&block, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &block, &mask);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		child_exec(argv, no_aslr, &mask, pfd[1]);
+	}
+	err = pid < 0 ? -errno : 0;
+	close(pfd[1]);
+	if (!err) {
+		child_pid = pid;
+		handlers_install(old);
+	}
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	if (err) {
+		close(pfd[0]);
+		return xp_err_set(e, err, "fork: %s", strerror(-err));
+	}
+	err = exec_result(pfd[0]);
+	child_wait(pid, status);
+	handlers_restore(old);
+	if (err)
+		return xp_err_set(e, -err, "%s: %s", argv[0], strerror(err));
+	return 0;
+}
+
+void xp_run_die_like(int sig)
+{
+	struct rlimit none = {0, 0};
+	sigset_t set;
+
+	fflush(NULL);
+	/* The program dumped its core if it was to; ours would only mislead. */
+	setrlimit(RLIMIT_CORE, &none);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+}

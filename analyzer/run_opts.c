@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/* run_opts: the command line of "extprof run", checked before anything runs. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "num.h"
+#include "run.h"
+
+enum {
+	OPT_SPEC = XP_OPT_RUN_FIRST,
+	OPT_WINDOW,
+	OPT_COUNTER,
+	OPT_CALLERS,
+	OPT_NO_ASLR,
+};
+
+void cmd_run_usage(FILE *out)
+{
+	fputs("usage: extprof run [options] -- PROGRAM [ARGS...]\n"
+	      "\n"
+	      "Run PROGRAM under the shim (libextprof.so), then print the report of the\n"
+	      "dumps this run left.  Exits with PROGRAM's status, or dies by its signal.\n"
+	      "\n"
+	      "  -H, --hook KIND:PATTERN[@OBJECT]\n"
+	      "                           hook these functions (repeatable; EXTPROF_HOOKS)\n"
+	      "  --spec FILE              hook entries from FILE, one a line (EXTPROF_SPEC)\n"
+	      "  --window PATTERN[@OBJECT]\n"
+	      "                           count only while this function runs (EXTPROF_WINDOW)\n"
+	      "  --counter C              auto|instructions|cycles|tsc|ns|var:SYMBOL\n"
+	      "                           (EXTPROF_COUNTER, default auto)\n"
+	      "  -o DIR                   dump directory (EXTPROF_DIR, default extprof.data);\n"
+	      "                           it may hold only extprof dumps\n"
+	      "  --callers N              attribute to callers N frames deep, 0..8\n"
+	      "                           (EXTPROF_CALLERS)\n"
+	      "  --no-aslr                run PROGRAM without address space randomisation\n" XP_REPORT_OPTIONS_HELP
+	      "  -h, --help               this text\n"
+	      "\n"
+	      "The shim is $EXTPROF_SHIM if set, else the one beside extprof in its build\n"
+	      "tree, else the installed one, else libextprof.so from the loader's path.\n",
+	      out);
+}
+
+static bool kind_ok(const char *k, size_t n)
+{
+	if (!n || k[0] < 'a' || k[0] > 'z')
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
+			return false;
+	return true;
+}
+
+/* KIND:PATTERN[@OBJECT], nothing the comma-joined EXTPROF_HOOKS would split. */
+static int hook_check(const char *h, struct xp_err *e)
+{
+	const char *colon = strchr(h, ':'), *at;
+
+	if (!colon || !kind_ok(h, (size_t)(colon - h)))
+		return xp_err_set(e, -EINVAL,
+				  "--hook '%s': expected KIND:PATTERN[@OBJECT], KIND as [a-z][a-z0-9_]*",
+				  h);
+	at = strchr(colon + 1, '@');
+	if (colon[1] == '\0' || colon[1] == '@' || (at && at[1] == '\0'))
+		return xp_err_set(e, -EINVAL, "--hook '%s': empty %s", h,
+				  at && at[1] == '\0' ? "OBJECT after '@'" : "PATTERN");
+	if (strpbrk(h, ", \t\n"))
+		return xp_err_set(e, -EINVAL, "--hook '%s': a comma or blank inside an entry", h);
+	return 0;
+}
+
+static int hook_add(struct xp_run_opts *o, const char *h, struct xp_err *e)
+{
+	char *joined;
+	int err = hook_check(h, e);
+
+	if (err)
+		return err;
+	if (asprintf(&joined, "%s%s%s", o->hooks ? o->hooks : "", o->hooks ? "," : "", h) < 0)
+		return xp_err_set(e, -ENOMEM, "out of memory");
+	free(o->hooks);
+	o->hooks = joined;
+	return 0;
+}
+
+static int counter_check(const char *c, struct xp_err *e)
+{
+	static const char *const names[] = {"auto", "instructions", "cycles", "tsc", "ns"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(c, names[i]))
+			return 0;
+	if (!strncmp(c, "var:", 4) && c[4] && !strpbrk(c, " \t\n"))
+		return 0;
+	return xp_err_set(e, -EINVAL,
+			  "--counter %s: expected auto, instructions, cycles, tsc, ns or var:SYMBOL",
+			  c);
+}
+
+static int callers_check(const char *v, struct xp_err *e)
+{
+	uint64_t n;
+
+	if (xp_parse_u64(v, &n) || n > EXTPROF_CALLERS_MAX_DEPTH)
+		return xp_err_set(e, -EINVAL, "--callers %s: expected a depth from 0 to %u", v,
+				  EXTPROF_CALLERS_MAX_DEPTH);
+	return 0;
+}
+
+static int run_opt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *e)
+{
+	switch (c) {
+	case 'H':
+		return hook_add(o, arg, e);
+	case 'o':
+		if (!*arg)
+			return xp_err_set(e, -EINVAL, "-o: empty directory name");
+		o->dir = arg;
+		return 0;
+	case OPT_SPEC:
+		o->spec = arg;
+		return 0;
+	case OPT_WINDOW:
+		if (!*arg || strpbrk(arg, ", \t\n"))
+			return xp_err_set(e, -EINVAL, "--window '%s': expected PATTERN[@OBJECT]", arg);
+		o->window = arg;
+		return 0;
+	case OPT_COUNTER:
+		o->counter = arg;
+		return counter_check(arg, e);
+	case OPT_CALLERS:
+		o->callers = arg;
+		return callers_check(arg, e);
+	case OPT_NO_ASLR:
+		o->no_aslr = true;
+		return 0;
+	}
+	return xp_report_getopt(c, arg, &o->report, e) > 0 ? 0 : -EINVAL;
+}
+
+int xp_run_parse(struct xp_run_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"hook", required_argument, NULL, 'H'},
+		{"spec", required_argument, NULL, OPT_SPEC},
+		{"window", required_argument, NULL, OPT_WINDOW},
+		{"counter", required_argument, NULL, OPT_COUNTER},
+		{"callers", required_argument, NULL, OPT_CALLERS},
+		{"no-aslr", no_argument, NULL, OPT_NO_ASLR},
+		XP_REPORT_LONGOPTS,
+		{NULL, 0, NULL, 0},
+	};
+	struct xp_err e = {""};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->dir = XP_RUN_DEFAULT_DIR;
+	xp_report_opts_init(&o->report);
+	opterr = 0;
+	/* '+': stop at PROGRAM, whose own options are not ours */
+	while ((c = getopt_long(argc, argv, "+hH:o:", longopts, NULL)) != -1) {
+		if (c == 'h' || c == XP_OPT_HELP) {
+			cmd_run_usage(stdout);
+			return 0;
+		}
+		if (c == '?' || c == ':') {
+			xp_bad_option("run", argv);
+			return -EINVAL;
+		}
+		if (run_opt(o, c, optarg, &e)) {
+			if (!e.msg[0])
+				xp_err_set(&e, -EINVAL, "run: option not understood");
+			xp_err_print(&e);
+			return -EINVAL;
+		}
+	}
+	if (optind == argc) {
+		fputs("extprof: run: name the program to run after -- (see extprof run --help)\n",
+		      stderr);
+		return -EINVAL;
+	}
+	o->argv = argv + optind;
+	return 1;
+}
+
+void xp_run_opts_free(struct xp_run_opts *o)
+{
+	free(o->hooks);
+	o->hooks = NULL;
+}

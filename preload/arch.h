@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* arch: what the rest of the shim asks of the architecture code (arch/x86_64/). */
+#ifndef EXTPROF_PRELOAD_ARCH_H
+#define EXTPROF_PRELOAD_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Patch the function at @addr (@size bytes, from its symbol) so that every
+ * call goes through a stub with @idx baked in.  Returns 0 with the stub in
+ * *@stub, or -errno with the reason, one short phrase, in @why.
+ */
+int arch_hook_function(uint64_t addr, uint64_t size, uint32_t idx, void **stub, char *why,
+		       size_t whylen);
+
+/* A stub for one of the shim's own functions, not patched: for calibration. */
+int arch_make_stub(uint64_t fn, uint32_t idx, void **stub);
+
+/* Make every stub page read+execute only. */
+void arch_seal_code(void);
+
+/* Size of the extended state xp_call_preserving() saves (CPUID 0xd). */
+void arch_probe_xsave(void);
+
+#endif

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+/*
+ * insn: plan a function's entry patch with the Zydis decoder.
+ *
+ * The patch is a 5-byte jmp rel32 over the first whole instructions after
+ * an endbr64 (which stays: it is the indirect-branch landing pad).  What it
+ * overwrites must be moved, and must never be jumped into:
+ *
+ *   F:    endbr64                 F:    endbr64
+ *         push %rbp        ==>          jmp stub_F
+ *         mov  %rsp,%rbp                int3 int3
+ *         sub  $0x10,%rsp               sub  $0x10,%rsp
+ *
+ * so the whole body is decoded (the symbol's size) and any branch landing
+ * inside the overwritten bytes refuses the function (uftrace #855, #1692:
+ * measured from the real patch start, after endbr64).  A branch to the
+ * patch start itself is a call of F (a tail call from F's body) and is fine.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#include "insn.h"
+
+static const uint8_t insn_endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+
+static void insn_why(char *why, size_t whylen, const char *fmt, uint64_t a, const char *s)
+{
+	if (why && whylen)
+		snprintf(why, whylen, fmt, (unsigned long long)a, s);
+}
+
+static void insn_decoder(ZydisDecoder *dec)
+{
+	ZydisDecoderInit(dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+}
+
+/* The target of a relative branch, or 0 if @in is none. */
+static uint64_t insn_branch_target(const ZydisDecodedInstruction *in, uint64_t ip)
+{
+	for (int i = 0; i < 2; i++) {
+		if (in->raw.imm[i].is_relative)
+			return ip + in->length + (uint64_t)in->raw.imm[i].value.s;
+	}
+	return 0;
+}
+
+static int insn_classify(const ZydisDecodedInstruction *in, uint64_t ip, struct insn_moved *m,
+			 char *why, size_t whylen)
+{
+	const char *name = ZydisMnemonicGetString(in->mnemonic);
+	uint64_t target = insn_branch_target(in, ip);
+
+	m->move = INSN_COPY;
+	if (in->meta.category == ZYDIS_CATEGORY_RET) {
+		insn_why(why, whylen, "returns at +0x%llx, inside the patched bytes%s", m->offset,
+			 "");
+		return -1;
+	}
+	if (target) {
+		m->target = target;
+		if (in->meta.category == ZYDIS_CATEGORY_UNCOND_BR) {
+			m->move = INSN_JMP;
+		} else if (in->meta.category == ZYDIS_CATEGORY_CALL) {
+			m->move = INSN_CALL;
+		} else if (in->meta.category == ZYDIS_CATEGORY_COND_BR &&
+			   in->mnemonic != ZYDIS_MNEMONIC_JRCXZ &&
+			   in->mnemonic != ZYDIS_MNEMONIC_JECXZ &&
+			   in->mnemonic != ZYDIS_MNEMONIC_JCXZ) {
+			m->move = INSN_JCC;
+			/* 7x rel8 or 0f 8x rel32: the condition is the low nibble */
+			m->cond = in->opcode & 0x0f;
+		} else {
+			insn_why(why, whylen, "cannot move '%2$s' at +0x%1$llx", m->offset, name);
+			return -1;
+		}
+		return 0;
+	}
+	if (in->attributes & ZYDIS_ATTRIB_IS_RELATIVE) {
+		if (in->raw.disp.size != 32) {
+			insn_why(why, whylen, "cannot move '%2$s' at +0x%1$llx", m->offset, name);
+			return -1;
+		}
+		m->move = INSN_RIPREL;
+		m->disp_off = in->raw.disp.offset;
+		m->target = ip + in->length + (uint64_t)in->raw.disp.value;
+	}
+	return 0;
+}
+
+/* Any branch of the body that lands strictly inside (start, start+length). */
+static int insn_scan_body(const ZydisDecoder *dec, const uint8_t *code, uint64_t size,
+			  uint64_t addr, const struct insn_plan *plan, char *why, size_t whylen)
+{
+	uint64_t lo = addr + plan->start, hi = lo + plan->length;
+	ZydisDecodedInstruction in;
+
+	for (uint64_t off = 0; off < size;) {
+		uint64_t target;
+
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(dec, NULL, code + off, size - off,
+							      &in))) {
+			off++; /* data or padding: resynchronise */
+			continue;
+		}
+		target = insn_branch_target(&in, addr + off);
+		if (target > lo && target < hi) {
+			insn_why(why, whylen, "a jump at +0x%llx lands inside the patched bytes%s",
+				 off, "");
+			return -1;
+		}
+		off += in.length;
+	}
+	return 0;
+}
+
+int insn_plan_patch(const uint8_t *code, uint64_t size, uint64_t addr, struct insn_plan *plan,
+		    char *why, size_t whylen)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	uint32_t off;
+
+	memset(plan, 0, sizeof(*plan));
+	insn_decoder(&dec);
+	if (size >= sizeof(insn_endbr64) && !memcmp(code, insn_endbr64, sizeof(insn_endbr64)))
+		plan->start = sizeof(insn_endbr64);
+	if (size < plan->start + INSN_PATCH_SIZE) {
+		insn_why(why, whylen, "is %llu bytes%s", size, "");
+		return -1;
+	}
+	for (off = plan->start; off < plan->start + INSN_PATCH_SIZE;) {
+		struct insn_moved *m = &plan->moved[plan->nmoved];
+
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&dec, NULL, code + off, size - off,
+							      &in))) {
+			insn_why(why, whylen, "cannot decode the instruction at +0x%llx%s", off, "");
+			return -1;
+		}
+		if (off + in.length > size) {
+			insn_why(why, whylen, "is %llu bytes%s", size, "");
+			return -1;
+		}
+		m->offset = off;
+		m->length = in.length;
+		if (insn_classify(&in, addr + off, m, why, whylen))
+			return -1;
+		plan->nmoved++;
+		off += in.length;
+	}
+	plan->length = off - plan->start;
+	return insn_scan_body(&dec, code, size, addr, plan, why, whylen);
+}
+
+size_t insn_relocated_size(const struct insn_plan *plan)
+{
+	/* the longest form, jcc: 2 + 14 bytes; plus the jump back */
+	return (size_t)plan->nmoved * 16 + 14;
+}
+
+static uint8_t *insn_put_abs_jmp(uint8_t *p, uint64_t target)
+{
+	static const uint8_t jmp_rip[6] = {0xff, 0x25, 0, 0, 0, 0}; /* jmp *0(%rip) */
+
+	memcpy(p, jmp_rip, sizeof(jmp_rip));
+	memcpy(p + sizeof(jmp_rip), &target, sizeof(target));
+	return p + sizeof(jmp_rip) + sizeof(target);
+}
+
+long insn_relocate(const struct insn_plan *plan, const uint8_t *code, uint64_t fn_addr,
+		   uint64_t dest_addr, uint8_t *out)
+{
+	uint8_t *p = out;
+
+	for (uint32_t i = 0; i < plan->nmoved; i++) {
+		const struct insn_moved *m = &plan->moved[i];
+		uint64_t here = dest_addr + (uint64_t)(p - out);
+		int64_t disp;
+		int32_t d32;
+
+		switch (m->move) {
+		case INSN_COPY:
+			memcpy(p, code + m->offset, m->length);
+			p += m->length;
+			break;
+		case INSN_RIPREL:
+			disp = (int64_t)(m->target - (here + m->length));
+			if (disp != (int32_t)disp)
+				return -1;
+			d32 = (int32_t)disp;
+			memcpy(p, code + m->offset, m->length);
+			memcpy(p + m->disp_off, &d32, sizeof(d32));
+			p += m->length;
+			break;
+		case INSN_JMP:
+			p = insn_put_abs_jmp(p, m->target);
+			break;
+		case INSN_JCC:
+			/* j<not cc> over the absolute jump */
+			*p++ = (uint8_t)(0x70 | (m->cond ^ 1));
+			*p++ = 14;
+			p = insn_put_abs_jmp(p, m->target);
+			break;
+		case INSN_CALL:
+			/* call *2(%rip); jmp .+8; .quad target */
+			*p++ = 0xff;
+			*p++ = 0x15;
+			d32 = 2;
+			memcpy(p, &d32, 4);
+			p += 4;
+			*p++ = 0xeb;
+			*p++ = 0x08;
+			memcpy(p, &m->target, 8);
+			p += 8;
+			break;
+		}
+	}
+	/* and on into F after the overwritten bytes */
+	p = insn_put_abs_jmp(p, fn_addr + plan->start + plan->length);
+	return (long)(p - out);
+}

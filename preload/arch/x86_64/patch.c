@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+/*
+ * patch: hook a function on x86-64.
+ *
+ *      F (in the program's text)             stub_F (our page, within 2 GiB)
+ *   +------------------------------+       +--------------------------------+
+ *   | endbr64          (kept)      |       | push $idx                      |
+ *   | jmp stub_F  -----------------+-----> | call *enter  -> xp_thunk_enter |
+ *   | int3 ...   (rest of the      |       | call *orig   --------------+   |
+ *   |            moved insns)      |       | sub $8,%rsp  <- F returns  |   |
+ *   | ...rest of F... <------------+--+    | call *exit   -> xp_thunk_exit  |
+ *   | ret                          |  |    | ret          -> the caller |   |
+ *   +------------------------------+  |    | orig: endbr64           <--+   |
+ *                                     |    |   moved insns (re-aimed)       |
+ *                                     +----+-- jmp *[rip] F+start+length    |
+ *                                          +--------------------------------+
+ *
+ * The stub is per function, with the declaration's index baked in: no
+ * lookup on the way in.  Only the entry jmp needs the stub within +-2 GiB;
+ * the moved rip-relative operands need it too, so all of a stub lives there.
+ * Patching happens at start-up, before main, while the process has one
+ * thread; the stub pages are sealed read+execute afterwards.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../../arch.h"
+#include "insn.h"
+#include "stub_layout.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define CODEMEM_CHUNK (64u * 1024u)
+#define CODEMEM_MAX 1024
+#define NEAR_LIMIT ((uint64_t)0x7fff0000)
+
+extern char xp_thunk_enter[], xp_thunk_exit[];
+
+struct codemem_chunk {
+	uint8_t *base;
+	size_t used;
+	bool sealed;
+};
+
+static struct codemem_chunk codemem[CODEMEM_MAX];
+static int codemem_n;
+
+static bool codemem_near(uint64_t a, uint64_t b)
+{
+	return (a > b ? a - b : b - a) < NEAR_LIMIT;
+}
+
+static uint8_t *codemem_map_at(uint64_t addr)
+{
+	void *p = mmap((void *)addr, CODEMEM_CHUNK, PROT_READ | PROT_WRITE | PROT_EXEC,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if ((uint64_t)p != addr) {
+		/* an old kernel took it as a hint only */
+		munmap(p, CODEMEM_CHUNK);
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * A new chunk near @target: below it first (a PIE program's heap grows
+ * up from its end and must not meet us), then above.
+ */
+static uint8_t *codemem_map_near(uint64_t target)
+{
+	uint64_t page = target & ~(uint64_t)(CODEMEM_CHUNK - 1);
+
+	for (uint64_t d = 16ull << 20; d < (NEAR_LIMIT - CODEMEM_CHUNK); d += 16ull << 20) {
+		uint8_t *p;
+
+		if (page > d && (p = codemem_map_at(page - d)))
+			return p;
+	}
+	for (uint64_t d = 16ull << 20; d < (NEAR_LIMIT - CODEMEM_CHUNK); d += 16ull << 20) {
+		uint8_t *p = codemem_map_at(page + d);
+
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
+static uint8_t *codemem_alloc_near(uint64_t target, size_t size)
+{
+	struct codemem_chunk *c;
+
+	size = (size + 15) & ~(size_t)15;
+	for (int i = 0; i < codemem_n; i++) {
+		c = &codemem[i];
+		if (!c->sealed && c->used + size <= CODEMEM_CHUNK &&
+		    codemem_near((uint64_t)c->base, target) &&
+		    codemem_near((uint64_t)c->base + CODEMEM_CHUNK, target)) {
+			c->used += size;
+			return c->base + c->used - size;
+		}
+	}
+	if (codemem_n == CODEMEM_MAX)
+		return NULL;
+	c = &codemem[codemem_n];
+	c->base = codemem_map_near(target);
+	if (!c->base)
+		return NULL;
+	codemem_n++;
+	c->used = size;
+	return c->base;
+}
+
+/* Stub pages are never writable and executable once the hooks are in. */
+void arch_seal_code(void)
+{
+	for (int i = 0; i < codemem_n; i++) {
+		if (!codemem[i].sealed)
+			mprotect(codemem[i].base, CODEMEM_CHUNK, PROT_READ | PROT_EXEC);
+		codemem[i].sealed = true;
+	}
+}
+
+static void stub_put_call_lit(uint8_t *stub, int at, int lit)
+{
+	int32_t disp = lit - (at + 6);
+
+	stub[at] = 0xff;
+	stub[at + 1] = 0x15;
+	memcpy(stub + at + 2, &disp, 4);
+}
+
+/* The fixed part of a stub: see stub_layout.h. */
+static void stub_write_head(uint8_t *s, uint32_t idx)
+{
+	uint64_t enter = (uint64_t)xp_thunk_enter, exitp = (uint64_t)xp_thunk_exit;
+	uint64_t orig = (uint64_t)(s + STUB_ORIG);
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+
+	s[0] = 0x68;
+	memcpy(s + 1, &idx, 4);
+	stub_put_call_lit(s, STUB_CALL_ENTER, STUB_LIT_ENTER);
+	stub_put_call_lit(s, STUB_AFTER_ENTER, STUB_LIT_ORIG);
+	s[STUB_RET] = 0x48;
+	s[STUB_RET + 1] = 0x83;
+	s[STUB_RET + 2] = 0xec;
+	s[STUB_RET + 3] = 0x08;
+	stub_put_call_lit(s, STUB_RET + 4, STUB_LIT_EXIT);
+	s[STUB_RET + 10] = 0xc3;
+	memset(s + STUB_RET + 11, 0xcc, STUB_LIT_ENTER - (STUB_RET + 11));
+	memcpy(s + STUB_LIT_ENTER, &enter, 8);
+	memcpy(s + STUB_LIT_ORIG, &orig, 8);
+	memcpy(s + STUB_LIT_EXIT, &exitp, 8);
+	memcpy(s + STUB_ORIG, endbr64, sizeof(endbr64));
+}
+
+static int patch_write_entry(uint64_t at, uint32_t length, const uint8_t *stub)
+{
+	uint64_t page = at & ~(uint64_t)(getpagesize() - 1);
+	size_t span = (size_t)(at + length - page);
+	uint8_t jmp[16];
+	int32_t rel = (int32_t)((int64_t)(uint64_t)stub - (int64_t)(at + INSN_PATCH_SIZE));
+
+	if (mprotect((void *)page, span, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -errno;
+	jmp[0] = 0xe9;
+	memcpy(jmp + 1, &rel, 4);
+	/* int3 over the rest: a jump into it (we looked for none) traps loudly */
+	memset(jmp + INSN_PATCH_SIZE, 0xcc, sizeof(jmp) - INSN_PATCH_SIZE);
+	memcpy((void *)at, jmp, length);
+	if (mprotect((void *)page, span, PROT_READ | PROT_EXEC) < 0)
+		return -errno;
+	return 0;
+}
+
+int arch_hook_function(uint64_t addr, uint64_t size, uint32_t idx, void **stubp, char *why,
+		       size_t whylen)
+{
+	const uint8_t *code = (const uint8_t *)addr;
+	struct insn_plan plan;
+	uint8_t *stub;
+	long n;
+	int err;
+
+	if (insn_plan_patch(code, size, addr, &plan, why, whylen))
+		return -EINVAL;
+	stub = codemem_alloc_near(addr, STUB_HEADER_SIZE + insn_relocated_size(&plan));
+	if (!stub) {
+		snprintf(why, whylen, "no memory for its stub within 2 GiB");
+		return -ENOMEM;
+	}
+	stub_write_head(stub, idx);
+	n = insn_relocate(&plan, code, addr, (uint64_t)stub + STUB_HEADER_SIZE,
+			  stub + STUB_HEADER_SIZE);
+	if (n < 0) {
+		snprintf(why, whylen, "a rip-relative operand is out of reach of its stub");
+		return -ERANGE;
+	}
+	err = patch_write_entry(addr + plan.start, plan.length, stub);
+	if (err) {
+		snprintf(why, whylen, "cannot write its entry: %s", strerror(-err));
+		return err;
+	}
+	*stubp = stub;
+	return 0;
+}
+
+/*
+ * A stub for the shim's own function @fn (calibration): the same head, and
+ * an orig that simply jumps to @fn.  Nothing is patched; callers call the
+ * stub directly.
+ */
+int arch_make_stub(uint64_t fn, uint32_t idx, void **stubp)
+{
+	uint8_t *stub = codemem_alloc_near((uint64_t)xp_thunk_enter, STUB_HEADER_SIZE + 14);
+
+	if (!stub)
+		return -ENOMEM;
+	stub_write_head(stub, idx);
+	stub[STUB_HEADER_SIZE] = 0xff;
+	stub[STUB_HEADER_SIZE + 1] = 0x25;
+	memset(stub + STUB_HEADER_SIZE + 2, 0, 4);
+	memcpy(stub + STUB_HEADER_SIZE + 6, &fn, 8);
+	*stubp = stub;
+	return 0;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The layout of a per-function stub, shared by stub.c (which writes it) and
+ * thunk.S (which reads a literal of it on the pass-through path).
+ *
+ *   +0   68 ii ii ii ii        push $idx
+ *   +5   ff 15 rr rr rr rr     call *enter(%rip)     -> xp_thunk_enter
+ *   +11  ff 15 rr rr rr rr     call *orig(%rip)      -> relocated prologue
+ *   +17  48 83 ec 08           sub $8, %rsp          <- R2: F returns here
+ *   +21  ff 15 rr rr rr rr     call *exit(%rip)      -> xp_thunk_exit
+ *   +27  c3                    ret                   -> R1
+ *   +28  cc cc cc cc
+ *   +32  .quad xp_thunk_enter
+ *   +40  .quad orig
+ *   +48  .quad xp_thunk_exit
+ *   +56  orig: f3 0f 1e fa     endbr64 (reached by an indirect call)
+ *   +60  the relocated instructions
+ *        ff 25 00 00 00 00     jmp *0(%rip)
+ *        .quad F + patched bytes
+ */
+#ifndef EXTPROF_STUB_LAYOUT_H
+#define EXTPROF_STUB_LAYOUT_H
+
+#define STUB_CALL_ENTER 5
+#define STUB_AFTER_ENTER 11 /* the return address xp_thunk_enter sees */
+#define STUB_RET 17         /* R2: where F returns */
+#define STUB_LIT_ENTER 32
+#define STUB_LIT_ORIG 40
+#define STUB_LIT_EXIT 48
+#define STUB_ORIG 56
+#define STUB_HEADER_SIZE 60
+
+#endif

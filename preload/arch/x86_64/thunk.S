@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The two halves of every hooked call, shared by all stubs.
+ *
+ *   caller:  call F                          [rsp] = R1 (caller's return)
+ *   F:       jmp stub_F                      (the patched entry, see stub.c)
+ *   stub_F:  push $idx
+ *            call *xp_thunk_enter            moves R1 to the shadow stack,
+ *                                            reads the counter; ret $16
+ *                                            drops idx and R1
+ *            call *orig_F                    the relocated prologue, then F:
+ *                                            [rsp] = R2 (back into stub_F),
+ *                                            stack arguments where they were
+ *            sub $8, %rsp                    room for R1 again
+ *            call *xp_thunk_exit             reads the counter, records,
+ *                                            writes R1 into the room
+ *            ret                             to R1
+ *
+ * Every call has its matching ret, so the CPU's return predictor and a
+ * CET shadow stack stay in step.  The C halves are built with
+ * -mgeneral-regs-only, so the vector, x87 and mask registers (arguments and
+ * return values alike) pass through untouched; the thunks save every
+ * caller-saved general register because gcc's -fipa-ra lets a caller keep
+ * values in registers it knows F does not clobber.
+ */
+#include "stub_layout.h"
+
+	.text
+
+#define SAVE_GPRS \
+	push %rax; push %rcx; push %rdx; push %rsi; push %rdi; \
+	push %r8; push %r9; push %r10; push %r11
+#define RESTORE_GPRS \
+	pop %r11; pop %r10; pop %r9; pop %r8; pop %rdi; \
+	pop %rsi; pop %rdx; pop %rcx; pop %rax
+
+/* [rsp] = back into the stub, [rsp+8] = idx, [rsp+16] = R1 */
+	.globl xp_thunk_enter
+	.hidden xp_thunk_enter
+	.type xp_thunk_enter, @function
+xp_thunk_enter:
+	.cfi_startproc
+	endbr64
+	SAVE_GPRS
+	/* 72 bytes pushed: the stack is 16-byte aligned again */
+	movl 80(%rsp), %edi
+	movq 88(%rsp), %rsi
+	leaq 88(%rsp), %rdx
+	call xp_eval_enter
+	testl %eax, %eax
+	jnz 1f
+	RESTORE_GPRS
+	ret $16
+1:
+	/*
+	 * Pass through uncounted (no shadow stack could be had): put orig in
+	 * idx's place and "return" into it, leaving R1 as F's return address.
+	 */
+	RESTORE_GPRS
+	push %rax
+	movq 8(%rsp), %rax
+	movq (STUB_LIT_ORIG - STUB_AFTER_ENTER)(%rax), %rax
+	movq %rax, 16(%rsp)
+	pop %rax
+	addq $8, %rsp
+	ret
+	.cfi_endproc
+	.size xp_thunk_enter, .-xp_thunk_enter
+
+/* [rsp] = back into the stub, [rsp+8] = the room for R1 */
+	.globl xp_thunk_exit
+	.hidden xp_thunk_exit
+	.type xp_thunk_exit, @function
+xp_thunk_exit:
+	.cfi_startproc
+	endbr64
+	SAVE_GPRS
+	subq $8, %rsp
+	leaq 88(%rsp), %rdi
+	call xp_eval_exit
+	addq $8, %rsp
+	RESTORE_GPRS
+	ret
+	.cfi_endproc
+	.size xp_thunk_exit, .-xp_thunk_exit
+
+/*
+ * xp_call_preserving(fn, arg): call a slow path (a thread's first
+ * evaluation opens files and maps memory through libc, whose string
+ * functions use vector registers) with the whole extended state saved, so
+ * that F's vector arguments survive.  The save area size comes from CPUID
+ * leaf 0xd at start-up (xp_xsave_size); 0 means fxsave will do.
+ */
+	.globl xp_call_preserving
+	.hidden xp_call_preserving
+	.type xp_call_preserving, @function
+xp_call_preserving:
+	.cfi_startproc
+	endbr64
+	push %rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	movq %rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	push %rbx
+	push %r12
+	movq %rdi, %r12
+	movq xp_xsave_size(%rip), %rbx
+	testq %rbx, %rbx
+	jz 1f
+	subq %rbx, %rsp
+	andq $-64, %rsp
+	/* xsave needs its header zeroed */
+	movq $0, 512(%rsp)
+	movq $0, 520(%rsp)
+	movq $0, 528(%rsp)
+	movq $0, 536(%rsp)
+	movq $0, 544(%rsp)
+	movq $0, 552(%rsp)
+	movq $0, 560(%rsp)
+	movq $0, 568(%rsp)
+	movq %rsi, %rdi
+	movl $-1, %eax
+	movl $-1, %edx
+	xsave64 (%rsp)
+	call *%r12
+	movl $-1, %eax
+	movl $-1, %edx
+	xrstor64 (%rsp)
+	jmp 2f
+1:
+	subq $512, %rsp
+	andq $-16, %rsp
+	movq %rsi, %rdi
+	fxsave64 (%rsp)
+	call *%r12
+	fxrstor64 (%rsp)
+2:
+	leaq -16(%rbp), %rsp
+	pop %r12
+	pop %rbx
+	pop %rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+	.size xp_call_preserving, .-xp_call_preserving
+
+	.section .note.GNU-stack,"",@progbits

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * counter: choose the unit (EXTPROF_COUNTER) and set up what reading it
+ * needs.  tsc and ns need nothing; var:SYMBOL needs the variable's address
+ * (a global) or its offset from the thread pointer (a __thread variable in
+ * static TLS: the same offset in every thread); instructions and cycles
+ * need a perf event per thread, opened at the thread's first evaluation and
+ * read with rdpmc through its mapped page where the kernel allows it.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "elfsyms.h"
+#include "log.h"
+#include "shim.h"
+
+static int counter_perf_open(uint32_t kind, void **page)
+{
+	struct perf_event_attr attr;
+	void *p;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = kind == EXTPROF_COUNTER_CYCLES ? PERF_COUNT_HW_CPU_CYCLES
+						     : PERF_COUNT_HW_INSTRUCTIONS;
+	/* user mode only: allowed at perf_event_paranoid 2, and what we mean */
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	p = mmap(NULL, (size_t)getpagesize(), PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	*page = p;
+	return fd;
+}
+
+int counter_open_thread(struct xp_thread *t)
+{
+	int fd;
+
+	if (xp.counter.kind != EXTPROF_COUNTER_INSTRUCTIONS &&
+	    xp.counter.kind != EXTPROF_COUNTER_CYCLES)
+		return 0;
+	fd = counter_perf_open(xp.counter.kind, &t->pmu_page);
+	if (fd < 0) {
+		log_once(LOG_ONCE_PMU, "%s: perf_event_open failed in a thread (%s); its deltas read 0",
+			 xp.counter.name, strerror(-fd));
+		t->pmu_page = NULL;
+		return fd;
+	}
+	t->pmu_fd = fd;
+	return 0;
+}
+
+void counter_close_thread(struct xp_thread *t)
+{
+	if (!t->pmu_page)
+		return;
+	munmap(t->pmu_page, (size_t)getpagesize());
+	close(t->pmu_fd);
+	t->pmu_page = NULL;
+}
+
+/* Whether the PMU works here; on success, whether rdpmc is allowed. */
+static int counter_probe_pmu(uint32_t kind, bool *rdpmc)
+{
+	void *page;
+	int fd = counter_perf_open(kind, &page);
+
+	if (fd < 0)
+		return fd;
+	*rdpmc = ((struct perf_event_mmap_page *)page)->cap_user_rdpmc;
+	munmap(page, (size_t)getpagesize());
+	close(fd);
+	return 0;
+}
+
+struct var_search {
+	const char *symbol;
+	const struct elf_object *obj;
+	bool found;
+	bool tls;
+	uint64_t value;
+	uint64_t size;
+};
+
+static int counter_var_visit(const struct elf_sym *s, void *arg)
+{
+	struct var_search *v = arg;
+
+	if (!s->defined || (s->type != STT_OBJECT && s->type != STT_TLS) ||
+	    strcmp(s->name, v->symbol))
+		return 0;
+	v->found = true;
+	v->tls = s->type == STT_TLS;
+	v->value = s->value;
+	v->size = s->size;
+	return 1;
+}
+
+static uint64_t counter_thread_pointer(void)
+{
+	uint64_t tp;
+
+	__asm__("movq %%fs:0, %0" : "=r"(tp));
+	return tp;
+}
+
+/* var:SYMBOL[@OBJECT]: a 64-bit variable of the program's. */
+static int counter_setup_var(const char *spec)
+{
+	static struct elf_object objs[ELFOBJ_MAX];
+	char symbol[256], *at;
+	int n = elfobj_list(objs, ELFOBJ_MAX);
+
+	if (strlen(spec) >= sizeof(symbol))
+		return -ENAMETOOLONG;
+	strcpy(symbol, spec);
+	at = strchr(symbol, '@');
+	if (at)
+		*at++ = '\0';
+	for (int i = 0; i < n; i++) {
+		struct var_search v = {symbol, &objs[i], false, false, 0, 0};
+
+		if (objs[i].is_shim || (at && fnmatch(at, objs[i].name, 0)))
+			continue;
+		if (elfsym_each(objs[i].path, counter_var_visit, &v) <= 0 || !v.found)
+			continue;
+		if (v.size != 8) {
+			log_msg("counter var:%s: %s is %llu bytes, not a 64-bit variable", spec,
+				symbol, (unsigned long long)v.size);
+			return -EINVAL;
+		}
+		if (v.tls) {
+			if (!objs[i].tls_data) {
+				log_msg("counter var:%s: %s's TLS block is not static", spec,
+					objs[i].name);
+				return -EINVAL;
+			}
+			xp.counter.var_tls = true;
+			xp.counter.var_tpoff = (int64_t)((uint64_t)objs[i].tls_data + v.value -
+							 counter_thread_pointer());
+			xp.counter.flags |= EXTPROF_COUNTER_F_THREAD_LOCAL;
+		} else {
+			xp.counter.var_addr = objs[i].base + v.value;
+		}
+		return 0;
+	}
+	log_msg("counter var:%s: no 64-bit variable %s%s%s", spec, symbol, at ? " in " : "",
+		at ? at : "");
+	return -ENOENT;
+}
+
+static void counter_set(uint32_t kind, const char *name, const char *unit, uint32_t flags)
+{
+	xp.counter.kind = kind;
+	strncpy(xp.counter.name, name, sizeof(xp.counter.name) - 1);
+	xp.counter.unit = unit;
+	xp.counter.flags |= flags;
+}
+
+/* EXTPROF_COUNTER.  What cannot be had is said once; tsc stands in. */
+int counter_setup(const char *spec)
+{
+	bool rdpmc = false;
+	int err;
+
+	if (!spec || !*spec)
+		spec = "auto";
+	if (!strcmp(spec, "tsc")) {
+		counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
+	} else if (!strcmp(spec, "ns")) {
+		counter_set(EXTPROF_COUNTER_NS, "ns", "ns", 0);
+	} else if (!strncmp(spec, "var:", 4)) {
+		err = counter_setup_var(spec + 4);
+		if (err) {
+			counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
+			log_msg("counting tsc instead");
+			return err;
+		}
+		counter_set(EXTPROF_COUNTER_VAR, spec, "units", EXTPROF_COUNTER_F_DETERMINISTIC);
+	} else if (!strcmp(spec, "instructions") || !strcmp(spec, "cycles") ||
+		   !strcmp(spec, "auto")) {
+		uint32_t kind = strcmp(spec, "cycles") ? EXTPROF_COUNTER_INSTRUCTIONS
+						       : EXTPROF_COUNTER_CYCLES;
+		const char *name = kind == EXTPROF_COUNTER_CYCLES ? "cycles" : "instructions";
+
+		err = counter_probe_pmu(kind, &rdpmc);
+		if (err) {
+			log_msg("no PMU for %s (perf_event_open: %s); counting tsc", name,
+				strerror(-err));
+			counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
+			return strcmp(spec, "auto") ? err : 0;
+		}
+		counter_set(kind, name, name,
+			    (kind == EXTPROF_COUNTER_INSTRUCTIONS ? EXTPROF_COUNTER_F_DETERMINISTIC
+								  : 0) |
+				    (rdpmc ? EXTPROF_COUNTER_F_RDPMC : 0));
+	} else {
+		log_msg("EXTPROF_COUNTER=%s: not auto, instructions, cycles, tsc, ns or var:SYMBOL; "
+			"counting tsc",
+			spec);
+		counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * counter_read: one read of the chosen counter, inlined into the
+ * evaluation path.  No vector registers, no locks; the PMU path follows the
+ * perf_event_mmap_page sequence lock and falls back to read(2) when the
+ * event is not scheduled (index 0) or rdpmc is not allowed.
+ */
+#ifndef EXTPROF_PRELOAD_COUNTER_READ_H
+#define EXTPROF_PRELOAD_COUNTER_READ_H
+
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "shim.h"
+
+static inline uint64_t counter_rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t counter_read_tls_var(int64_t tpoff)
+{
+	uint64_t v;
+
+	__asm__ volatile("movq %%fs:(%1), %0" : "=r"(v) : "r"(tpoff));
+	return v;
+}
+
+static inline uint64_t counter_read_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t counter_rdpmc(uint32_t idx)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(idx));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* read(2) without libc: errno must come out as the program left it. */
+static inline uint64_t counter_sys_read(int fd)
+{
+	uint64_t v = 0;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_read), "D"((long)fd), "S"(&v), "d"(sizeof(v))
+			 : "rcx", "r11", "memory");
+	return ret == (long)sizeof(v) ? v : 0;
+}
+
+/* The kernel's recipe (linux/perf_event.h, struct perf_event_mmap_page). */
+static inline uint64_t counter_read_pmu(const struct xp_thread *t)
+{
+	const volatile struct perf_event_mmap_page *pc = t->pmu_page;
+	uint64_t count = 0;
+	uint32_t seq, idx;
+
+	if (!pc)
+		return 0;
+	do {
+		seq = pc->lock;
+		__asm__ volatile("" ::: "memory");
+		idx = pc->index;
+		count = (uint64_t)pc->offset;
+		if (pc->cap_user_rdpmc && idx) {
+			uint16_t width = pc->pmc_width;
+			int64_t pmc = (int64_t)counter_rdpmc(idx - 1);
+
+			pmc <<= 64 - width;
+			pmc >>= 64 - width;
+			count += (uint64_t)pmc;
+		} else {
+			return counter_sys_read(t->pmu_fd);
+		}
+		__asm__ volatile("" ::: "memory");
+	} while (pc->lock != seq);
+	return count;
+}
+
+static inline uint64_t counter_read_inline(void)
+{
+	switch (xp.counter.kind) {
+	case EXTPROF_COUNTER_TSC:
+		return counter_rdtsc();
+	case EXTPROF_COUNTER_VAR:
+		if (xp.counter.var_tls)
+			return counter_read_tls_var(xp.counter.var_tpoff);
+		return *(volatile uint64_t *)xp.counter.var_addr;
+	case EXTPROF_COUNTER_NS:
+		return counter_read_ns();
+	case EXTPROF_COUNTER_INSTRUCTIONS:
+	case EXTPROF_COUNTER_CYCLES:
+		return counter_read_pmu(&xp_self);
+	default:
+		return 0;
+	}
+}
+
+#endif

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dump: create a worker's dump file and map it shared, so that every count
+ * the shim makes is in the page cache the moment it is made; at a clean exit
+ * rewrite it compactly.  Plain syscalls, no stdio, no malloc: this runs on a
+ * thread's first evaluation and at exit, when the program may hold any lock.
+ *
+ *   live file:   header | sections[4] | decls | strings | hist (dense) | callers
+ *   compact:     header | sections[4] | decls | strings | hist (sparse) | callers
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dump.h"
+
+#define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
+
+enum { SEC_DECLS, SEC_STRINGS, SEC_HIST, SEC_CALLERS, NSEC };
+
+static size_t dump_strings_size(const struct dump_decl_info *decls, uint32_t ndecls)
+{
+	size_t n = 1; /* offset 0 is "" */
+
+	for (uint32_t i = 0; i < ndecls; i++)
+		n += strlen(decls[i].kind) + strlen(decls[i].symbol) + strlen(decls[i].object) + 3;
+	return n;
+}
+
+struct dump_layout {
+	size_t off[NSEC];
+	size_t size;
+};
+
+static void dump_plan_live(struct dump_layout *l, uint32_t ndecls, size_t strings,
+			   uint32_t caller_slots)
+{
+	size_t o = ALIGN8(sizeof(struct extprof_dump_header) +
+			  NSEC * sizeof(struct extprof_dump_section));
+
+	l->off[SEC_DECLS] = o;
+	o = ALIGN8(o + (size_t)ndecls * sizeof(struct extprof_dump_decl));
+	l->off[SEC_STRINGS] = o;
+	o = ALIGN8(o + strings);
+	l->off[SEC_HIST] = o;
+	o = ALIGN8(o + (size_t)ndecls * EXTPROF_HIST_BUCKETS * sizeof(uint64_t));
+	l->off[SEC_CALLERS] = o;
+	o = ALIGN8(o + (size_t)ndecls * caller_slots * sizeof(struct extprof_dump_caller));
+	l->size = o;
+}
+
+size_t dump_size_live(uint32_t ndecls, const struct dump_decl_info *decls, uint32_t caller_slots)
+{
+	struct dump_layout l;
+
+	dump_plan_live(&l, ndecls, dump_strings_size(decls, ndecls), caller_slots);
+	return l.size;
+}
+
+static uint32_t dump_put_string(char *strings, size_t *used, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	uint32_t off = (uint32_t)*used;
+
+	memcpy(strings + *used, s, n);
+	*used += n;
+	return off;
+}
+
+static void dump_copy_field(char *dst, size_t dstsz, const char *src)
+{
+	size_t n = strnlen(src, dstsz - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static void dump_fill_header(struct extprof_dump_header *h, const struct dump_meta *meta,
+			     uint32_t worker, size_t size)
+{
+	memcpy(h->magic, EXTPROF_DUMP_MAGIC, EXTPROF_DUMP_MAGIC_LEN);
+	h->version = EXTPROF_DUMP_VERSION;
+	h->header_size = sizeof(*h);
+	h->byte_order = EXTPROF_DUMP_BYTE_ORDER;
+	h->flags = meta->flags & ~(EXTPROF_DUMP_F_COMPLETE | EXTPROF_DUMP_F_COMPACT);
+	h->file_size = size;
+	h->nsections = NSEC;
+	h->worker = worker;
+	h->process_id = meta->process_id;
+	h->pid = meta->pid;
+	h->ppid = meta->ppid;
+	h->start_ns = meta->start_ns;
+	h->counter = meta->counter;
+	h->counter_flags = meta->counter_flags;
+	dump_copy_field(h->counter_name, sizeof(h->counter_name), meta->counter_name);
+	dump_copy_field(h->counter_unit, sizeof(h->counter_unit), meta->counter_unit);
+	h->calibration = meta->calibration;
+	h->nested_overhead = meta->nested_overhead;
+	h->resolution = meta->resolution;
+	dump_copy_field(h->hostname, sizeof(h->hostname), meta->hostname);
+	dump_copy_field(h->cpu_model, sizeof(h->cpu_model), meta->cpu_model);
+	dump_copy_field(h->kernel, sizeof(h->kernel), meta->kernel);
+	dump_copy_field(h->exe_path, sizeof(h->exe_path), meta->exe_path);
+	memcpy(h->build_id, meta->build_id, sizeof(h->build_id));
+	h->build_id_size = meta->build_id_size;
+	h->callers_depth = meta->callers_depth;
+	dump_copy_field(h->window, sizeof(h->window), meta->window);
+}
+
+static void dump_set_section(struct extprof_dump_section *s, uint32_t type, uint32_t entry_size,
+			     size_t offset, uint64_t count)
+{
+	s->type = type;
+	s->entry_size = entry_size;
+	s->offset = offset;
+	s->count = count;
+}
+
+/* Lay the tables out in a fresh, zeroed mapping of l->size bytes. */
+static void dump_lay_out(struct dump_map *m, char *base, const struct dump_layout *l,
+			 const struct dump_meta *meta, const struct dump_decl_info *decls,
+			 uint32_t ndecls, uint32_t worker, size_t strings)
+{
+	struct extprof_dump_section *sec;
+	size_t used = 0;
+	char *str;
+
+	m->base = base;
+	m->size = l->size;
+	m->hdr = (struct extprof_dump_header *)base;
+	m->decls = (struct extprof_dump_decl *)(base + l->off[SEC_DECLS]);
+	m->hist = (uint64_t *)(base + l->off[SEC_HIST]);
+	m->callers = (struct extprof_dump_caller *)(base + l->off[SEC_CALLERS]);
+	m->strings = base + l->off[SEC_STRINGS];
+	m->ndecls = ndecls;
+	m->caller_slots = meta->caller_slots;
+
+	str = base + l->off[SEC_STRINGS];
+	str[used++] = '\0';
+	for (uint32_t i = 0; i < ndecls; i++) {
+		struct extprof_dump_decl *d = &m->decls[i];
+
+		d->kind = dump_put_string(str, &used, decls[i].kind);
+		d->symbol = dump_put_string(str, &used, decls[i].symbol);
+		d->object = dump_put_string(str, &used, decls[i].object);
+		d->address = decls[i].address;
+		d->flags = decls[i].flags;
+		d->floor = EXTPROF_FLOOR_NONE;
+	}
+	for (uint32_t i = 0; i < ndecls * meta->caller_slots; i++) {
+		m->callers[i].decl = i / meta->caller_slots;
+		m->callers[i].floor = EXTPROF_FLOOR_NONE;
+	}
+
+	sec = (struct extprof_dump_section *)(base + sizeof(struct extprof_dump_header));
+	dump_set_section(&sec[SEC_DECLS], EXTPROF_SECTION_DECLS, sizeof(struct extprof_dump_decl),
+			 l->off[SEC_DECLS], ndecls);
+	dump_set_section(&sec[SEC_STRINGS], EXTPROF_SECTION_STRINGS, 1, l->off[SEC_STRINGS],
+			 strings);
+	dump_set_section(&sec[SEC_HIST], EXTPROF_SECTION_HIST_DENSE, sizeof(uint64_t),
+			 l->off[SEC_HIST], (uint64_t)ndecls * EXTPROF_HIST_BUCKETS);
+	dump_set_section(&sec[SEC_CALLERS], EXTPROF_SECTION_CALLERS,
+			 sizeof(struct extprof_dump_caller), l->off[SEC_CALLERS],
+			 (uint64_t)ndecls * meta->caller_slots);
+	/* The magic goes last: a reader never sees a half-made header as valid. */
+	dump_fill_header(m->hdr, meta, worker, l->size);
+}
+
+/*
+ * Create the dump at @path (O_EXCL|O_NOFOLLOW, 0600: never over somebody
+ * else's file), size it, map it and lay out its tables.  Returns 0 or
+ * -errno; on failure nothing is left behind.
+ */
+int dump_create(struct dump_map *m, const char *path, const struct dump_meta *meta,
+		const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker)
+{
+	size_t strings = dump_strings_size(decls, ndecls);
+	struct dump_layout l;
+	char *base;
+	int fd, err;
+
+	memset(m, 0, sizeof(*m));
+	dump_plan_live(&l, ndecls, strings, meta->caller_slots);
+	if (strlen(path) >= sizeof(m->path))
+		return -ENAMETOOLONG;
+
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)l.size) < 0) {
+		err = -errno;
+		goto err_unlink;
+	}
+	base = mmap(NULL, l.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		err = -errno;
+		goto err_unlink;
+	}
+	close(fd);
+	memcpy(m->path, path, strlen(path) + 1);
+	dump_lay_out(m, base, &l, meta, decls, ndecls, worker, strings);
+	return 0;
+
+err_unlink:
+	unlink(path);
+	close(fd);
+	return err;
+}
+
+/* The same tables in anonymous memory: counted, not kept (no usable dir). */
+int dump_create_anonymous(struct dump_map *m, const struct dump_meta *meta,
+			  const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker)
+{
+	size_t strings = dump_strings_size(decls, ndecls);
+	struct dump_layout l;
+	char *base;
+
+	memset(m, 0, sizeof(*m));
+	dump_plan_live(&l, ndecls, strings, meta->caller_slots);
+	base = mmap(NULL, l.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	dump_lay_out(m, base, &l, meta, decls, ndecls, worker, strings);
+	return 0;
+}
+
+/* A small write buffer on the stack: the compact file is written in order. */
+struct dump_writer {
+	int fd;
+	int err;
+	size_t off;
+	size_t fill;
+	char buf[16384];
+};
+
+static void dump_writer_flush(struct dump_writer *w)
+{
+	size_t done = 0;
+
+	while (!w->err && done < w->fill) {
+		ssize_t n = write(w->fd, w->buf + done, w->fill - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			w->err = n < 0 ? -errno : -EIO;
+		else
+			done += (size_t)n;
+	}
+	w->fill = 0;
+}
+
+static void dump_writer_put(struct dump_writer *w, const void *p, size_t n)
+{
+	const char *c = p;
+
+	w->off += n;
+	while (n) {
+		size_t k = sizeof(w->buf) - w->fill;
+
+		if (k > n)
+			k = n;
+		memcpy(w->buf + w->fill, c, k);
+		w->fill += k;
+		c += k;
+		n -= k;
+		if (w->fill == sizeof(w->buf))
+			dump_writer_flush(w);
+	}
+}
+
+static void dump_writer_pad8(struct dump_writer *w)
+{
+	static const char zero[8];
+
+	dump_writer_put(w, zero, ALIGN8(w->off) - w->off);
+}
+
+/*
+ * Rewrite the live dump as a compact one (sparse histogram) beside it and
+ * rename it over the live file: a reader sees one or the other, whole.
+ * Evaluations that other threads finish after the snapshot stay in the old
+ * mapping only; that is the documented cost of a process exiting with
+ * threads still running.
+ */
+int dump_write_compact(const struct dump_map *m, uint32_t extra_flags)
+{
+	struct extprof_dump_section sec[NSEC];
+	struct extprof_dump_header h;
+	struct dump_writer w;
+	char tmp[4096 + 8];
+	uint64_t nsparse = 0;
+	size_t strings_size, o;
+	int err;
+
+	if (!m->base)
+		return -EINVAL;
+	strings_size = (size_t)((const struct extprof_dump_section *)(m->hdr + 1))[SEC_STRINGS].count;
+	for (uint64_t i = 0; i < (uint64_t)m->ndecls * EXTPROF_HIST_BUCKETS; i++)
+		nsparse += m->hist[i] != 0;
+
+	o = ALIGN8(sizeof(h) + sizeof(sec));
+	dump_set_section(&sec[SEC_DECLS], EXTPROF_SECTION_DECLS, sizeof(struct extprof_dump_decl),
+			 o, m->ndecls);
+	o = ALIGN8(o + (size_t)m->ndecls * sizeof(struct extprof_dump_decl));
+	dump_set_section(&sec[SEC_STRINGS], EXTPROF_SECTION_STRINGS, 1, o, strings_size);
+	o = ALIGN8(o + strings_size);
+	dump_set_section(&sec[SEC_HIST], EXTPROF_SECTION_HIST_SPARSE,
+			 sizeof(struct extprof_dump_hist_entry), o, nsparse);
+	o = ALIGN8(o + nsparse * sizeof(struct extprof_dump_hist_entry));
+	dump_set_section(&sec[SEC_CALLERS], EXTPROF_SECTION_CALLERS,
+			 sizeof(struct extprof_dump_caller), o,
+			 (uint64_t)m->ndecls * m->caller_slots);
+	o = ALIGN8(o + (size_t)m->ndecls * m->caller_slots * sizeof(struct extprof_dump_caller));
+
+	memcpy(&h, m->hdr, sizeof(h));
+	h.flags |= EXTPROF_DUMP_F_COMPACT | extra_flags;
+	h.file_size = o;
+
+	memcpy(tmp, m->path, strlen(m->path));
+	memcpy(tmp + strlen(m->path), ".tmp", 5);
+	w.fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (w.fd < 0)
+		return -errno;
+	w.err = 0;
+	w.off = 0;
+	w.fill = 0;
+	dump_writer_put(&w, &h, sizeof(h));
+	dump_writer_put(&w, sec, sizeof(sec));
+	dump_writer_pad8(&w);
+	dump_writer_put(&w, m->decls, (size_t)m->ndecls * sizeof(struct extprof_dump_decl));
+	dump_writer_pad8(&w);
+	dump_writer_put(&w, m->strings, strings_size);
+	dump_writer_pad8(&w);
+	for (uint32_t d = 0; d < m->ndecls; d++) {
+		const uint64_t *row = m->hist + (size_t)d * EXTPROF_HIST_BUCKETS;
+
+		for (uint32_t b = 0; b < EXTPROF_HIST_BUCKETS && nsparse; b++) {
+			struct extprof_dump_hist_entry e = {d, b, row[b]};
+
+			if (!e.count)
+				continue;
+			dump_writer_put(&w, &e, sizeof(e));
+			nsparse--;
+		}
+	}
+	/* Counts that grew while we wrote: keep the section as announced. */
+	while (nsparse--) {
+		struct extprof_dump_hist_entry e = {0, 0, 0};
+
+		dump_writer_put(&w, &e, sizeof(e));
+	}
+	dump_writer_pad8(&w);
+	dump_writer_put(&w, m->callers,
+			(size_t)m->ndecls * m->caller_slots * sizeof(struct extprof_dump_caller));
+	dump_writer_pad8(&w);
+	dump_writer_flush(&w);
+	err = w.err;
+	if (close(w.fd) < 0 && !err)
+		err = -errno;
+	if (!err && rename(tmp, m->path) < 0)
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+void dump_unmap(struct dump_map *m)
+{
+	if (m->base)
+		munmap(m->base, m->size);
+	m->base = NULL;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* dump: one worker's dump file, mapped shared while the process runs. */
+#ifndef EXTPROF_PRELOAD_DUMP_H
+#define EXTPROF_PRELOAD_DUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "extprof/dump.h"
+
+/* What every dump of a process carries: filled once at start-up. */
+struct dump_meta {
+	uint32_t counter;
+	uint32_t counter_flags;
+	char counter_name[64];
+	char counter_unit[16];
+	uint64_t calibration;
+	uint64_t nested_overhead;
+	uint64_t resolution;
+	uint64_t process_id;
+	uint64_t pid;
+	uint64_t ppid;
+	int64_t start_ns;
+	char hostname[64];
+	char cpu_model[128];
+	char kernel[128];
+	char exe_path[512];
+	uint8_t build_id[32];
+	uint32_t build_id_size;
+	uint32_t callers_depth;
+	uint32_t caller_slots; /* CALLERS entries per declaration */
+	uint32_t flags;        /* EXTPROF_DUMP_F_WINDOW, ... */
+	char window[128];
+};
+
+struct dump_decl_info {
+	const char *kind;
+	const char *symbol;
+	const char *object;
+	uint64_t address;
+	uint32_t flags; /* EXTPROF_DECL_F_* */
+};
+
+/* A live dump: pointers into the shared mapping. */
+struct dump_map {
+	void *base;
+	size_t size;
+	struct extprof_dump_header *hdr;
+	struct extprof_dump_decl *decls;
+	uint64_t *hist; /* ndecls * EXTPROF_HIST_BUCKETS, dense */
+	struct extprof_dump_caller *callers; /* ndecls * caller_slots */
+	const char *strings;
+	uint32_t ndecls;
+	uint32_t caller_slots;
+	char path[4096];
+};
+
+size_t dump_size_live(uint32_t ndecls, const struct dump_decl_info *decls, uint32_t caller_slots);
+int dump_create(struct dump_map *m, const char *path, const struct dump_meta *meta,
+		const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker);
+int dump_write_compact(const struct dump_map *m, uint32_t extra_flags);
+int dump_create_anonymous(struct dump_map *m, const struct dump_meta *meta,
+			  const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker);
+void dump_unmap(struct dump_map *m);
+
+#endif

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hooks: turn entries into declarations.  Each entry's pattern is looked up
+ * in the symbol tables of the loaded objects (the executable first, then the
+ * others in load order; with @OBJECT, only the objects whose basename
+ * matches), each function found is patched, and the outcome is summed up in
+ * one line: "hooked 6/7; refused 1: tiny4 is 4 bytes".
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch.h"
+#include "elfsyms.h"
+#include "hooks.h"
+#include "log.h"
+#include "shim.h"
+
+#define HOOKS_REFUSALS_SHOWN 4
+
+struct hooks_tally {
+	unsigned tried;
+	unsigned hooked;
+	unsigned refused;
+	char refusals[1024];
+};
+
+static struct elf_object hooks_objs[ELFOBJ_MAX];
+static int hooks_nobjs;
+
+struct hooks_match {
+	const struct spec_entry *e;
+	const struct elf_object *o;
+	struct hooks_tally *tally;
+	bool window;
+	unsigned found;
+};
+
+static void hooks_refuse(struct hooks_tally *t, const char *symbol, const char *why)
+{
+	size_t used = strlen(t->refusals);
+
+	t->refused++;
+	if (t->refused > HOOKS_REFUSALS_SHOWN)
+		return;
+	snprintf(t->refusals + used, sizeof(t->refusals) - used, "%s%s %s",
+		 t->refused > 1 ? "; " : "", symbol, why);
+}
+
+static int hooks_find_address(uint64_t addr)
+{
+	for (uint32_t i = 0; i < xp.ndecls; i++) {
+		if (xp.decls[i].address == addr)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* Register and patch one function. */
+static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, uint64_t size)
+{
+	struct hooks_tally *t = m->tally;
+	struct xp_decl *d;
+	char why[256];
+	int dup;
+
+	t->tried++;
+	dup = hooks_find_address(addr);
+	if (dup >= 0) {
+		/* an alias, or a second entry naming the same function */
+		if (strcmp(xp.decls[dup].symbol, symbol) || strcmp(xp.decls[dup].kind, m->e->kind)) {
+			snprintf(why, sizeof(why), "is already hooked as %s:%s", xp.decls[dup].kind,
+				 xp.decls[dup].symbol);
+			hooks_refuse(t, symbol, why);
+		} else {
+			t->tried--;
+		}
+		return;
+	}
+	if (xp.ndecls == XP_MAX_DECLS) {
+		hooks_refuse(t, symbol, "is past the limit of declarations");
+		return;
+	}
+	if (!elfobj_in_text(m->o, addr, size)) {
+		hooks_refuse(t, symbol, "is not in an executable segment");
+		return;
+	}
+	d = &xp.decls[xp.ndecls];
+	memset(d, 0, sizeof(*d));
+	snprintf(d->kind, sizeof(d->kind), "%s", m->window ? "window" : m->e->kind);
+	snprintf(d->symbol, sizeof(d->symbol), "%s", symbol);
+	snprintf(d->object, sizeof(d->object), "%s", m->o->name);
+	d->address = addr;
+	d->offset = addr - m->o->base;
+	d->size = size;
+	d->window = m->window;
+	if (arch_hook_function(addr, size, xp.ndecls, &d->stub, why, sizeof(why))) {
+		hooks_refuse(t, symbol, why);
+		return;
+	}
+	if (m->window)
+		xp.window_decl = xp.ndecls;
+	xp.ndecls++;
+	t->hooked++;
+}
+
+static int hooks_visit_symbol(const struct elf_sym *s, void *arg)
+{
+	struct hooks_match *m = arg;
+
+	if (!s->defined || !s->size || s->type != STT_FUNC)
+		return 0;
+	if (fnmatch(m->e->pattern, s->name, 0))
+		return 0;
+	m->found++;
+	hooks_add(m, s->name, m->o->base + s->value, s->size);
+	return 0;
+}
+
+struct hooks_containing {
+	uint64_t value;
+	const char *name;
+	uint64_t size;
+	char buf[256];
+};
+
+static int hooks_visit_containing(const struct elf_sym *s, void *arg)
+{
+	struct hooks_containing *c = arg;
+
+	if (s->defined && s->type == STT_FUNC && s->value == c->value && s->size) {
+		snprintf(c->buf, sizeof(c->buf), "%s", s->name);
+		c->name = c->buf;
+		c->size = s->size;
+		return 1;
+	}
+	return 0;
+}
+
+/* 0xOFFSET from the object's load base: a stripped object's function. */
+static void hooks_add_offset(struct hooks_match *m)
+{
+	struct hooks_containing c = {0, NULL, 0, ""};
+	char *end, name[256];
+	uint64_t addr;
+
+	c.value = strtoull(m->e->pattern, &end, 16);
+	if (*end) {
+		log_msg("hook %s:%s: '%s' is not a hexadecimal offset", m->e->kind, m->e->pattern,
+			m->e->pattern);
+		return;
+	}
+	addr = m->o->base + c.value;
+	elfsym_each(m->o->path, hooks_visit_containing, &c);
+	if (!c.name) {
+		/* No symbol: scan what the segment allows, up to 4 KiB. */
+		snprintf(name, sizeof(name), "%s", m->e->pattern);
+		c.name = name;
+		c.size = addr < m->o->text_hi ? m->o->text_hi - addr : 0;
+		if (c.size > 4096)
+			c.size = 4096;
+	}
+	m->found++;
+	hooks_add(m, c.name, addr, c.size);
+}
+
+static bool hooks_object_matches(const struct spec_entry *e, const struct elf_object *o)
+{
+	if (e->object[0])
+		return !fnmatch(e->object, o->name, 0);
+	return !o->is_shim;
+}
+
+/* Whether some declaration already answers to @e. */
+static bool hooks_find_any(const struct spec_entry *e)
+{
+	for (uint32_t i = 0; i < xp.ndecls; i++) {
+		if (!fnmatch(e->pattern, xp.decls[i].symbol, 0) &&
+		    (!e->object[0] || !fnmatch(e->object, xp.decls[i].object, 0)))
+			return true;
+	}
+	return false;
+}
+
+/* One entry: every object in order; without @OBJECT, the first that has it. */
+static void hooks_resolve(const struct spec_entry *e, struct hooks_tally *tally, bool window)
+{
+	bool any_object = false;
+
+	for (int i = 0; i < hooks_nobjs; i++) {
+		struct hooks_match m = {e, &hooks_objs[i], tally, window, 0};
+
+		if (!hooks_object_matches(e, &hooks_objs[i]))
+			continue;
+		any_object = true;
+		if (!strncmp(e->pattern, "0x", 2))
+			hooks_add_offset(&m);
+		else
+			elfsym_each(hooks_objs[i].path, hooks_visit_symbol, &m);
+		if (m.found && (!e->object[0] || !strncmp(e->pattern, "0x", 2)))
+			return;
+		if (m.found)
+			continue;
+	}
+	if (!any_object)
+		log_msg("hook %s:%s@%s: no loaded object is called %s", e->kind, e->pattern,
+			e->object, e->object);
+	else if (!hooks_find_any(e))
+		log_msg("hook %s:%s%s%s: no function matches", e->kind, e->pattern,
+			e->object[0] ? "@" : "", e->object);
+}
+
+/*
+ * Hook every function the entries name, and the window function.  Returns
+ * the number hooked.
+ */
+int hooks_install(const struct spec_list *list, const char *window)
+{
+	struct hooks_tally tally;
+
+	memset(&tally, 0, sizeof(tally));
+	hooks_nobjs = elfobj_list(hooks_objs, ELFOBJ_MAX);
+	xp.window_decl = UINT32_MAX;
+	if (window && *window) {
+		struct spec_entry w;
+		char *at;
+
+		memset(&w, 0, sizeof(w));
+		strcpy(w.kind, "window");
+		snprintf(w.pattern, sizeof(w.pattern), "%s", window);
+		at = strchr(w.pattern, '@');
+		if (at) {
+			*at = '\0';
+			snprintf(w.object, sizeof(w.object), "%s", at + 1);
+		}
+		hooks_resolve(&w, &tally, true);
+		if (xp.window_decl == UINT32_MAX)
+			log_msg("EXTPROF_WINDOW=%s: not hooked; the window is the whole run", window);
+	}
+	for (int i = 0; i < list->n; i++)
+		hooks_resolve(&list->entries[i], &tally, false);
+
+	if (!tally.tried)
+		return 0;
+	if (tally.refused)
+		log_msg("hooked %u/%u; refused %u: %s%s", tally.hooked, tally.tried, tally.refused,
+			tally.refusals, tally.refused > HOOKS_REFUSALS_SHOWN ? "; ..." : "");
+	else
+		log_msg("hooked %u/%u", tally.hooked, tally.tried);
+	return (int)tally.hooked;
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The shim's shared state.  Everything here is written once, at start-up
+ * while the process is single-threaded, and only read afterwards, except
+ * the per-thread state (struct xp_thread) and the worker pool.
+ */
+#ifndef EXTPROF_PRELOAD_SHIM_H
+#define EXTPROF_PRELOAD_SHIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dump.h"
+
+/* Nothing of the shim's is for the program to see or interpose. */
+#pragma GCC visibility push(hidden)
+
+#define XP_MAX_DECLS 4096
+#define XP_MAX_WORKERS 1024
+
+/* One registered function. */
+struct xp_decl {
+	char kind[32];
+	char symbol[256];
+	char object[256]; /* basename of the ELF object */
+	uint64_t address; /* runtime entry */
+	uint64_t offset;  /* from the object's load base */
+	uint64_t size;
+	void *stub; /* where the patched entry jumps */
+	bool window; /* the window function, not a declaration of the report */
+};
+
+/* A shadow-stack entry: one activation of a hooked function. */
+struct xp_frame {
+	uint64_t ret;    /* the caller's return address, moved off the stack */
+	uint64_t slot;   /* where it was: identifies the activation */
+	uint64_t start;  /* counter at entry, after the hook's own work */
+	uint64_t nested; /* hook overhead of nested evaluations, to subtract */
+	uint32_t idx;
+	uint32_t flags;
+};
+
+#define XP_FRAME_RECURSIVE (1u << 0)
+#define XP_FRAME_UNCOUNTED (1u << 1) /* inherited across fork, or the shim's own */
+#define XP_FRAME_OUTSIDE (1u << 2)   /* no window activation was in progress */
+#define XP_FRAME_WINDOW (1u << 3)    /* an activation of the window function */
+
+struct xp_worker;
+
+/* Per-thread state, in initial-exec TLS: one %fs-relative load away. */
+struct xp_thread {
+	struct xp_worker *worker; /* NULL until the thread's first evaluation */
+	struct xp_frame *stack;   /* shadow stack, mmap'd at the first evaluation */
+	uint32_t depth;
+	uint32_t cap;
+	uint32_t busy;     /* inside the shim's own slow path: do not count */
+	uint32_t released; /* the thread is exiting: no new worker */
+	uint64_t stack_lo; /* the thread's own stack, to tell a sigaltstack apart */
+	uint64_t stack_hi;
+	uint64_t run_start; /* counter when this thread took its worker */
+	/* PMU counters: the perf mmap page and fd of this thread */
+	void *pmu_page;
+	int pmu_fd;
+};
+
+/* A worker: one accumulator and its dump, used by one thread at a time. */
+struct xp_worker {
+	uint32_t state; /* XP_WORKER_FREE / XP_WORKER_TAKEN, changed by CAS */
+	uint32_t index;
+	struct dump_map map; /* map.base NULL: no dump could be made */
+	uint32_t *active;    /* per declaration: activations on the owner thread */
+	struct xp_thread *owner;
+};
+
+#define XP_WORKER_FREE 0u
+#define XP_WORKER_TAKEN 1u
+
+/* The counter, chosen at start-up. */
+struct xp_counter {
+	uint32_t kind; /* enum extprof_counter_kind */
+	uint32_t flags;
+	char name[64];
+	const char *unit;
+	uint64_t var_addr;  /* var: a global's address */
+	int64_t var_tpoff;  /* var: a __thread variable's offset from %fs:0 */
+	bool var_tls;
+};
+
+struct xp_state {
+	bool enabled;  /* at least one function hooked */
+	bool finished; /* the process is exiting: pass calls through */
+	bool calibrating; /* workers count in anonymous memory */
+	uint32_t ndecls;
+	struct xp_decl decls[XP_MAX_DECLS];
+	struct xp_counter counter;
+	struct dump_meta meta;
+	char dir[4096];
+	uint32_t callers;
+	uint32_t nworkers; /* high-water mark */
+	struct xp_worker workers[XP_MAX_WORKERS];
+	uint32_t window_decl; /* UINT32_MAX without a window */
+};
+
+extern struct xp_state xp;
+extern __thread struct xp_thread xp_self __attribute__((tls_model("initial-exec")));
+extern volatile int64_t xp_window_open; /* activations of the window in progress */
+
+/* eval.c: the evaluation path, called from the thunks */
+int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot);
+void xp_eval_exit(uint64_t *slot);
+uint64_t xp_counter_read(void);
+
+/* worker.c */
+int worker_init_pool(void);
+struct xp_worker *worker_acquire(struct xp_thread *t);
+void worker_release_self(void);
+void worker_finish_all(void);
+void worker_reset_after_fork(void);
+void worker_grow_stack(struct xp_thread *t);
+void worker_forget_self(void);
+
+/* counter.c */
+int counter_setup(const char *spec);
+int counter_open_thread(struct xp_thread *t);
+void counter_close_thread(struct xp_thread *t);
+
+/* calibrate.c */
+int calibrate_hook(void);
+
+/* process.c */
+void process_fill_meta(struct dump_meta *meta);
+void process_fill_ids(struct dump_meta *meta);
+int process_make_dir(const char *dir);
+int64_t process_now_ns(void);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/*
+ * spec: read hook entries, KIND:PATTERN[@OBJECT], from EXTPROF_HOOKS (comma
+ * or white-space separated) and EXTPROF_SPEC (a file, one per line, '#'
+ * comments).  A malformed entry is one line naming it and where it stands;
+ * the others still count.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "spec.h"
+
+static bool spec_valid_kind(const char *k)
+{
+	if (!islower((unsigned char)*k))
+		return false;
+	for (k++; *k; k++) {
+		if (!islower((unsigned char)*k) && !isdigit((unsigned char)*k) && *k != '_')
+			return false;
+	}
+	return true;
+}
+
+/* Split one entry in place; "where" names it in a message. */
+static int spec_parse_entry(char *text, struct spec_entry *e, const char *where)
+{
+	char *colon = strchr(text, ':'), *at;
+
+	if (!colon || colon == text || !colon[1]) {
+		log_msg("%s '%s': expected KIND:PATTERN[@OBJECT]", where, text);
+		return -EINVAL;
+	}
+	*colon = '\0';
+	if (!spec_valid_kind(text) || strlen(text) >= sizeof(e->kind)) {
+		log_msg("%s '%s:%s': kind must be [a-z][a-z0-9_]*, at most %zu characters", where,
+			text, colon + 1, sizeof(e->kind) - 1);
+		return -EINVAL;
+	}
+	strcpy(e->kind, text);
+	at = strchr(colon + 1, '@');
+	if (at) {
+		*at++ = '\0';
+		if (!*at || strlen(at) >= sizeof(e->object)) {
+			log_msg("%s '%s:%s@': the object after '@' is missing or too long", where,
+				text, colon + 1);
+			return -EINVAL;
+		}
+		strcpy(e->object, at);
+	} else {
+		e->object[0] = '\0';
+	}
+	if (!colon[1] || strlen(colon + 1) >= sizeof(e->pattern)) {
+		log_msg("%s '%s:': the pattern is missing or too long", where, text);
+		return -EINVAL;
+	}
+	strcpy(e->pattern, colon + 1);
+	return 0;
+}
+
+static bool spec_is_sep(char c)
+{
+	return c == ',' || isspace((unsigned char)c);
+}
+
+/* Add every entry of @text to @list; @origin and @line name where they are. */
+int spec_parse_text(struct spec_list *list, const char *text, const char *origin, int line)
+{
+	int index = 0, bad = 0;
+
+	while (*text) {
+		char buf[sizeof(list->entries[0].pattern) + 64], where[320];
+		size_t n = 0;
+
+		while (*text && spec_is_sep(*text))
+			text++;
+		if (!*text)
+			break;
+		while (text[n] && !spec_is_sep(text[n]))
+			n++;
+		index++;
+		if (line)
+			snprintf(where, sizeof(where), "%s:%d", origin, line);
+		else
+			snprintf(where, sizeof(where), "%s entry %d", origin, index);
+		if (n >= sizeof(buf)) {
+			log_msg("%s: entry too long", where);
+			bad++;
+		} else if (list->n == SPEC_MAX_ENTRIES) {
+			log_msg("%s: more than %d entries; the rest are ignored", where,
+				SPEC_MAX_ENTRIES);
+			return -E2BIG;
+		} else {
+			memcpy(buf, text, n);
+			buf[n] = '\0';
+			if (spec_parse_entry(buf, &list->entries[list->n], where))
+				bad++;
+			else
+				list->n++;
+		}
+		text += n;
+	}
+	return bad ? -EINVAL : 0;
+}
+
+/* EXTPROF_SPEC: read at start-up into a fixed buffer; 1 MiB is plenty. */
+int spec_parse_file(struct spec_list *list, const char *path)
+{
+	static char buf[1 << 20];
+	size_t len = 0;
+	int fd, lineno = 0, err = 0;
+	ssize_t n;
+	char *line;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		log_msg("EXTPROF_SPEC %s: %s", path, strerror(errno));
+		return err;
+	}
+	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	for (line = buf; line && *line;) {
+		char *next = strchr(line, '\n'), *hash;
+
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		if (spec_parse_text(list, line, path, lineno))
+			err = -EINVAL;
+		line = next;
+	}
+	return err;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* spec: the hook entries of EXTPROF_HOOKS and EXTPROF_SPEC. */
+#ifndef EXTPROF_PRELOAD_SPEC_H
+#define EXTPROF_PRELOAD_SPEC_H
+
+#include <stdbool.h>
+
+#define SPEC_MAX_ENTRIES 1024
+
+struct spec_entry {
+	char kind[32];
+	char pattern[256]; /* a symbol, a glob, or 0xOFFSET */
+	char object[256];  /* "" for the default search */
+};
+
+struct spec_list {
+	int n;
+	struct spec_entry entries[SPEC_MAX_ENTRIES];
+};
+
+int spec_parse_text(struct spec_list *list, const char *text, const char *origin, int line);
+int spec_parse_file(struct spec_list *list, const char *path);
+
+#endif

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+/*
+ * worker: the pool of accumulators.  A thread takes a worker at its first
+ * evaluation and gives it back when it exits; a later thread reuses it, so a
+ * pool of W threads leaves W dumps however many threads it created.  Taking
+ * one is a compare-and-swap on its state, once per thread, off the
+ * evaluation path proper; nothing else is shared between threads.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "shim.h"
+
+#define WORKER_STACK_FRAMES (1u << 16)
+
+static pthread_key_t worker_key;
+static bool worker_key_ok;
+
+static void worker_thread_exit(void *arg)
+{
+	(void)arg;
+	worker_release_self();
+}
+
+int worker_init_pool(void)
+{
+	int err = pthread_key_create(&worker_key, worker_thread_exit);
+
+	if (err)
+		return -err;
+	worker_key_ok = true;
+	return 0;
+}
+
+/* The thread's own stack, to tell a sigaltstack handler's frames apart. */
+static void worker_find_stack(struct xp_thread *t)
+{
+	pthread_attr_t attr;
+	size_t size;
+	void *lo;
+
+	t->stack_lo = 0;
+	t->stack_hi = UINT64_MAX;
+	if (pthread_getattr_np(pthread_self(), &attr))
+		return;
+	if (!pthread_attr_getstack(&attr, &lo, &size)) {
+		t->stack_lo = (uint64_t)lo;
+		t->stack_hi = (uint64_t)lo + size;
+	}
+	pthread_attr_destroy(&attr);
+}
+
+static int worker_map_stack(struct xp_thread *t)
+{
+	size_t size = WORKER_STACK_FRAMES * sizeof(struct xp_frame);
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	t->stack = p;
+	t->cap = WORKER_STACK_FRAMES;
+	t->depth = 0;
+	return 0;
+}
+
+/* Deeper than 65536 hooked activations: double the shadow stack. */
+void worker_grow_stack(struct xp_thread *t)
+{
+	size_t old = (size_t)t->cap * sizeof(struct xp_frame);
+	void *p = mremap(t->stack, old, old * 2, MREMAP_MAYMOVE);
+
+	if (p == MAP_FAILED) {
+		log_once(LOG_ONCE_STACK, "shadow stack full at depth %u; deeper calls pass uncounted",
+			 t->depth);
+		return;
+	}
+	t->stack = p;
+	t->cap *= 2;
+}
+
+static int worker_dump_name(char *buf, size_t size, uint32_t index)
+{
+	int n = snprintf(buf, size, "%s/%s.%s.%llu.%016llx.w%03u" EXTPROF_DUMP_SUFFIX, xp.dir,
+			 xp.meta.exe_path[0] ? strrchr(xp.meta.exe_path, '/') + 1 : "unknown",
+			 xp.meta.hostname, (unsigned long long)xp.meta.pid,
+			 (unsigned long long)xp.meta.process_id, index);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static struct dump_decl_info worker_decl_info[XP_MAX_DECLS];
+
+/* A new worker's dump; without one it still counts, in anonymous memory. */
+static int worker_open_dump(struct xp_worker *w)
+{
+	char path[4096];
+	int err;
+
+	for (uint32_t i = 0; i < xp.ndecls; i++) {
+		worker_decl_info[i].kind = xp.decls[i].kind;
+		worker_decl_info[i].symbol = xp.decls[i].symbol;
+		worker_decl_info[i].object = xp.decls[i].object;
+		worker_decl_info[i].address = xp.decls[i].offset;
+		worker_decl_info[i].flags = xp.decls[i].window ? EXTPROF_DECL_F_WINDOW : 0;
+	}
+	if (xp.calibrating)
+		return dump_create_anonymous(&w->map, &xp.meta, worker_decl_info, xp.ndecls,
+					     w->index);
+	err = worker_dump_name(path, sizeof(path), w->index);
+	if (!err)
+		err = dump_create(&w->map, path, &xp.meta, worker_decl_info, xp.ndecls, w->index);
+	if (!err)
+		return 0;
+	log_once(LOG_ONCE_DUMP, "cannot create dumps in %s: %s; counting without them", xp.dir,
+		 strerror(-err));
+	/* Same layout in memory: the counts are made, only not kept. */
+	return dump_create_anonymous(&w->map, &xp.meta, worker_decl_info, xp.ndecls, w->index);
+}
+
+static struct xp_worker *worker_claim(void)
+{
+	for (uint32_t i = 0; i < XP_MAX_WORKERS; i++) {
+		struct xp_worker *w = &xp.workers[i];
+		uint32_t expect = XP_WORKER_FREE;
+
+		if (__atomic_compare_exchange_n(&w->state, &expect, XP_WORKER_TAKEN, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_RELAXED);
+
+			while (n < i + 1 &&
+			       !__atomic_compare_exchange_n(&xp.nworkers, &n, i + 1, false,
+							    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				;
+			return w;
+		}
+	}
+	return NULL;
+}
+
+/* A thread's first evaluation.  Runs under xp_call_preserving(). */
+struct xp_worker *worker_acquire(struct xp_thread *t)
+{
+	struct xp_worker *w;
+
+	if (!t->stack) {
+		if (worker_map_stack(t))
+			return NULL;
+		worker_find_stack(t);
+	}
+	w = worker_claim();
+	if (!w) {
+		log_once(LOG_ONCE_WORKERS, "more than %d threads at once; the others pass uncounted",
+			 XP_MAX_WORKERS);
+		return NULL;
+	}
+	w->index = (uint32_t)(w - xp.workers);
+	if (!w->map.base && worker_open_dump(w)) {
+		__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	if (!w->active) {
+		w->active = mmap(NULL, XP_MAX_DECLS * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (w->active == MAP_FAILED) {
+			w->active = NULL;
+			__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
+			return NULL;
+		}
+	}
+	counter_open_thread(t);
+	w->owner = t;
+	w->map.hdr->threads++;
+	t->run_start = xp_counter_read();
+	t->worker = w;
+	if (worker_key_ok)
+		pthread_setspecific(worker_key, t);
+	return w;
+}
+
+/* Activations still open when their thread or process ends. */
+static void worker_abandon_frames(struct xp_worker *w, struct xp_thread *t)
+{
+	while (t->depth) {
+		const struct xp_frame *f = &t->stack[--t->depth];
+
+		if (f->flags & XP_FRAME_UNCOUNTED)
+			continue;
+		w->active[f->idx]--;
+		w->map.decls[f->idx].abandoned++;
+	}
+}
+
+static void worker_close_run(struct xp_worker *w, struct xp_thread *t)
+{
+	uint64_t now = xp_counter_read();
+
+	if (now > t->run_start)
+		w->map.hdr->run_total += now - t->run_start;
+	t->run_start = now;
+	w->map.hdr->end_ns = process_now_ns();
+}
+
+/* The calling thread is exiting: its worker goes back to the pool. */
+void worker_release_self(void)
+{
+	struct xp_thread *t = &xp_self;
+	struct xp_worker *w = t->worker;
+
+	t->released = 1;
+	if (!w)
+		return;
+	worker_abandon_frames(w, t);
+	worker_close_run(w, t);
+	counter_close_thread(t);
+	w->owner = NULL;
+	t->worker = NULL;
+	__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
+	if (t->stack) {
+		munmap(t->stack, (size_t)t->cap * sizeof(struct xp_frame));
+		t->stack = NULL;
+	}
+}
+
+/* After calibration: the worker and its anonymous counts are dropped. */
+void worker_forget_self(void)
+{
+	struct xp_thread *t = &xp_self;
+	struct xp_worker *w = t->worker;
+
+	if (!w)
+		return;
+	t->depth = 0;
+	counter_close_thread(t);
+	dump_unmap(&w->map);
+	memset(w->active, 0, XP_MAX_DECLS * sizeof(uint32_t));
+	w->owner = NULL;
+	t->worker = NULL;
+	__atomic_store_n(&xp.nworkers, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
+}
+
+/*
+ * A clean exit: close the run of every worker (activations still open on
+ * any thread are abandoned: they never returned) and rewrite each dump
+ * compactly, marked complete.
+ */
+void worker_finish_all(void)
+{
+	uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
+	struct xp_thread *self = &xp_self;
+	int err;
+
+	xp.finished = true;
+	for (uint32_t i = 0; i < n; i++) {
+		struct xp_worker *w = &xp.workers[i];
+		struct xp_thread *t = w->owner;
+
+		if (!w->map.base)
+			continue;
+		if (t == self) {
+			worker_abandon_frames(w, t);
+			worker_close_run(w, t);
+		} else if (t) {
+			/* Another thread still running: count what it has open. */
+			for (uint32_t d = t->depth; d > 0; d--) {
+				const struct xp_frame *f = &t->stack[d - 1];
+
+				if (!(f->flags & XP_FRAME_UNCOUNTED))
+					w->map.decls[f->idx].abandoned++;
+			}
+			worker_close_run(w, t);
+		}
+		w->map.hdr->end_ns = process_now_ns();
+		if (!w->map.path[0])
+			continue;
+		err = dump_write_compact(&w->map, EXTPROF_DUMP_F_COMPLETE);
+		if (err)
+			log_once(LOG_ONCE_DUMP, "cannot finish %s: %s", w->map.path, strerror(-err));
+	}
+}
+
+/*
+ * In a fork child: the parent's dumps are the parent's.  Forget every
+ * worker (their mappings stay, unused, in this copy of the address space)
+ * and keep only the shadow stack, whose inherited activations return
+ * uncounted.
+ */
+void worker_reset_after_fork(void)
+{
+	struct xp_thread *t = &xp_self;
+
+	for (uint32_t i = 0; i < XP_MAX_WORKERS; i++) {
+		struct xp_worker *w = &xp.workers[i];
+
+		if (w->map.base)
+			munmap(w->map.base, w->map.size);
+		memset(&w->map, 0, sizeof(w->map));
+		w->owner = NULL;
+		w->state = XP_WORKER_FREE;
+		if (w->active)
+			memset(w->active, 0, XP_MAX_DECLS * sizeof(uint32_t));
+	}
+	xp.nworkers = 0;
+	for (uint32_t d = 0; d < t->depth; d++)
+		t->stack[d].flags = XP_FRAME_UNCOUNTED;
+	t->worker = NULL;
+	t->pmu_page = NULL;
+	t->pmu_fd = -1;
+}

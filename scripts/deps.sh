@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Install what extprof needs to build and test, from Debian's packages: only
+# what is missing, non-interactively, saying what it installs.  Safe to run
+# again.  Sourced by the other scripts; runnable alone.
+set -euo pipefail
+
+# build: compiler, meson, the x86 decoder, libelf; tests: Criterion, jansson,
+# clang (sanitizers, fuzzing), uftrace (the overhead benchmark).
+EXTPROF_PACKAGES=(
+	gcc
+	clang
+	meson
+	ninja-build
+	pkg-config
+	libelf-dev
+	libzydis-dev
+	uthash-dev
+	libunwind-dev
+	libcriterion-dev
+	libjansson-dev
+	libcairo2-dev
+	libclang-rt-14-dev
+	uftrace
+)
+
+deps_missing() {
+	local p
+	for p in "${EXTPROF_PACKAGES[@]}"; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+			echo "$p"
+		fi
+	done
+}
+
+deps_install() {
+	local missing
+	missing=$(deps_missing)
+	[ -z "$missing" ] && return 0
+	echo "extprof: installing missing packages:" $missing >&2
+	local sudo=""
+	[ "$(id -u)" -ne 0 ] && sudo="sudo"
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get update -qq >&2
+	# shellcheck disable=SC2086
+	$sudo apt-get install -y -qq --no-install-recommends $missing >&2
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	deps_install
+fi
