@@ -44,6 +44,7 @@ struct xp_frame {
 #define XP_FRAME_UNCOUNTED (1u << 1) /* inherited across fork, or the shim's own */
 #define XP_FRAME_OUTSIDE (1u << 2)   /* no window activation was in progress */
 #define XP_FRAME_WINDOW (1u << 3)    /* an activation of the window function */
+#define XP_FRAME_RESTORED (1u << 4)  /* R1 put back in its slot for an unwinder */
 
 struct xp_worker;
 

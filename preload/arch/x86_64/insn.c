@@ -148,6 +148,12 @@ int insn_plan_patch(const uint8_t *code, uint64_t size, uint64_t addr, struct in
 			return -1;
 		plan->nmoved++;
 		off += in.length;
+		if (m->move == INSN_CALL && off < plan->start + INSN_PATCH_SIZE) {
+			/* its return address would land in the int3 bytes */
+			insn_why(why, whylen, "calls at +0x%llx, inside the patched bytes%s", m->offset,
+				 "");
+			return -1;
+		}
 	}
 	plan->length = off - plan->start;
 	return insn_scan_body(&dec, code, size, addr, plan, why, whylen);
@@ -155,8 +161,8 @@ int insn_plan_patch(const uint8_t *code, uint64_t size, uint64_t addr, struct in
 
 size_t insn_relocated_size(const struct insn_plan *plan)
 {
-	/* the longest form, jcc: 2 + 14 bytes; plus the jump back */
-	return (size_t)plan->nmoved * 16 + 14;
+	/* the longest forms, jcc (2 + 14 bytes) and call (20 + 14); the jump back */
+	return (size_t)plan->nmoved * 34 + 14;
 }
 
 static uint8_t *insn_put_abs_jmp(uint8_t *p, uint64_t target)
@@ -171,6 +177,8 @@ static uint8_t *insn_put_abs_jmp(uint8_t *p, uint64_t target)
 long insn_relocate(const struct insn_plan *plan, const uint8_t *code, uint64_t fn_addr,
 		   uint64_t dest_addr, uint8_t *out)
 {
+	uint32_t lo, hi;
+	uint64_t back;
 	uint8_t *p = out;
 
 	for (uint32_t i = 0; i < plan->nmoved; i++) {
@@ -203,17 +211,26 @@ long insn_relocate(const struct insn_plan *plan, const uint8_t *code, uint64_t f
 			p = insn_put_abs_jmp(p, m->target);
 			break;
 		case INSN_CALL:
-			/* call *2(%rip); jmp .+8; .quad target */
-			*p++ = 0xff;
-			*p++ = 0x15;
-			d32 = 2;
-			memcpy(p, &d32, 4);
-			p += 4;
-			*p++ = 0xeb;
-			*p++ = 0x08;
-			memcpy(p, &m->target, 8);
+			/*
+			 * Only ever the last moved instruction (see the plan): the
+			 * callee returns straight into F after the patched bytes,
+			 * so unwinders and backtraces see F, not the stub.
+			 *   lea -8(%rsp),%rsp; movl $lo,(%rsp); movl $hi,4(%rsp)
+			 *   jmp *0(%rip); .quad target
+			 */
+			back = fn_addr + m->offset + m->length;
+			lo = (uint32_t)back;
+			hi = (uint32_t)(back >> 32);
+			memcpy(p, "\x48\x8d\x64\x24\xf8", 5);
+			p += 5;
+			memcpy(p, "\xc7\x04\x24", 3);
+			memcpy(p + 3, &lo, 4);
+			p += 7;
+			memcpy(p, "\xc7\x44\x24\x04", 4);
+			memcpy(p + 4, &hi, 4);
 			p += 8;
-			break;
+			p = insn_put_abs_jmp(p, m->target);
+			return (long)(p - out);
 		}
 	}
 	/* and on into F after the overwritten bytes */
