@@ -7,13 +7,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A function's patch, planned and with its stub built, not yet written. */
+struct arch_hook {
+	uint64_t at;     /* the patch start (after endbr64) */
+	uint32_t length; /* bytes overwritten */
+	void *stub;
+};
+
 /*
- * Patch the function at @addr (@size bytes, from its symbol) so that every
- * call goes through a stub with @idx baked in.  Returns 0 with the stub in
- * *@stub, or -errno with the reason, one short phrase, in @why.
+ * Plan the patch of the function at @addr (@size bytes, from its symbol) so
+ * that every call goes through a stub with @idx baked in.  Returns 0, or
+ * -errno with the reason, one short phrase, in @why.
  */
-int arch_hook_function(uint64_t addr, uint64_t size, uint32_t idx, void **stub, char *why,
-		       size_t whylen);
+int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, struct arch_hook *h, char *why,
+		      size_t whylen);
+int arch_commit_hook(const struct arch_hook *h, char *why, size_t whylen);
 
 /* A stub for one of the shim's own functions, not patched: for calibration. */
 int arch_make_stub(uint64_t fn, uint32_t idx, void **stub);

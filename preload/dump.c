@@ -22,6 +22,9 @@
 
 enum { SEC_DECLS, SEC_STRINGS, SEC_HIST, SEC_CALLERS, NSEC };
 
+/* Room for the names of a declaration added later (a dlopen'ed object's). */
+#define DUMP_LATE_STRING 192
+
 static size_t dump_strings_size(const struct dump_decl_info *decls, uint32_t ndecls)
 {
 	size_t n = 1; /* offset 0 is "" */
@@ -53,13 +56,6 @@ static void dump_plan_live(struct dump_layout *l, uint32_t ndecls, size_t string
 	l->size = o;
 }
 
-size_t dump_size_live(uint32_t ndecls, const struct dump_decl_info *decls, uint32_t caller_slots)
-{
-	struct dump_layout l;
-
-	dump_plan_live(&l, ndecls, dump_strings_size(decls, ndecls), caller_slots);
-	return l.size;
-}
 
 static uint32_t dump_put_string(char *strings, size_t *used, const char *s)
 {
@@ -125,6 +121,7 @@ static void dump_lay_out(struct dump_map *m, char *base, const struct dump_layou
 			 const struct dump_meta *meta, const struct dump_decl_info *decls,
 			 uint32_t ndecls, uint32_t worker, size_t strings)
 {
+	size_t strings_used;
 	struct extprof_dump_section *sec;
 	size_t used = 0;
 	char *str;
@@ -137,6 +134,7 @@ static void dump_lay_out(struct dump_map *m, char *base, const struct dump_layou
 	m->callers = (struct extprof_dump_caller *)(base + l->off[SEC_CALLERS]);
 	m->strings = base + l->off[SEC_STRINGS];
 	m->ndecls = ndecls;
+	m->capacity = ndecls + meta->late_decls;
 	m->caller_slots = meta->caller_slots;
 
 	str = base + l->off[SEC_STRINGS];
@@ -151,7 +149,9 @@ static void dump_lay_out(struct dump_map *m, char *base, const struct dump_layou
 		d->flags = decls[i].flags;
 		d->floor = EXTPROF_FLOOR_NONE;
 	}
-	for (uint32_t i = 0; i < ndecls * meta->caller_slots; i++) {
+	strings_used = used;
+	m->strings_cap = strings;
+	for (uint32_t i = 0; i < m->capacity * meta->caller_slots; i++) {
 		m->callers[i].decl = i / meta->caller_slots;
 		m->callers[i].floor = EXTPROF_FLOOR_NONE;
 	}
@@ -160,7 +160,7 @@ static void dump_lay_out(struct dump_map *m, char *base, const struct dump_layou
 	dump_set_section(&sec[SEC_DECLS], EXTPROF_SECTION_DECLS, sizeof(struct extprof_dump_decl),
 			 l->off[SEC_DECLS], ndecls);
 	dump_set_section(&sec[SEC_STRINGS], EXTPROF_SECTION_STRINGS, 1, l->off[SEC_STRINGS],
-			 strings);
+			 strings_used);
 	dump_set_section(&sec[SEC_HIST], EXTPROF_SECTION_HIST_DENSE, sizeof(uint64_t),
 			 l->off[SEC_HIST], (uint64_t)ndecls * EXTPROF_HIST_BUCKETS);
 	dump_set_section(&sec[SEC_CALLERS], EXTPROF_SECTION_CALLERS,
@@ -178,13 +178,13 @@ static void dump_lay_out(struct dump_map *m, char *base, const struct dump_layou
 int dump_create(struct dump_map *m, const char *path, const struct dump_meta *meta,
 		const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker)
 {
-	size_t strings = dump_strings_size(decls, ndecls);
+	size_t strings = dump_strings_size(decls, ndecls) + meta->late_decls * DUMP_LATE_STRING;
 	struct dump_layout l;
 	char *base;
 	int fd, err;
 
 	memset(m, 0, sizeof(*m));
-	dump_plan_live(&l, ndecls, strings, meta->caller_slots);
+	dump_plan_live(&l, ndecls + meta->late_decls, strings, meta->caller_slots);
 	if (strlen(path) >= sizeof(m->path))
 		return -ENAMETOOLONG;
 
@@ -215,16 +215,48 @@ err_unlink:
 int dump_create_anonymous(struct dump_map *m, const struct dump_meta *meta,
 			  const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker)
 {
-	size_t strings = dump_strings_size(decls, ndecls);
+	size_t strings = dump_strings_size(decls, ndecls) + meta->late_decls * DUMP_LATE_STRING;
 	struct dump_layout l;
 	char *base;
 
 	memset(m, 0, sizeof(*m));
-	dump_plan_live(&l, ndecls, strings, meta->caller_slots);
+	dump_plan_live(&l, ndecls + meta->late_decls, strings, meta->caller_slots);
 	base = mmap(NULL, l.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (base == MAP_FAILED)
 		return -errno;
 	dump_lay_out(m, base, &l, meta, decls, ndecls, worker, strings);
+	return 0;
+}
+
+/*
+ * A declaration registered after the dump was made (a function of an object
+ * dlopen'ed later): written into the room reserved for it, then published by
+ * the section counts.  Returns 0, or -ENOSPC when the room is used up.
+ */
+int dump_append_decl(struct dump_map *m, const struct dump_decl_info *info)
+{
+	struct extprof_dump_section *sec = (struct extprof_dump_section *)(m->hdr + 1);
+	size_t used = (size_t)sec[SEC_STRINGS].count;
+	size_t need = strlen(info->kind) + strlen(info->symbol) + strlen(info->object) + 3;
+	struct extprof_dump_decl *d;
+	char *str = (char *)m->strings;
+
+	if (m->ndecls == m->capacity || used + need > m->strings_cap)
+		return -ENOSPC;
+	d = &m->decls[m->ndecls];
+	d->kind = dump_put_string(str, &used, info->kind);
+	d->symbol = dump_put_string(str, &used, info->symbol);
+	d->object = dump_put_string(str, &used, info->object);
+	d->address = info->address;
+	d->flags = info->flags;
+	d->floor = EXTPROF_FLOOR_NONE;
+	__atomic_store_n(&sec[SEC_STRINGS].count, used, __ATOMIC_RELEASE);
+	m->ndecls++;
+	__atomic_store_n(&sec[SEC_DECLS].count, m->ndecls, __ATOMIC_RELEASE);
+	__atomic_store_n(&sec[SEC_HIST].count, (uint64_t)m->ndecls * EXTPROF_HIST_BUCKETS,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&sec[SEC_CALLERS].count, (uint64_t)m->ndecls * m->caller_slots,
+			 __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -29,6 +29,7 @@ struct dump_meta {
 	uint32_t build_id_size;
 	uint32_t callers_depth;
 	uint32_t caller_slots; /* CALLERS entries per declaration */
+	uint32_t late_decls;   /* room for declarations added later (dlopen) */
 	uint32_t flags;        /* EXTPROF_DUMP_F_WINDOW, ... */
 	char window[128];
 };
@@ -51,16 +52,18 @@ struct dump_map {
 	struct extprof_dump_caller *callers; /* ndecls * caller_slots */
 	const char *strings;
 	uint32_t ndecls;
+	uint32_t capacity; /* declarations the file has room for */
 	uint32_t caller_slots;
+	size_t strings_cap;
 	char path[4096];
 };
 
-size_t dump_size_live(uint32_t ndecls, const struct dump_decl_info *decls, uint32_t caller_slots);
 int dump_create(struct dump_map *m, const char *path, const struct dump_meta *meta,
 		const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker);
 int dump_write_compact(const struct dump_map *m, uint32_t extra_flags);
 int dump_create_anonymous(struct dump_map *m, const struct dump_meta *meta,
 			  const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker);
+int dump_append_decl(struct dump_map *m, const struct dump_decl_info *info);
 void dump_unmap(struct dump_map *m);
 
 #endif

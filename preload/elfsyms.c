@@ -111,7 +111,8 @@ static int elfsym_section(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, elfsym_fn
 }
 
 /*
- * Call @fn for every symbol of the file at @path: .symtab, then .dynsym.
+ * Call @fn for every symbol of the file at @path: .symtab, or .dynsym when
+ * the file is stripped.
  * A non-zero return from @fn stops the walk and is returned.
  */
 int elfsym_each(const char *path, elfsym_fn fn, void *arg)
@@ -130,16 +131,22 @@ int elfsym_each(const char *path, elfsym_fn fn, void *arg)
 		ret = -ENOEXEC;
 		goto out_close;
 	}
+	/* .symtab holds every symbol .dynsym has: read .dynsym only without it */
 	for (int pass = 0; pass < 2 && !ret; pass++) {
 		uint32_t want = pass ? SHT_DYNSYM : SHT_SYMTAB;
+		bool found = false;
 
 		scn = NULL;
 		while ((scn = elf_nextscn(elf, scn)) && !ret) {
 			GElf_Shdr sh;
 
-			if (gelf_getshdr(scn, &sh) && sh.sh_type == want)
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == want) {
+				found = true;
 				ret = elfsym_section(elf, scn, &sh, fn, arg);
+			}
 		}
+		if (found)
+			break;
 	}
 	elf_end(elf);
 out_close:

@@ -107,7 +107,9 @@ int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
 		if (!w || !t->stack)
 			return 1;
 	}
-	if (__builtin_expect(t->busy | xp.finished, 0))
+	/* idx past the worker's table: a declaration added (dlopen) after the
+	 * worker's dump ran out of room for more */
+	if (__builtin_expect(t->busy | xp.finished | (idx >= w->map.ndecls), 0))
 		flags = XP_FRAME_UNCOUNTED;
 	eval_reap_unwound(t, ret, slot);
 	if (__builtin_expect(t->depth == t->cap, 0)) {

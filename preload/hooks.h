@@ -6,5 +6,6 @@
 #include "spec.h"
 
 int hooks_install(const struct spec_list *list, const char *window);
+void hooks_rescan(void);
 
 #endif

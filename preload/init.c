@@ -110,6 +110,7 @@ __attribute__((constructor)) static void init_shim(void)
 		log_msg("EXTPROF_LOG %s: %s; logging to stderr", getenv("EXTPROF_LOG"),
 			strerror(errno));
 	xp.window_decl = UINT32_MAX;
+	pthread_mutex_init(&xp.decls_lock, NULL);
 	if (init_read_hooks())
 		return;
 	init_read_callers();
@@ -124,7 +125,8 @@ __attribute__((constructor)) static void init_shim(void)
 		return;
 	}
 	xp.meta.counter_flags = xp.counter.flags;
-	if (hooks_install(&init_spec, getenv("EXTPROF_WINDOW")) <= 0)
+	/* nothing hooked and nothing that a dlopen could bring: stay out */
+	if (hooks_install(&init_spec, getenv("EXTPROF_WINDOW")) <= 0 && !xp.meta.late_decls)
 		return;
 	arch_seal_code();
 	init_choose_dir();

@@ -9,6 +9,7 @@ enum log_once_id {
 	LOG_ONCE_WORKERS,
 	LOG_ONCE_STACK,
 	LOG_ONCE_PMU,
+	LOG_ONCE_LATE,
 	LOG_ONCE_MAX
 };
 

@@ -7,6 +7,7 @@
 #ifndef EXTPROF_PRELOAD_SHIM_H
 #define EXTPROF_PRELOAD_SHIM_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -100,6 +101,7 @@ struct xp_state {
 	uint32_t nworkers; /* high-water mark */
 	struct xp_worker workers[XP_MAX_WORKERS];
 	uint32_t window_decl; /* UINT32_MAX without a window */
+	pthread_mutex_t decls_lock; /* declarations added after start-up (dlopen) */
 };
 
 extern struct xp_state xp;
@@ -119,6 +121,7 @@ void worker_finish_all(void);
 void worker_reset_after_fork(void);
 void worker_grow_stack(struct xp_thread *t);
 void worker_forget_self(void);
+void worker_add_decl(uint32_t idx);
 
 /* counter.c */
 int counter_setup(const char *spec);

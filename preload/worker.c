@@ -160,9 +160,20 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 		return NULL;
 	}
 	w->index = (uint32_t)(w - xp.workers);
-	if (!w->map.base && worker_open_dump(w)) {
-		__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
-		return NULL;
+	/* The declarations must not grow (dlopen) while a dump is laid out;
+	 * a thread that cannot wait (a signal handler on the thread doing the
+	 * dlopen) passes uncounted this once. */
+	if (!w->map.base) {
+		int err = -EBUSY;
+
+		if (!pthread_mutex_trylock(&xp.decls_lock)) {
+			err = worker_open_dump(w);
+			pthread_mutex_unlock(&xp.decls_lock);
+		}
+		if (err) {
+			__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
+			return NULL;
+		}
 	}
 	if (!w->active) {
 		w->active = mmap(NULL, XP_MAX_DECLS * sizeof(uint32_t), PROT_READ | PROT_WRITE,
@@ -224,6 +235,24 @@ void worker_release_self(void)
 	if (t->stack) {
 		munmap(t->stack, (size_t)t->cap * sizeof(struct xp_frame));
 		t->stack = NULL;
+	}
+}
+
+/* Add declaration @idx to every dump made before it existed. */
+void worker_add_decl(uint32_t idx)
+{
+	uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
+	struct dump_decl_info info = {xp.decls[idx].kind, xp.decls[idx].symbol,
+				      xp.decls[idx].object, xp.decls[idx].offset, 0};
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct xp_worker *w = &xp.workers[i];
+
+		if (!w->map.base || w->map.ndecls > idx)
+			continue;
+		if (w->map.ndecls < idx || dump_append_decl(&w->map, &info))
+			log_once(LOG_ONCE_LATE, "no room left in worker %u's dump for %s:%s; "
+				 "its thread counts it no more", i, info.kind, info.symbol);
 	}
 }
 

@@ -180,14 +180,18 @@ static int patch_write_entry(uint64_t at, uint32_t length, const uint8_t *stub)
 	return 0;
 }
 
-int arch_hook_function(uint64_t addr, uint64_t size, uint32_t idx, void **stubp, char *why,
-		       size_t whylen)
+/*
+ * Plan the patch of the function at @addr and build its stub, with @idx
+ * baked in; nothing of the function is touched yet.  Returns 0, or -errno
+ * with the reason, one short phrase, in @why.
+ */
+int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, struct arch_hook *h, char *why,
+		      size_t whylen)
 {
 	const uint8_t *code = (const uint8_t *)addr;
 	struct insn_plan plan;
 	uint8_t *stub;
 	long n;
-	int err;
 
 	if (insn_plan_patch(code, size, addr, &plan, why, whylen))
 		return -EINVAL;
@@ -203,13 +207,20 @@ int arch_hook_function(uint64_t addr, uint64_t size, uint32_t idx, void **stubp,
 		snprintf(why, whylen, "a rip-relative operand is out of reach of its stub");
 		return -ERANGE;
 	}
-	err = patch_write_entry(addr + plan.start, plan.length, stub);
-	if (err) {
-		snprintf(why, whylen, "cannot write its entry: %s", strerror(-err));
-		return err;
-	}
-	*stubp = stub;
+	h->at = addr + plan.start;
+	h->length = plan.length;
+	h->stub = stub;
 	return 0;
+}
+
+/* Send the function's entry to its stub. */
+int arch_commit_hook(const struct arch_hook *h, char *why, size_t whylen)
+{
+	int err = patch_write_entry(h->at, h->length, h->stub);
+
+	if (err)
+		snprintf(why, whylen, "cannot write its entry: %s", strerror(-err));
+	return err;
 }
 
 /*

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dlopen: objects loaded after start-up.  An entry that names its object
+ * (KIND:PATTERN@OBJECT) is hooked when that object appears.  Patching
+ * happens before dlopen returns, so before the program can have taken an
+ * address in the new object; a thread the object's own constructors
+ * started could run its code meanwhile (docs/limits.md).
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+
+#include "hooks.h"
+#include "shim.h"
+
+typedef void *(*dlopen_fn)(const char *file, int mode);
+
+__attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
+{
+	static dlopen_fn real;
+	void *handle;
+
+	if (!real)
+		real = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+	handle = real(file, mode);
+	if (handle && xp.enabled && !xp.finished) {
+		xp_self.busy++;
+		pthread_mutex_lock(&xp.decls_lock);
+		hooks_rescan();
+		pthread_mutex_unlock(&xp.decls_lock);
+		xp_self.busy--;
+	}
+	return handle;
+}
