@@ -26,6 +26,9 @@ int arch_commit_hook(const struct arch_hook *h, char *why, size_t whylen);
 /* A stub for one of the shim's own functions, not patched: for calibration. */
 int arch_make_stub(uint64_t fn, uint32_t idx, void **stub);
 
+/* Stubs made from now on attribute callers (EXTPROF_CALLERS). */
+void arch_use_callers_thunk(void);
+
 /* Make every stub page read+execute only. */
 void arch_seal_code(void);
 

@@ -319,9 +319,66 @@ static void dump_writer_pad8(struct dump_writer *w)
  * mapping only; that is the documented cost of a process exiting with
  * threads still running.
  */
+/*
+ * The callers with their addresses named by @resolve: a copy whose pcs are
+ * offsets from their objects and whose symbols index names that follow the
+ * strings (from @base on).  In memory mapped here, not malloc'ed.
+ */
+struct dump_named_callers {
+	struct extprof_dump_caller *callers;
+	char *names;
+	size_t names_used;
+	size_t map_size;
+};
+
+static int dump_name_callers(const struct dump_map *m, dump_resolve_fn resolve, size_t base,
+			     struct dump_named_callers *nc)
+{
+	size_t n = (size_t)m->ndecls * m->caller_slots;
+	size_t csize = ALIGN8(n * sizeof(struct extprof_dump_caller));
+	size_t names_cap = n * EXTPROF_CALLERS_MAX_DEPTH * 160 + 1;
+	char *p;
+
+	memset(nc, 0, sizeof(*nc));
+	nc->map_size = csize + names_cap;
+	p = mmap(NULL, nc->map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	nc->callers = (struct extprof_dump_caller *)p;
+	nc->names = p + csize;
+	memcpy(nc->callers, m->callers, n * sizeof(struct extprof_dump_caller));
+	for (size_t i = 0; i < n; i++) {
+		struct extprof_dump_caller *c = &nc->callers[i];
+
+		if (c->depth > EXTPROF_CALLERS_MAX_DEPTH)
+			c->depth = EXTPROF_CALLERS_MAX_DEPTH;
+		for (uint32_t k = 0; k < c->depth; k++) {
+			char name[160];
+			uint64_t off = c->pc[k];
+			size_t len;
+
+			if (resolve(c->pc[k], name, sizeof(name), &off))
+				snprintf(name, sizeof(name), "0x%llx", (unsigned long long)c->pc[k]);
+			len = strlen(name) + 1;
+			memcpy(nc->names + nc->names_used, name, len);
+			c->symbol[k] = (uint32_t)(base + nc->names_used);
+			c->pc[k] = off;
+			nc->names_used += len;
+		}
+	}
+	return 0;
+}
+
 int dump_write_compact(const struct dump_map *m, uint32_t extra_flags)
 {
+	return dump_write_compact_named(m, extra_flags, NULL);
+}
+
+int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
+			     dump_resolve_fn resolve)
+{
 	struct extprof_dump_section sec[NSEC];
+	struct dump_named_callers nc = {m->callers, NULL, 0, 0};
 	struct extprof_dump_header h;
 	struct dump_writer w;
 	char tmp[4096 + 8];
@@ -332,6 +389,11 @@ int dump_write_compact(const struct dump_map *m, uint32_t extra_flags)
 	if (!m->base)
 		return -EINVAL;
 	strings_size = (size_t)((const struct extprof_dump_section *)(m->hdr + 1))[SEC_STRINGS].count;
+	if (resolve && m->caller_slots) {
+		err = dump_name_callers(m, resolve, strings_size, &nc);
+		if (err)
+			return err;
+	}
 	for (uint64_t i = 0; i < (uint64_t)m->ndecls * EXTPROF_HIST_BUCKETS; i++)
 		nsparse += m->hist[i] != 0;
 
@@ -339,8 +401,9 @@ int dump_write_compact(const struct dump_map *m, uint32_t extra_flags)
 	dump_set_section(&sec[SEC_DECLS], EXTPROF_SECTION_DECLS, sizeof(struct extprof_dump_decl),
 			 o, m->ndecls);
 	o = ALIGN8(o + (size_t)m->ndecls * sizeof(struct extprof_dump_decl));
-	dump_set_section(&sec[SEC_STRINGS], EXTPROF_SECTION_STRINGS, 1, o, strings_size);
-	o = ALIGN8(o + strings_size);
+	dump_set_section(&sec[SEC_STRINGS], EXTPROF_SECTION_STRINGS, 1, o,
+			 strings_size + nc.names_used);
+	o = ALIGN8(o + strings_size + nc.names_used);
 	dump_set_section(&sec[SEC_HIST], EXTPROF_SECTION_HIST_SPARSE,
 			 sizeof(struct extprof_dump_hist_entry), o, nsparse);
 	o = ALIGN8(o + nsparse * sizeof(struct extprof_dump_hist_entry));
@@ -356,8 +419,10 @@ int dump_write_compact(const struct dump_map *m, uint32_t extra_flags)
 	memcpy(tmp, m->path, strlen(m->path));
 	memcpy(tmp + strlen(m->path), ".tmp", 5);
 	w.fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (w.fd < 0)
-		return -errno;
+	if (w.fd < 0) {
+		err = -errno;
+		goto out;
+	}
 	w.err = 0;
 	w.off = 0;
 	w.fill = 0;
@@ -367,6 +432,7 @@ int dump_write_compact(const struct dump_map *m, uint32_t extra_flags)
 	dump_writer_put(&w, m->decls, (size_t)m->ndecls * sizeof(struct extprof_dump_decl));
 	dump_writer_pad8(&w);
 	dump_writer_put(&w, m->strings, strings_size);
+	dump_writer_put(&w, nc.names, nc.names_used);
 	dump_writer_pad8(&w);
 	for (uint32_t d = 0; d < m->ndecls; d++) {
 		const uint64_t *row = m->hist + (size_t)d * EXTPROF_HIST_BUCKETS;
@@ -387,7 +453,7 @@ int dump_write_compact(const struct dump_map *m, uint32_t extra_flags)
 		dump_writer_put(&w, &e, sizeof(e));
 	}
 	dump_writer_pad8(&w);
-	dump_writer_put(&w, m->callers,
+	dump_writer_put(&w, nc.callers,
 			(size_t)m->ndecls * m->caller_slots * sizeof(struct extprof_dump_caller));
 	dump_writer_pad8(&w);
 	dump_writer_flush(&w);
@@ -398,6 +464,9 @@ int dump_write_compact(const struct dump_map *m, uint32_t extra_flags)
 		err = -errno;
 	if (err)
 		unlink(tmp);
+out:
+	if (nc.map_size)
+		munmap(nc.callers, nc.map_size);
 	return err;
 }
 

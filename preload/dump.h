@@ -60,7 +60,12 @@ struct dump_map {
 
 int dump_create(struct dump_map *m, const char *path, const struct dump_meta *meta,
 		const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker);
+/* Names a code address: "fn+0x1a@obj", and its offset from the object's base. */
+typedef int (*dump_resolve_fn)(uint64_t pc, char *buf, size_t len, uint64_t *offset);
+
 int dump_write_compact(const struct dump_map *m, uint32_t extra_flags);
+int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
+			     dump_resolve_fn resolve);
 int dump_create_anonymous(struct dump_map *m, const struct dump_meta *meta,
 			  const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker);
 int dump_append_decl(struct dump_map *m, const struct dump_decl_info *info);

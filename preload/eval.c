@@ -12,6 +12,7 @@
  * that as little of the hook as possible lands inside the delta; what
  * remains is the calibration, subtracted by the analyzer once after merging.
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "arch/x86_64/stub_layout.h"
@@ -143,38 +144,95 @@ int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
 	return 0;
 }
 
-static void eval_record(struct xp_worker *w, const struct xp_frame *f, uint64_t delta)
+/* The floor and its hits (see "settled" in docs/floors.md). */
+static void eval_floor(uint64_t *floor, uint64_t *hits, uint64_t delta)
+{
+	if (delta < *floor) {
+		uint64_t margin = extprof_floor_margin(xp.counter.kind, delta);
+
+		*hits = *floor - delta <= margin ? *hits + 1 : 1;
+		*floor = delta;
+	} else if (delta - *floor <= extprof_floor_margin(xp.counter.kind, *floor)) {
+		(*hits)++;
+	}
+}
+
+static bool eval_record(struct xp_worker *w, const struct xp_frame *f, uint64_t delta)
 {
 	struct extprof_dump_decl *d = &w->map.decls[f->idx];
 
 	if (f->flags & XP_FRAME_RECURSIVE) {
 		d->recursive++;
-		return;
+		return false;
 	}
 	if (f->flags & XP_FRAME_OUTSIDE) {
 		d->outside++;
-		return;
+		return false;
 	}
 	d->evaluations++;
 	d->sum += delta;
 	if (delta > d->max)
 		d->max = delta;
-	/* Hits within the margin of the floor: see "settled" in docs/floors.md */
-	if (delta < d->floor) {
-		uint64_t margin = extprof_floor_margin(xp.counter.kind, delta);
-
-		d->floor_hits = d->floor - delta <= margin ? d->floor_hits + 1 : 1;
-		d->floor = delta;
-	} else if (delta - d->floor <= extprof_floor_margin(xp.counter.kind, d->floor)) {
-		d->floor_hits++;
-	}
+	eval_floor(&d->floor, &d->floor_hits, delta);
 	w->map.hist[(uint64_t)f->idx * EXTPROF_HIST_BUCKETS + extprof_hist_bucket(delta)]++;
+	return true;
 }
 
-/* Called by xp_thunk_exit: @slot is where R1 must go back. */
-void xp_eval_exit(uint64_t *slot)
+/* No memcmp here: libc's uses vector registers. */
+static bool eval_same_chain(const uint64_t *a, const uint64_t *b, uint32_t n)
 {
-	uint64_t now = counter_read_inline();
+	for (uint32_t k = 0; k < n; k++) {
+		if (a[k] != b[k])
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The evaluation's chain of callers, in this declaration's slots: the
+ * first free slot takes a new chain, and the last slot is "other", for the
+ * chains that found no room.
+ */
+static void eval_record_caller(struct xp_worker *w, uint32_t idx, const uint64_t *pcs,
+			       uint32_t depth, uint64_t delta)
+{
+	uint32_t nslots = w->map.caller_slots, i;
+	struct extprof_dump_caller *c = &w->map.callers[(uint64_t)idx * nslots];
+
+	for (i = 0; i + 1 < nslots; i++) {
+		if (!c[i].depth) {
+			for (uint32_t k = 0; k < depth; k++)
+				c[i].pc[k] = pcs[k];
+			c[i].depth = depth;
+			break;
+		}
+		if (c[i].depth == depth && eval_same_chain(c[i].pc, pcs, depth))
+			break;
+	}
+	c += i;
+	c->evaluations++;
+	c->sum += delta;
+	eval_floor(&c->floor, &c->floor_hits, delta);
+}
+
+struct eval_callers {
+	const uint64_t *regs;
+	uint64_t ret;
+	uint64_t slot;
+	uint64_t pcs[EXTPROF_CALLERS_MAX_DEPTH];
+	uint32_t depth;
+};
+
+static void eval_slow_callers(void *p)
+{
+	struct eval_callers *a = p;
+
+	a->depth = callers_walk(a->regs, a->ret, a->slot, a->pcs, xp.callers);
+}
+
+/* The exit path; @regs, with callers on, the caller's callee-saved registers. */
+static void eval_exit(uint64_t *slot, const uint64_t *regs, uint64_t now)
+{
 	struct xp_thread *t = &xp_self;
 	struct xp_worker *w = t->worker;
 	struct xp_frame *f;
@@ -200,7 +258,34 @@ void xp_eval_exit(uint64_t *slot)
 	w->active[f->idx]--;
 	if (f->flags & XP_FRAME_WINDOW)
 		__atomic_sub_fetch(&xp_window_open, 1, __ATOMIC_RELAXED);
-	eval_record(w, f, delta);
+	if (eval_record(w, f, delta) && regs && w->map.caller_slots) {
+		struct eval_callers a;
+
+		a.regs = regs;
+		a.ret = f->ret;
+		a.slot = (uint64_t)slot;
+		a.pcs[0] = f->ret;
+		a.depth = 1;
+
+		if (xp.callers > 1) {
+			t->busy = 1;
+			xp_call_preserving(eval_slow_callers, &a);
+			t->busy = 0;
+		}
+		eval_record_caller(w, f->idx, a.pcs, a.depth, delta);
+	}
 	if (t->depth)
 		t->stack[t->depth - 1].nested += f->nested + xp.meta.nested_overhead;
+}
+
+/* Called by xp_thunk_exit: @slot is where R1 must go back. */
+void xp_eval_exit(uint64_t *slot)
+{
+	eval_exit(slot, NULL, counter_read_inline());
+}
+
+/* Called by xp_thunk_exit_callers, with the caller's callee-saved registers. */
+void xp_eval_exit_callers(uint64_t *slot, const uint64_t *regs)
+{
+	eval_exit(slot, regs, counter_read_inline());
 }

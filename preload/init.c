@@ -19,6 +19,9 @@
 #include "shim.h"
 #include "spec.h"
 
+/* Chains kept per declaration and worker; the last slot is "other". */
+#define INIT_CALLER_SLOTS 16
+
 struct xp_state xp;
 static struct spec_list init_spec;
 
@@ -114,6 +117,10 @@ __attribute__((constructor)) static void init_shim(void)
 	if (init_read_hooks())
 		return;
 	init_read_callers();
+	if (xp.callers) {
+		xp.meta.caller_slots = INIT_CALLER_SLOTS;
+		arch_use_callers_thunk();
+	}
 	counter_setup(getenv("EXTPROF_COUNTER"));
 	init_fill_meta();
 	arch_probe_xsave();

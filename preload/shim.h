@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dump.h"
@@ -111,6 +112,7 @@ extern volatile int64_t xp_window_open; /* activations of the window in progress
 /* eval.c: the evaluation path, called from the thunks */
 int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot);
 void xp_eval_exit(uint64_t *slot);
+void xp_eval_exit_callers(uint64_t *slot, const uint64_t *regs);
 uint64_t xp_counter_read(void);
 
 /* worker.c */
@@ -127,6 +129,15 @@ void worker_add_decl(uint32_t idx);
 int counter_setup(const char *spec);
 int counter_open_thread(struct xp_thread *t);
 void counter_close_thread(struct xp_thread *t);
+
+/* callers.c */
+uint32_t callers_walk(const uint64_t *regs, uint64_t ret, uint64_t slot, uint64_t *pcs,
+		      uint32_t depth);
+int callers_resolve(uint64_t pc, char *buf, size_t len, uint64_t *offset);
+
+/* unwind.c */
+void unwind_restore_frames(void);
+void unwind_rehook_frames(uint64_t sp);
 
 /* calibrate.c */
 int calibrate_hook(void);

@@ -27,7 +27,7 @@
 #define XP_EXPORT __attribute__((visibility("default")))
 
 /* Put R1 back in every slot of this thread's activations. */
-static void unwind_restore_all(void)
+void unwind_restore_frames(void)
 {
 	struct xp_thread *t = &xp_self;
 
@@ -45,7 +45,7 @@ static void unwind_restore_all(void)
  * Frames whose slot lies below @sp were unwound; the others are live again
  * and go back through their stubs when they return.
  */
-static void unwind_rehook_above(uint64_t sp)
+void unwind_rehook_frames(uint64_t sp)
 {
 	struct xp_thread *t = &xp_self;
 	struct xp_worker *w = t->worker;
@@ -95,7 +95,7 @@ XP_EXPORT int _Unwind_RaiseException(void *exc)
 {
 	UNWIND_REAL(unwind_raise_fn, _Unwind_RaiseException);
 
-	unwind_restore_all();
+	unwind_restore_frames();
 	return real(exc);
 }
 
@@ -103,7 +103,7 @@ XP_EXPORT int _Unwind_Resume_or_Rethrow(void *exc)
 {
 	UNWIND_REAL(unwind_raise_fn, _Unwind_Resume_or_Rethrow);
 
-	unwind_restore_all();
+	unwind_restore_frames();
 	return real(exc);
 }
 
@@ -111,7 +111,7 @@ XP_EXPORT void _Unwind_Resume(void *exc)
 {
 	UNWIND_REAL(unwind_resume_fn, _Unwind_Resume);
 
-	unwind_restore_all();
+	unwind_restore_frames();
 	real(exc);
 	__builtin_unreachable();
 }
@@ -120,7 +120,7 @@ XP_EXPORT int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg)
 {
 	UNWIND_REAL(unwind_forced_fn, _Unwind_ForcedUnwind);
 
-	unwind_restore_all();
+	unwind_restore_frames();
 	return real(exc, stop, arg);
 }
 
@@ -129,7 +129,7 @@ XP_EXPORT void *__cxa_begin_catch(void *exc)
 	UNWIND_REAL(begin_catch_fn, __cxa_begin_catch);
 
 	/* our caller is the landing pad: its stack pointer is our CFA */
-	unwind_rehook_above((uint64_t)__builtin_frame_address(0) + 16);
+	unwind_rehook_frames((uint64_t)__builtin_frame_address(0) + 16);
 	return real(exc);
 }
 
@@ -138,8 +138,8 @@ XP_EXPORT int backtrace(void **buf, int size)
 	UNWIND_REAL(backtrace_fn, backtrace);
 	int n;
 
-	unwind_restore_all();
+	unwind_restore_frames();
 	n = real(buf, size);
-	unwind_rehook_above(0);
+	unwind_rehook_frames(0);
 	return n;
 }

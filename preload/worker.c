@@ -308,7 +308,7 @@ void worker_finish_all(void)
 		w->map.hdr->end_ns = process_now_ns();
 		if (!w->map.path[0])
 			continue;
-		err = dump_write_compact(&w->map, EXTPROF_DUMP_F_COMPLETE);
+		err = dump_write_compact_named(&w->map, EXTPROF_DUMP_F_COMPLETE, callers_resolve);
 		if (err)
 			log_once(LOG_ONCE_DUMP, "cannot finish %s: %s", w->map.path, strerror(-err));
 	}

@@ -39,7 +39,15 @@
 #define CODEMEM_MAX 1024
 #define NEAR_LIMIT ((uint64_t)0x7fff0000)
 
-extern char xp_thunk_enter[], xp_thunk_exit[];
+extern char xp_thunk_enter[], xp_thunk_exit[], xp_thunk_exit_callers[];
+
+/* The exit thunk new stubs use: the plain one, or the callers' one. */
+static char *patch_exit_thunk = xp_thunk_exit;
+
+void arch_use_callers_thunk(void)
+{
+	patch_exit_thunk = xp_thunk_exit_callers;
+}
 
 struct codemem_chunk {
 	uint8_t *base;
@@ -140,7 +148,7 @@ static void stub_put_call_lit(uint8_t *stub, int at, int lit)
 /* The fixed part of a stub: see stub_layout.h. */
 static void stub_write_head(uint8_t *s, uint32_t idx)
 {
-	uint64_t enter = (uint64_t)xp_thunk_enter, exitp = (uint64_t)xp_thunk_exit;
+	uint64_t enter = (uint64_t)xp_thunk_enter, exitp = (uint64_t)patch_exit_thunk;
 	uint64_t orig = (uint64_t)(s + STUB_ORIG);
 	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
 

@@ -85,6 +85,42 @@ xp_thunk_exit:
 	.size xp_thunk_exit, .-xp_thunk_exit
 
 /*
+ * The exit half when callers are attributed (EXTPROF_CALLERS): the same,
+ * and the callee-saved registers too, which still hold the caller's values
+ * after F returned: with R1 and the slot they let libunwind walk on from
+ * the caller.  regs: rbx, rbp, r12, r13, r14, r15.
+ */
+	.globl xp_thunk_exit_callers
+	.hidden xp_thunk_exit_callers
+	.type xp_thunk_exit_callers, @function
+xp_thunk_exit_callers:
+	.cfi_startproc
+	endbr64
+	SAVE_GPRS
+	push %r15
+	push %r14
+	push %r13
+	push %r12
+	push %rbp
+	push %rbx
+	/* 120 bytes pushed, 8 more to align the call */
+	subq $8, %rsp
+	leaq 136(%rsp), %rdi
+	leaq 8(%rsp), %rsi
+	call xp_eval_exit_callers
+	addq $8, %rsp
+	pop %rbx
+	pop %rbp
+	pop %r12
+	pop %r13
+	pop %r14
+	pop %r15
+	RESTORE_GPRS
+	ret
+	.cfi_endproc
+	.size xp_thunk_exit_callers, .-xp_thunk_exit_callers
+
+/*
  * xp_call_preserving(fn, arg): call a slow path (a thread's first
  * evaluation opens files and maps memory through libc, whose string
  * functions use vector registers) with the whole extended state saved, so

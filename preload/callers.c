@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/*
+ * callers: who called a declaration (EXTPROF_CALLERS=N).  The nearest
+ * caller is the return address the stub already holds; deeper ones come
+ * from libunwind, started from the caller's own registers (its return
+ * address, its stack pointer, and the callee-saved registers the exit thunk
+ * saved), with the hooked frames above given their real return addresses
+ * for the walk.  Slow, and only when asked for.  At a clean exit the
+ * addresses are turned into "function+0xoff" names for the dump.
+ */
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <elf.h>
+#include <libunwind.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include "elfsyms.h"
+#include "shim.h"
+
+/* regs as xp_thunk_exit_callers pushed them */
+enum { CR_RBX, CR_RBP, CR_R12, CR_R13, CR_R14, CR_R15 };
+
+uint32_t callers_walk(const uint64_t *regs, uint64_t ret, uint64_t slot, uint64_t *pcs,
+		      uint32_t depth)
+{
+	unw_context_t uc;
+	unw_cursor_t cursor;
+	uint32_t n = 1;
+
+	pcs[0] = ret;
+	memset(&uc, 0, sizeof(uc));
+	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)ret;
+	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(slot + 8);
+	uc.uc_mcontext.gregs[REG_RBX] = (greg_t)regs[CR_RBX];
+	uc.uc_mcontext.gregs[REG_RBP] = (greg_t)regs[CR_RBP];
+	uc.uc_mcontext.gregs[REG_R12] = (greg_t)regs[CR_R12];
+	uc.uc_mcontext.gregs[REG_R13] = (greg_t)regs[CR_R13];
+	uc.uc_mcontext.gregs[REG_R14] = (greg_t)regs[CR_R14];
+	uc.uc_mcontext.gregs[REG_R15] = (greg_t)regs[CR_R15];
+	unwind_restore_frames();
+	if (!unw_init_local(&cursor, &uc)) {
+		while (n < depth && unw_step(&cursor) > 0) {
+			unw_word_t ip;
+
+			if (unw_get_reg(&cursor, UNW_REG_IP, &ip) || !ip)
+				break;
+			pcs[n++] = ip;
+		}
+	}
+	unwind_rehook_frames(0);
+	return n;
+}
+
+/* The FUNC symbols of one object, sorted, for resolving many addresses. */
+struct callers_table {
+	char path[4096];
+	uint32_t n;
+	uint32_t cap;
+	struct callers_fn {
+		uint64_t start;
+		uint64_t size;
+		char name[112];
+	} *fns;
+};
+
+#define CALLERS_TABLES 16
+static struct callers_table callers_tables[CALLERS_TABLES];
+
+static int callers_count_fn(const struct elf_sym *s, void *arg)
+{
+	struct callers_table *t = arg;
+
+	if (!s->defined || s->type != STT_FUNC)
+		return 0;
+	if (t->fns && t->n < t->cap) {
+		t->fns[t->n].start = s->value;
+		t->fns[t->n].size = s->size ? s->size : 1;
+		snprintf(t->fns[t->n].name, sizeof(t->fns[t->n].name), "%s", s->name);
+	}
+	t->n++;
+	return 0;
+}
+
+static int callers_cmp_fn(const void *a, const void *b)
+{
+	const struct callers_fn *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static struct callers_table *callers_table_for(const char *path)
+{
+	struct callers_table *t;
+	int i;
+
+	for (i = 0; i < CALLERS_TABLES && callers_tables[i].path[0]; i++) {
+		if (!strcmp(callers_tables[i].path, path))
+			return &callers_tables[i];
+	}
+	if (i == CALLERS_TABLES)
+		return NULL;
+	t = &callers_tables[i];
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	elfsym_each(path, callers_count_fn, t);
+	t->cap = t->n;
+	t->n = 0;
+	t->fns = mmap(NULL, (size_t)t->cap * sizeof(*t->fns) + 1, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t->fns == MAP_FAILED) {
+		t->fns = NULL;
+		t->cap = 0;
+		return t;
+	}
+	elfsym_each(path, callers_count_fn, t);
+	if (t->n > t->cap)
+		t->n = t->cap;
+	qsort(t->fns, t->n, sizeof(*t->fns), callers_cmp_fn);
+	return t;
+}
+
+/* The function of @t holding @off: the last one starting at or before it. */
+static const struct callers_fn *callers_find(const struct callers_table *t, uint64_t off)
+{
+	uint32_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (t->fns[mid].start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || off >= t->fns[lo - 1].start + t->fns[lo - 1].size)
+		return NULL;
+	return &t->fns[lo - 1];
+}
+
+/*
+ * "function+0xoff@object" for @pc, and its offset from the object's base.
+ * At exit only: it reads symbol tables.  Returns 0, or -1 if no object
+ * holds @pc.
+ */
+int callers_resolve(uint64_t pc, char *buf, size_t len, uint64_t *offset)
+{
+	const struct callers_table *t;
+	const struct callers_fn *fn = NULL;
+	struct link_map *map = NULL;
+	const char *path, *obj;
+	Dl_info info;
+
+	if (!dladdr1((void *)pc, &info, (void **)&map, RTLD_DL_LINKMAP) || !map)
+		return -1;
+	/* the main program has no name in its link map */
+	path = map->l_name && map->l_name[0] ? map->l_name : xp.meta.exe_path;
+	obj = strrchr(path, '/');
+	obj = obj ? obj + 1 : path;
+	/* from the load bias, as symbol values and declaration addresses are */
+	*offset = pc - (uint64_t)map->l_addr;
+	t = callers_table_for(path);
+	if (t)
+		fn = callers_find(t, *offset);
+	if (fn)
+		snprintf(buf, len, "%s+0x%llx@%s", fn->name,
+			 (unsigned long long)(*offset - fn->start), obj);
+	else if (info.dli_sname && info.dli_saddr)
+		snprintf(buf, len, "%s+0x%llx@%s", info.dli_sname,
+			 (unsigned long long)(pc - (uint64_t)info.dli_saddr), obj);
+	else
+		snprintf(buf, len, "0x%llx@%s", (unsigned long long)*offset, obj);
+	return 0;
+}
