@@ -21,6 +21,7 @@
 
 __thread struct xp_thread xp_self __attribute__((tls_model("initial-exec")));
 volatile int64_t xp_window_open;
+volatile uint64_t xp_window_epoch;
 
 void xp_call_preserving(void (*fn)(void *), void *arg);
 
@@ -131,7 +132,8 @@ int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
 			flags |= XP_FRAME_RECURSIVE;
 		if (idx == xp.window_decl) {
 			flags |= XP_FRAME_WINDOW;
-			__atomic_add_fetch(&xp_window_open, 1, __ATOMIC_RELAXED);
+			if (__atomic_add_fetch(&xp_window_open, 1, __ATOMIC_RELAXED) == 1)
+				__atomic_add_fetch(&xp_window_epoch, 1, __ATOMIC_RELAXED);
 		} else if (xp.window_decl != UINT32_MAX && !xp_window_open) {
 			flags |= XP_FRAME_OUTSIDE;
 		}
@@ -230,6 +232,28 @@ static void eval_slow_callers(void *p)
 	a->depth = callers_walk(a->regs, a->ret, a->slot, a->pcs, xp.callers);
 }
 
+/*
+ * With a window, a thread's share of the run total is the span from its
+ * first to its last evaluation inside each window episode (docs/floors.md).
+ */
+static void eval_window_span(struct xp_thread *t, struct xp_worker *w, uint64_t start,
+			     uint64_t now)
+{
+	uint64_t epoch = xp_window_epoch;
+
+	if (t->win_epoch != epoch) {
+		if (t->win_last > t->win_first)
+			w->map.hdr->run_total += t->win_last - t->win_first;
+		t->win_epoch = epoch;
+		t->win_first = start;
+	}
+	/* the window function itself exits last, with the earliest start */
+	if (start < t->win_first)
+		t->win_first = start;
+	if (now > t->win_last || t->win_last < t->win_first)
+		t->win_last = now;
+}
+
 /* The exit path; @regs, with callers on, the caller's callee-saved registers. */
 static void eval_exit(uint64_t *slot, const uint64_t *regs, uint64_t now)
 {
@@ -258,6 +282,8 @@ static void eval_exit(uint64_t *slot, const uint64_t *regs, uint64_t now)
 	w->active[f->idx]--;
 	if (f->flags & XP_FRAME_WINDOW)
 		__atomic_sub_fetch(&xp_window_open, 1, __ATOMIC_RELAXED);
+	if (xp.window_decl != UINT32_MAX && !(f->flags & XP_FRAME_OUTSIDE))
+		eval_window_span(t, w, f->start, now);
 	if (eval_record(w, f, delta) && regs && w->map.caller_slots) {
 		struct eval_callers a;
 

@@ -61,6 +61,10 @@ struct xp_thread {
 	uint64_t stack_lo; /* the thread's own stack, to tell a sigaltstack apart */
 	uint64_t stack_hi;
 	uint64_t run_start; /* counter when this thread took its worker */
+	/* with a window: this thread's span inside the current window episode */
+	uint64_t win_epoch;
+	uint64_t win_first;
+	uint64_t win_last;
 	/* PMU counters: the perf mmap page and fd of this thread */
 	void *pmu_page;
 	int pmu_fd;
@@ -108,6 +112,7 @@ struct xp_state {
 extern struct xp_state xp;
 extern __thread struct xp_thread xp_self __attribute__((tls_model("initial-exec")));
 extern volatile int64_t xp_window_open; /* activations of the window in progress */
+extern volatile uint64_t xp_window_epoch; /* times the window went from closed to open */
 
 /* eval.c: the evaluation path, called from the thunks */
 int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot);

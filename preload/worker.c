@@ -211,8 +211,14 @@ static void worker_close_run(struct xp_worker *w, struct xp_thread *t)
 {
 	uint64_t now = xp_counter_read();
 
-	if (now > t->run_start)
+	if (xp.window_decl != UINT32_MAX) {
+		/* the thread's last window episode */
+		if (t->win_last > t->win_first)
+			w->map.hdr->run_total += t->win_last - t->win_first;
+		t->win_first = t->win_last = 0;
+	} else if (now > t->run_start) {
 		w->map.hdr->run_total += now - t->run_start;
+	}
 	t->run_start = now;
 	w->map.hdr->end_ns = process_now_ns();
 }
