@@ -207,7 +207,7 @@ static void worker_abandon_frames(struct xp_worker *w, struct xp_thread *t)
 	}
 }
 
-static void worker_close_run(struct xp_worker *w, struct xp_thread *t)
+void worker_close_run(struct xp_worker *w, struct xp_thread *t)
 {
 	uint64_t now = xp_counter_read();
 

@@ -33,7 +33,7 @@
 #define EXTPROF_DUMP_F_COMPLETE (1u << 0)   /* the process finished cleanly */
 #define EXTPROF_DUMP_F_COMPACT (1u << 1)    /* rewritten at exit: sparse histogram */
 #define EXTPROF_DUMP_F_WINDOW (1u << 2)     /* a window function was configured */
-#define EXTPROF_DUMP_F_EXEC (1u << 3)       /* the process exec'd another image */
+#define EXTPROF_DUMP_F_EXEC (1u << 3)       /* the image ended by exec: its counts are whole */
 
 /* header.counter */
 enum extprof_counter_kind {

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+/*
+ * exec: an image that replaces itself ends without exit handlers, so its
+ * dumps would read "did not finish cleanly".  The exec calls a program makes
+ * through the dynamic linker mark them EXEC first (the counts are whole: an
+ * exec'd image finished, by exec) and count the activations in progress as
+ * abandoned; if the exec fails, both are undone and counting goes on.  The
+ * new image is profiled again by the shim it loads.  exec calls made inside
+ * libc (execl and its kin, system, posix_spawn) are not seen: their dumps
+ * stay "incomplete" (docs/limits.md).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define XP_EXPORT __attribute__((visibility("default")))
+
+/* Mark every dump of the process; @on false undoes it. */
+static void exec_mark(bool on)
+{
+	uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
+
+	if (!xp.enabled || xp.finished)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		struct xp_worker *w = &xp.workers[i];
+		struct xp_thread *t = w->owner;
+
+		if (!w->map.base)
+			continue;
+		if (on && t == &xp_self)
+			worker_close_run(w, t); /* harmless if the exec fails */
+		if (on)
+			w->map.hdr->flags |= EXTPROF_DUMP_F_EXEC;
+		else
+			w->map.hdr->flags &= ~EXTPROF_DUMP_F_EXEC;
+		for (uint32_t d = 0; t && d < t->depth; d++) {
+			const struct xp_frame *f = &t->stack[d];
+
+			if (f->flags & XP_FRAME_UNCOUNTED || f->idx >= w->map.ndecls)
+				continue;
+			if (on)
+				w->map.decls[f->idx].abandoned++;
+			else
+				w->map.decls[f->idx].abandoned--;
+		}
+		w->map.hdr->end_ns = process_now_ns();
+	}
+}
+
+static void *exec_real(void **cache, const char *name)
+{
+	void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+
+	if (!fn) {
+		fn = dlsym(RTLD_NEXT, name);
+		__atomic_store_n(cache, fn, __ATOMIC_RELEASE);
+	}
+	return fn;
+}
+
+#define EXEC_WRAP(name, params, args)                                                              \
+	XP_EXPORT int name params                                                                  \
+	{                                                                                          \
+		static void *cache;                                                                \
+		int (*real) params = (int (*) params)exec_real(&cache, #name);                     \
+		int ret, saved;                                                                    \
+                                                                                                   \
+		exec_mark(true);                                                                   \
+		ret = real args;                                                                   \
+		saved = errno;                                                                     \
+		exec_mark(false);                                                                  \
+		errno = saved;                                                                     \
+		return ret;                                                                        \
+	}
+
+EXEC_WRAP(execve, (const char *path, char *const argv[], char *const envp[]), (path, argv, envp))
+EXEC_WRAP(execv, (const char *path, char *const argv[]), (path, argv))
+EXEC_WRAP(execvp, (const char *file, char *const argv[]), (file, argv))
+EXEC_WRAP(execvpe, (const char *file, char *const argv[], char *const envp[]), (file, argv, envp))
+EXEC_WRAP(fexecve, (int fd, char *const argv[], char *const envp[]), (fd, argv, envp))
