@@ -24,6 +24,9 @@ static void exec_mark(bool on)
 
 	if (!xp.enabled || xp.finished)
 		return;
+	/* a vfork child shares our memory and thread: the dumps are the parent's */
+	if ((uint64_t)getpid() != xp.meta.pid)
+		return;
 	for (uint32_t i = 0; i < n; i++) {
 		struct xp_worker *w = &xp.workers[i];
 		struct xp_thread *t = w->owner;
