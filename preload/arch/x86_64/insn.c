@@ -180,12 +180,12 @@ long insn_relocate(const struct insn_plan *plan, const uint8_t *code, uint64_t f
 	uint32_t lo, hi;
 	uint64_t back;
 	uint8_t *p = out;
+	int64_t disp;
+	int32_t d32;
 
 	for (uint32_t i = 0; i < plan->nmoved; i++) {
 		const struct insn_moved *m = &plan->moved[i];
 		uint64_t here = dest_addr + (uint64_t)(p - out);
-		int64_t disp;
-		int32_t d32;
 
 		switch (m->move) {
 		case INSN_COPY:
@@ -233,7 +233,17 @@ long insn_relocate(const struct insn_plan *plan, const uint8_t *code, uint64_t f
 			return (long)(p - out);
 		}
 	}
-	/* and on into F after the overwritten bytes */
-	p = insn_put_abs_jmp(p, fn_addr + plan->start + plan->length);
+	/* and on into F after the overwritten bytes: a direct jmp, the stub
+	 * being near F, unless it is not */
+	back = fn_addr + plan->start + plan->length;
+	disp = (int64_t)(back - (dest_addr + (uint64_t)(p - out) + 5));
+	if (disp == (int32_t)disp) {
+		d32 = (int32_t)disp;
+		*p++ = 0xe9;
+		memcpy(p, &d32, 4);
+		p += 4;
+	} else {
+		p = insn_put_abs_jmp(p, back);
+	}
 	return (long)(p - out);
 }

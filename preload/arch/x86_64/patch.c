@@ -151,11 +151,16 @@ static void stub_write_head(uint8_t *s, uint32_t idx)
 	uint64_t enter = (uint64_t)xp_thunk_enter, exitp = (uint64_t)patch_exit_thunk;
 	uint64_t orig = (uint64_t)(s + STUB_ORIG);
 	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	int32_t rel;
 
 	s[0] = 0x68;
 	memcpy(s + 1, &idx, 4);
 	stub_put_call_lit(s, STUB_CALL_ENTER, STUB_LIT_ENTER);
-	stub_put_call_lit(s, STUB_AFTER_ENTER, STUB_LIT_ORIG);
+	/* nop; call orig: direct, orig being in the stub */
+	s[STUB_AFTER_ENTER] = 0x90;
+	s[STUB_AFTER_ENTER + 1] = 0xe8;
+	rel = STUB_ORIG - STUB_RET;
+	memcpy(s + STUB_AFTER_ENTER + 2, &rel, 4);
 	s[STUB_RET] = 0x48;
 	s[STUB_RET + 1] = 0x83;
 	s[STUB_RET + 2] = 0xec;

@@ -5,18 +5,17 @@
  *
  *   +0   68 ii ii ii ii        push $idx
  *   +5   ff 15 rr rr rr rr     call *enter(%rip)     -> xp_thunk_enter
- *   +11  ff 15 rr rr rr rr     call *orig(%rip)      -> relocated prologue
+ *   +11  90 e8 rr rr rr rr     nop; call orig        -> relocated prologue
  *   +17  48 83 ec 08           sub $8, %rsp          <- R2: F returns here
  *   +21  ff 15 rr rr rr rr     call *exit(%rip)      -> xp_thunk_exit
  *   +27  c3                    ret                   -> R1
  *   +28  cc cc cc cc
  *   +32  .quad xp_thunk_enter
- *   +40  .quad orig
+ *   +40  .quad orig            (read by the thunk's pass-through path)
  *   +48  .quad xp_thunk_exit
  *   +56  orig: f3 0f 1e fa     endbr64 (reached by an indirect call)
  *   +60  the relocated instructions
- *        ff 25 00 00 00 00     jmp *0(%rip)
- *        .quad F + patched bytes
+ *        e9 rr rr rr rr        jmp F + patched bytes (or jmp *0(%rip); .quad)
  */
 #ifndef EXTPROF_STUB_LAYOUT_H
 #define EXTPROF_STUB_LAYOUT_H
