@@ -106,6 +106,10 @@ static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, 
 		hooks_refuse(t, symbol, "is past the limit of declarations");
 		return;
 	}
+	if (dup < 0 && !worker_room_for_decl()) {
+		hooks_refuse(t, symbol, "finds no room left in the dumps already made");
+		return;
+	}
 	d = &fresh;
 	memset(d, 0, sizeof(*d));
 	snprintf(d->kind, sizeof(d->kind), "%s", kind);

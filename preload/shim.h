@@ -129,6 +129,7 @@ void worker_reset_after_fork(void);
 void worker_grow_stack(struct xp_thread *t);
 void worker_forget_self(void);
 void worker_add_decl(uint32_t idx);
+bool worker_room_for_decl(void);
 void worker_close_run(struct xp_worker *w, struct xp_thread *t);
 
 /* counter.c */

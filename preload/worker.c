@@ -160,16 +160,17 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 		return NULL;
 	}
 	w->index = (uint32_t)(w - xp.workers);
-	/* The declarations must not grow (dlopen) while a dump is laid out;
-	 * a thread that cannot wait (a signal handler on the thread doing the
-	 * dlopen) passes uncounted this once. */
+	/*
+	 * The declarations must not grow (dlopen) while a dump is laid out.
+	 * Waiting is safe: the thread holding the lock has its busy flag set,
+	 * so a signal handler on it never gets here (eval.c).
+	 */
 	if (!w->map.base) {
-		int err = -EBUSY;
+		int err;
 
-		if (!pthread_mutex_trylock(&xp.decls_lock)) {
-			err = worker_open_dump(w);
-			pthread_mutex_unlock(&xp.decls_lock);
-		}
+		pthread_mutex_lock(&xp.decls_lock);
+		err = worker_open_dump(w);
+		pthread_mutex_unlock(&xp.decls_lock);
 		if (err) {
 			__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
 			return NULL;
@@ -242,6 +243,24 @@ void worker_release_self(void)
 		munmap(t->stack, (size_t)t->cap * sizeof(struct xp_frame));
 		t->stack = NULL;
 	}
+}
+
+/*
+ * Whether every dump made so far has room for one more declaration: a
+ * process's dumps must all hold the same declarations (the analyzer
+ * refuses a process whose workers disagree).
+ */
+bool worker_room_for_decl(void)
+{
+	uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct xp_worker *w = &xp.workers[i];
+
+		if (w->map.base && w->map.ndecls >= w->map.capacity)
+			return false;
+	}
+	return true;
 }
 
 /* Add declaration @idx to every dump made before it existed. */
