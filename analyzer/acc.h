@@ -28,8 +28,8 @@ struct xp_hist {
 struct xp_acc {
 	uint64_t evaluations;
 	uint64_t floor; /* raw minimum delta; EXTPROF_FLOOR_NONE if none seen */
-	uint64_t hits;  /* evaluations within the margin of floor */
-	uint64_t sum;   /* raw sum of deltas */
+	uint64_t hits;	/* evaluations within the margin of floor */
+	uint64_t sum;	/* raw sum of deltas */
 	uint64_t max;
 	uint64_t recursive;
 	uint64_t abandoned;

@@ -31,24 +31,26 @@ enum {
 	XP_OPT_RUN_FIRST, /* cmd_run's own start here */
 };
 
-#define XP_REPORT_LONGOPTS                                                             \
-	{"format", required_argument, NULL, XP_OPT_FORMAT},                             \
-		{"sort", required_argument, NULL, XP_OPT_SORT},                         \
-		{"stat", required_argument, NULL, XP_OPT_STAT},                         \
-		{"flag-ratio", required_argument, NULL, XP_OPT_FLAG_RATIO},             \
-		{"strict", no_argument, NULL, XP_OPT_STRICT},                           \
-		{"help", no_argument, NULL, XP_OPT_HELP}
+/* clang-format off */
+#define XP_REPORT_LONGOPTS                                                                  \
+	{"format", required_argument, NULL, XP_OPT_FORMAT},                                 \
+	{"sort", required_argument, NULL, XP_OPT_SORT},                                     \
+	{"stat", required_argument, NULL, XP_OPT_STAT},                                     \
+	{"flag-ratio", required_argument, NULL, XP_OPT_FLAG_RATIO},                         \
+	{"strict", no_argument, NULL, XP_OPT_STRICT},                                       \
+	{"help", no_argument, NULL, XP_OPT_HELP}
+/* clang-format on */
 
-#define XP_REPORT_OPTIONS_HELP                                                         \
-	"  --format text|json|csv   output format (default text)\n"                    \
-	"  --sort cost|evaluations|per-eval|observed|name\n"                          \
-	"                           row order (default cost, most expensive first)\n"  \
-	"  --stat min|median|mean   per-evaluation statistic cost is built on\n"       \
-	"                           (default min: the floor)\n"                        \
-	"  --flag-ratio R           flag state-dependent when observed >= cost x (1+R)\n" \
-	"                           (default 0.25)\n"                                  \
-	"  --strict                 a corrupt dump or a process that did not finish\n" \
-	"                           cleanly is an error (default: corrupt files are\n" \
+#define XP_REPORT_OPTIONS_HELP                                                                     \
+	"  --format text|json|csv   output format (default text)\n"                                \
+	"  --sort cost|evaluations|per-eval|observed|name\n"                                       \
+	"                           row order (default cost, most expensive first)\n"              \
+	"  --stat min|median|mean   per-evaluation statistic cost is built on\n"                   \
+	"                           (default min: the floor)\n"                                    \
+	"  --flag-ratio R           flag state-dependent when observed >= cost x (1+R)\n"          \
+	"                           (default 0.25)\n"                                              \
+	"  --strict                 a corrupt dump or a process that did not finish\n"             \
+	"                           cleanly is an error (default: corrupt files are\n"             \
 	"                           skipped with a line each)\n"
 
 /* After getopt_long returned '?': one line naming the bad option. */

@@ -146,8 +146,8 @@ static void dump_bucket(uint32_t decl, uint32_t bucket, uint64_t count)
 {
 	uint64_t lo = extprof_hist_lower(bucket);
 
-	printf("  decl %-4u bucket %-5u [%" PRIu64 ", %" PRIu64 "] %" PRIu64 "\n", decl, bucket,
-	       lo, lo + (extprof_hist_width(bucket) - 1), count);
+	printf("  decl %-4u bucket %-5u [%" PRIu64 ", %" PRIu64 "] %" PRIu64 "\n", decl, bucket, lo,
+	       lo + (extprof_hist_width(bucket) - 1), count);
 }
 
 static void dump_hist(const struct xp_dump *d)
@@ -171,8 +171,8 @@ static void dump_callers(const struct xp_dump *d)
 
 		if (!c->evaluations && !c->depth)
 			continue;
-		printf("  [%" PRIu64 "] decl %u depth %u evaluations %" PRIu64 " floor ", i, c->decl,
-		       c->depth, c->evaluations);
+		printf("  [%" PRIu64 "] decl %u depth %u evaluations %" PRIu64 " floor ", i,
+		       c->decl, c->depth, c->evaluations);
 		if (c->floor == EXTPROF_FLOOR_NONE)
 			fputs("none", stdout);
 		else

@@ -7,7 +7,8 @@
 
 void xp_bad_option(const char *cmd, char **argv)
 {
-	fprintf(stderr, "extprof: %s: unknown option or missing value in '%s' (see extprof %s --help)\n",
+	fprintf(stderr,
+		"extprof: %s: unknown option or missing value in '%s' (see extprof %s --help)\n",
 		cmd, argv[optind - 1], cmd);
 }
 

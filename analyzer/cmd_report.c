@@ -67,7 +67,8 @@ static int report_parse(int argc, char **argv, struct xp_report_opts *o)
 		}
 	}
 	if (optind == argc) {
-		fputs("extprof: report: name a dump directory or file (see extprof report --help)\n",
+		fputs("extprof: report: name a dump directory or file (see extprof report "
+		      "--help)\n",
 		      stderr);
 		return -1;
 	}

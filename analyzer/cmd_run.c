@@ -14,8 +14,7 @@
 #include "run.h"
 
 /* Report this run's dumps: an exit status for the report alone. */
-static int run_report(const struct xp_run_opts *o, const char *dir,
-		      const struct xp_names *before)
+static int run_report(const struct xp_run_opts *o, const char *dir, const struct xp_names *before)
 {
 	struct xp_names fresh;
 	struct xp_load l;
@@ -27,14 +26,16 @@ static int run_report(const struct xp_run_opts *o, const char *dir,
 		return XP_EXIT_BAD;
 	}
 	if (!fresh.n) {
-		fprintf(stderr, "extprof: %s: this run left no dumps (nothing hooked was called, or the shim was not loaded)\n",
+		fprintf(stderr,
+			"extprof: %s: this run left no dumps (nothing hooked was called, or the "
+			"shim was not loaded)\n",
 			dir);
 		xp_names_free(&fresh);
 		return o->report.strict ? XP_EXIT_BAD : 0;
 	}
 	xp_load_init(&l, o->report.strict);
 	status = xp_load_names(&l, dir, &fresh, &e) ? (xp_err_print(&e), XP_EXIT_BAD)
-						     : xp_report_emit(&l, &o->report);
+						    : xp_report_emit(&l, &o->report);
 	xp_load_free(&l);
 	xp_names_free(&fresh);
 	return status;

@@ -10,11 +10,11 @@
 
 #define HDR_OFF(field) ((uint64_t)offsetof(struct extprof_dump_header, field))
 
-#define KNOWN_FLAGS                                                                    \
-	(EXTPROF_DUMP_F_COMPLETE | EXTPROF_DUMP_F_COMPACT | EXTPROF_DUMP_F_WINDOW |     \
+#define KNOWN_FLAGS                                                                                \
+	(EXTPROF_DUMP_F_COMPLETE | EXTPROF_DUMP_F_COMPACT | EXTPROF_DUMP_F_WINDOW |                \
 	 EXTPROF_DUMP_F_EXEC)
-#define KNOWN_COUNTER_FLAGS                                                            \
-	(EXTPROF_COUNTER_F_DETERMINISTIC | EXTPROF_COUNTER_F_THREAD_LOCAL |             \
+#define KNOWN_COUNTER_FLAGS                                                                        \
+	(EXTPROF_COUNTER_F_DETERMINISTIC | EXTPROF_COUNTER_F_THREAD_LOCAL |                        \
 	 EXTPROF_COUNTER_F_RDPMC | EXTPROF_COUNTER_F_CALIBRATION_SETTLED)
 
 static int check_identity(const struct xp_dump *d, struct xp_err *e)
@@ -37,7 +37,8 @@ static int check_identity(const struct xp_dump *d, struct xp_err *e)
 				 sizeof(*h));
 	if (h->byte_order == __builtin_bswap32(EXTPROF_DUMP_BYTE_ORDER))
 		return xp_err_at(e, d->path, HDR_OFF(byte_order),
-				 "written in the other byte order (big-endian); this extprof reads little-endian dumps");
+				 "written in the other byte order (big-endian); this extprof reads "
+				 "little-endian dumps");
 	if (h->byte_order != EXTPROF_DUMP_BYTE_ORDER)
 		return xp_err_at(e, d->path, HDR_OFF(byte_order), "bad byte order mark 0x%08x",
 				 h->byte_order);
@@ -67,8 +68,7 @@ static int check_sizes(const struct xp_dump *d, struct xp_err *e)
 		return xp_err_at(e, d->path, HDR_OFF(nsections),
 				 "nsections %u out of range (1..%u)", h->nsections,
 				 EXTPROF_DUMP_MAX_SECTIONS);
-	if (h->header_size + (uint64_t)h->nsections * sizeof(struct extprof_dump_section) >
-	    d->size)
+	if (h->header_size + (uint64_t)h->nsections * sizeof(struct extprof_dump_section) > d->size)
 		return xp_err_at(e, d->path, h->header_size,
 				 "section table of %u entries runs past the end of the file",
 				 h->nsections);
@@ -81,11 +81,15 @@ struct fixed_str {
 	size_t size;
 };
 
-#define FIXED(f) {#f, offsetof(struct extprof_dump_header, f), sizeof(((struct extprof_dump_header *)0)->f)}
+#define FIXED(f)                                                                                   \
+	{                                                                                          \
+#f, offsetof(struct extprof_dump_header, f),                                       \
+			sizeof(((struct extprof_dump_header *)0)->f)                               \
+	}
 
 static const struct fixed_str fixed_strs[] = {
 	FIXED(counter_name), FIXED(counter_unit), FIXED(hostname), FIXED(cpu_model),
-	FIXED(kernel),       FIXED(exe_path),     FIXED(window),
+	FIXED(kernel),	     FIXED(exe_path),	  FIXED(window),
 };
 
 static int check_strings(const struct xp_dump *d, struct xp_err *e)
@@ -94,8 +98,8 @@ static int check_strings(const struct xp_dump *d, struct xp_err *e)
 		const struct fixed_str *f = &fixed_strs[i];
 
 		if (!memchr(d->buf + f->off, '\0', f->size))
-			return xp_err_at(e, d->path, f->off, "header field %s is not NUL-terminated",
-					 f->name);
+			return xp_err_at(e, d->path, f->off,
+					 "header field %s is not NUL-terminated", f->name);
 	}
 	return 0;
 }

@@ -53,7 +53,8 @@ static int check_one(const struct xp_dump *d, uint32_t i, uint64_t table_end, st
 	if (__builtin_mul_overflow(s->count, (uint64_t)s->entry_size, &bytes) ||
 	    __builtin_add_overflow(s->offset, bytes, &end) || end > d->size)
 		return xp_err_at(e, d->path, SEC_OFF(i, count),
-				 "section %u (%s): %llu entries at offset %llu run past the end of the file (%zu bytes)",
+				 "section %u (%s): %llu entries at offset %llu run past the end of "
+				 "the file (%zu bytes)",
 				 i, sec_types[s->type].name, (unsigned long long)s->count,
 				 (unsigned long long)s->offset, d->size);
 	return 0;
@@ -127,12 +128,11 @@ static int check_present(const struct xp_dump *d, const int *seen, struct xp_err
 	bool compact = d->hdr->flags & EXTPROF_DUMP_F_COMPACT;
 
 	if (!seen[EXTPROF_SECTION_DECLS] || !seen[EXTPROF_SECTION_STRINGS] || hist != 1)
-		return xp_err_at(e, d->path, table,
-				 "section table lacks %s",
-				 !seen[EXTPROF_SECTION_DECLS]     ? "the DECLS section"
+		return xp_err_at(e, d->path, table, "section table lacks %s",
+				 !seen[EXTPROF_SECTION_DECLS]	  ? "the DECLS section"
 				 : !seen[EXTPROF_SECTION_STRINGS] ? "the STRINGS section"
-				 : hist			  ? "a single histogram (has two)"
-							  : "a histogram section");
+				 : hist				  ? "a single histogram (has two)"
+								  : "a histogram section");
 	if (compact != (seen[EXTPROF_SECTION_HIST_SPARSE] == 1))
 		return xp_err_at(e, d->path, offsetof(struct extprof_dump_header, flags),
 				 "flags say %s but the histogram is %s",
@@ -144,11 +144,12 @@ static int check_present(const struct xp_dump *d, const int *seen, struct xp_err
 		dense = &d->sections[i];
 		if (dense->type == EXTPROF_SECTION_HIST_DENSE &&
 		    dense->count != d->ndecls * EXTPROF_HIST_BUCKETS)
-			return xp_err_at(e, d->path, SEC_OFF(i, count),
-					 "HIST_DENSE has %llu buckets, expected %llu (%llu declarations)",
-					 (unsigned long long)dense->count,
-					 (unsigned long long)(d->ndecls * EXTPROF_HIST_BUCKETS),
-					 (unsigned long long)d->ndecls);
+			return xp_err_at(
+				e, d->path, SEC_OFF(i, count),
+				"HIST_DENSE has %llu buckets, expected %llu (%llu declarations)",
+				(unsigned long long)dense->count,
+				(unsigned long long)(d->ndecls * EXTPROF_HIST_BUCKETS),
+				(unsigned long long)d->ndecls);
 	}
 	return 0;
 }

@@ -41,8 +41,8 @@ static bool kind_ok(const char *k)
 	return true;
 }
 
-#define DECL_OFF(i, f)                                                                  \
-	(base + (uint64_t)(i) * sizeof(struct extprof_dump_decl) +                      \
+#define DECL_OFF(i, f)                                                                             \
+	(base + (uint64_t)(i) * sizeof(struct extprof_dump_decl) +                                 \
 	 offsetof(struct extprof_dump_decl, f))
 
 static int check_decl(const struct xp_dump *d, uint64_t i, uint64_t base, struct xp_err *e)
@@ -50,17 +50,20 @@ static int check_decl(const struct xp_dump *d, uint64_t i, uint64_t base, struct
 	const struct extprof_dump_decl *x = &d->decls[i];
 
 	if (!xp_dump_str_ok(d, x->kind))
-		return xp_err_at(e, d->path, DECL_OFF(i, kind),
-				 "decls[%llu].kind: string offset %u outside STRINGS or unterminated",
-				 (unsigned long long)i, x->kind);
+		return xp_err_at(
+			e, d->path, DECL_OFF(i, kind),
+			"decls[%llu].kind: string offset %u outside STRINGS or unterminated",
+			(unsigned long long)i, x->kind);
 	if (!xp_dump_str_ok(d, x->symbol))
-		return xp_err_at(e, d->path, DECL_OFF(i, symbol),
-				 "decls[%llu].symbol: string offset %u outside STRINGS or unterminated",
-				 (unsigned long long)i, x->symbol);
+		return xp_err_at(
+			e, d->path, DECL_OFF(i, symbol),
+			"decls[%llu].symbol: string offset %u outside STRINGS or unterminated",
+			(unsigned long long)i, x->symbol);
 	if (!xp_dump_str_ok(d, x->object))
-		return xp_err_at(e, d->path, DECL_OFF(i, object),
-				 "decls[%llu].object: string offset %u outside STRINGS or unterminated",
-				 (unsigned long long)i, x->object);
+		return xp_err_at(
+			e, d->path, DECL_OFF(i, object),
+			"decls[%llu].object: string offset %u outside STRINGS or unterminated",
+			(unsigned long long)i, x->object);
 	if (!kind_ok(xp_dump_str(d, x->kind)))
 		return xp_err_at(e, d->path, DECL_OFF(i, kind),
 				 "decls[%llu].kind is not a kind name ([a-z][a-z0-9_]*)",
@@ -146,10 +149,10 @@ int xp_dump_check_hist(const struct xp_dump *d, struct xp_err *e)
 		if (!h->count)
 			continue;
 		if (h->decl >= d->ndecls)
-			return xp_err_at(e, d->path, at + offsetof(struct extprof_dump_hist_entry, decl),
-					 "hist[%llu].decl %u out of range (%llu declarations)",
-					 (unsigned long long)i, h->decl,
-					 (unsigned long long)d->ndecls);
+			return xp_err_at(
+				e, d->path, at + offsetof(struct extprof_dump_hist_entry, decl),
+				"hist[%llu].decl %u out of range (%llu declarations)",
+				(unsigned long long)i, h->decl, (unsigned long long)d->ndecls);
 		if (h->bucket >= EXTPROF_HIST_BUCKETS)
 			return xp_err_at(e, d->path,
 					 at + offsetof(struct extprof_dump_hist_entry, bucket),
@@ -168,20 +171,22 @@ int xp_dump_check_callers(const struct xp_dump *d, struct xp_err *e)
 		uint64_t at = base + i * sizeof(*c);
 
 		if (c->decl >= d->ndecls)
-			return xp_err_at(e, d->path, at + offsetof(struct extprof_dump_caller, decl),
-					 "callers[%llu].decl %u out of range (%llu declarations)",
-					 (unsigned long long)i, c->decl,
-					 (unsigned long long)d->ndecls);
+			return xp_err_at(
+				e, d->path, at + offsetof(struct extprof_dump_caller, decl),
+				"callers[%llu].decl %u out of range (%llu declarations)",
+				(unsigned long long)i, c->decl, (unsigned long long)d->ndecls);
 		if (c->depth > EXTPROF_CALLERS_MAX_DEPTH)
-			return xp_err_at(e, d->path, at + offsetof(struct extprof_dump_caller, depth),
-					 "callers[%llu].depth %u larger than %u",
-					 (unsigned long long)i, c->depth, EXTPROF_CALLERS_MAX_DEPTH);
+			return xp_err_at(
+				e, d->path, at + offsetof(struct extprof_dump_caller, depth),
+				"callers[%llu].depth %u larger than %u", (unsigned long long)i,
+				c->depth, EXTPROF_CALLERS_MAX_DEPTH);
 		for (uint32_t k = 0; k < c->depth; k++)
 			if (!xp_dump_str_ok(d, c->symbol[k]))
 				return xp_err_at(e, d->path,
 						 at + offsetof(struct extprof_dump_caller, symbol) +
 							 k * sizeof(uint32_t),
-						 "callers[%llu].symbol[%u]: string offset %u outside STRINGS or unterminated",
+						 "callers[%llu].symbol[%u]: string offset %u "
+						 "outside STRINGS or unterminated",
 						 (unsigned long long)i, k, c->symbol[k]);
 	}
 	return 0;

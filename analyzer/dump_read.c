@@ -13,8 +13,7 @@
 
 #include "dump_read.h"
 
-static int dump_open(int dirfd, const char *name, const char *path, bool nofollow,
-		     struct xp_err *e)
+static int dump_open(int dirfd, const char *name, const char *path, bool nofollow, struct xp_err *e)
 {
 	/* O_NONBLOCK: opening a FIFO planted in the directory must not hang. */
 	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0);
@@ -23,14 +22,13 @@ static int dump_open(int dirfd, const char *name, const char *path, bool nofollo
 	if (fd >= 0)
 		return fd;
 	if (errno == ELOOP && nofollow)
-		return xp_err_set(e, -ELOOP,
-				  "%s: is a symbolic link; links inside a directory are not followed",
-				  path);
+		return xp_err_set(
+			e, -ELOOP,
+			"%s: is a symbolic link; links inside a directory are not followed", path);
 	return xp_err_set(e, -errno, "%s: %s", path, strerror(errno));
 }
 
-static int dump_slurp(int fd, const char *path, unsigned char **out, size_t *size,
-		      struct xp_err *e)
+static int dump_slurp(int fd, const char *path, unsigned char **out, size_t *size, struct xp_err *e)
 {
 	unsigned char *buf, extra;
 	struct stat st;
@@ -42,8 +40,8 @@ static int dump_slurp(int fd, const char *path, unsigned char **out, size_t *siz
 	if (!S_ISREG(st.st_mode))
 		return xp_err_set(e, -EINVAL, "%s: not a regular file", path);
 	if ((unsigned long long)st.st_size > XP_DUMP_MAX_SIZE)
-		return xp_err_at(e, path, XP_DUMP_MAX_SIZE, "file too large for a dump (%lld bytes)",
-				 (long long)st.st_size);
+		return xp_err_at(e, path, XP_DUMP_MAX_SIZE,
+				 "file too large for a dump (%lld bytes)", (long long)st.st_size);
 	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
 	if (!buf)
 		return xp_err_set(e, -ENOMEM, "%s: out of memory", path);
@@ -66,8 +64,8 @@ static int dump_slurp(int fd, const char *path, unsigned char **out, size_t *siz
 	return 0;
 }
 
-int xp_dump_read(struct xp_dump *d, int dirfd, const char *name, const char *path,
-		 bool nofollow, struct xp_err *e)
+int xp_dump_read(struct xp_dump *d, int dirfd, const char *name, const char *path, bool nofollow,
+		 struct xp_err *e)
 {
 	unsigned char *buf = NULL;
 	size_t size = 0;
@@ -84,8 +82,7 @@ int xp_dump_read(struct xp_dump *d, int dirfd, const char *name, const char *pat
 	return xp_dump_parse(d, buf, size, path, e);
 }
 
-int xp_dump_parse(struct xp_dump *d, void *buf, size_t size, const char *path,
-		  struct xp_err *e)
+int xp_dump_parse(struct xp_dump *d, void *buf, size_t size, const char *path, struct xp_err *e)
 {
 	int err;
 

@@ -40,12 +40,20 @@ struct xp_dump {
  * it.  @nofollow refuses a symbolic link.  @path is what messages call it.
  * 0, or -errno with @e describing the defect.
  */
-int xp_dump_read(struct xp_dump *d, int dirfd, const char *name, const char *path,
-		 bool nofollow, struct xp_err *e);
+int xp_dump_read(struct xp_dump *d, int dirfd, const char *name, const char *path, bool nofollow,
+		 struct xp_err *e);
+
+/*
+ * Did the image that wrote @h end cleanly: an exit (COMPLETE), or an exec
+ * (EXEC: its counts are whole, the new image writes dumps of its own)?
+ */
+static inline bool xp_dump_finished(const struct extprof_dump_header *h)
+{
+	return h->flags & (EXTPROF_DUMP_F_COMPLETE | EXTPROF_DUMP_F_EXEC);
+}
 
 /* Validate @size bytes at @buf, which @d takes over (freed by xp_dump_free). */
-int xp_dump_parse(struct xp_dump *d, void *buf, size_t size, const char *path,
-		  struct xp_err *e);
+int xp_dump_parse(struct xp_dump *d, void *buf, size_t size, const char *path, struct xp_err *e);
 
 void xp_dump_free(struct xp_dump *d);
 

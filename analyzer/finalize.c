@@ -49,13 +49,41 @@ static int finalize_hist(struct xp_vhist *out, const struct xp_acc *acc, uint64_
 	return 0;
 }
 
-int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration)
+/*
+ * Merging keeps the hits of the lower floor only, so workers whose floors
+ * differ by less than the margin lose each other's hits.  The merged
+ * histogram knows better: every evaluation in a bucket that lies wholly
+ * within the margin of the merged floor is a hit.  That count is a lower
+ * bound (a bucket straddling the margin is left out), so the larger of the
+ * two is still a count of evaluations that really were within the margin.
+ */
+static uint64_t hits_in_hist(const struct xp_acc *acc, uint32_t counter)
 {
+	uint64_t limit, n = 0;
+
+	if (acc->floor == EXTPROF_FLOOR_NONE)
+		return 0;
+	limit = xp_sat_add(acc->floor, extprof_floor_margin(counter, acc->floor));
+	for (size_t i = 0; i < acc->hist.n; i++) {
+		uint32_t b = acc->hist.bins[i].bucket;
+
+		if (extprof_hist_lower(b) + (extprof_hist_width(b) - 1) > limit)
+			break;
+		n = xp_sat_add(n, acc->hist.bins[i].count);
+	}
+	return n;
+}
+
+int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration,
+		uint32_t counter)
+{
+	uint64_t near = hits_in_hist(acc, counter);
+
 	memset(out, 0, sizeof(*out));
 	out->evaluations = acc->evaluations;
 	out->floor = acc->floor == EXTPROF_FLOOR_NONE ? EXTPROF_FLOOR_NONE
 						      : sub_clamp(acc->floor, calibration);
-	out->hits = acc->hits;
+	out->hits = acc->hits > near ? acc->hits : near;
 	out->observed = sub_clamp(acc->sum, xp_sat_mul(calibration, acc->evaluations));
 	out->recursive = acc->recursive;
 	out->abandoned = acc->abandoned;

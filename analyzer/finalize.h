@@ -25,8 +25,8 @@ struct xp_vhist {
 
 struct xp_fin {
 	uint64_t evaluations;
-	uint64_t floor; /* max(0, floor - calibration); EXTPROF_FLOOR_NONE if none seen */
-	uint64_t hits;
+	uint64_t floor;	   /* max(0, floor - calibration); EXTPROF_FLOOR_NONE if none seen */
+	uint64_t hits;	   /* evaluations within the margin of floor (see xp_finalize) */
 	uint64_t observed; /* max(0, sum - calibration * evaluations) */
 	uint64_t recursive;
 	uint64_t abandoned;
@@ -35,10 +35,13 @@ struct xp_fin {
 };
 
 /*
- * Finalize one process's fully merged collect @acc with its @calibration.
- * Not idempotent: never apply it to a partial merge.  0 or -ENOMEM.
+ * Finalize one process's fully merged collect @acc with its @calibration,
+ * measured with @counter (enum extprof_counter_kind: it sets the margin of
+ * "settled").  Not idempotent: never apply it to a partial merge.  0 or
+ * -ENOMEM.
  */
-int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration);
+int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration,
+		uint32_t counter);
 
 /*
  * Combine two finalized processes: floor = min (hits of the lower, added

@@ -30,8 +30,8 @@ void xp_load_free(struct xp_load *l)
 	xp_procset_free(&l->set);
 }
 
-static int load_one(struct xp_load *l, int dirfd, const char *name, const char *path,
-		    bool nofollow, struct xp_err *e)
+static int load_one(struct xp_load *l, int dirfd, const char *name, const char *path, bool nofollow,
+		    struct xp_err *e)
 {
 	struct xp_dump d;
 	int err = xp_dump_read(&d, dirfd, name, path, nofollow, e);
@@ -43,9 +43,10 @@ static int load_one(struct xp_load *l, int dirfd, const char *name, const char *
 		l->skipped++;
 		return 0;
 	}
-	if (l->strict && !(d.hdr->flags & EXTPROF_DUMP_F_COMPLETE))
+	if (l->strict && !xp_dump_finished(d.hdr))
 		err = xp_err_at(e, path, offsetof(struct extprof_dump_header, flags),
-				"incomplete: process %" PRIu64 " did not finish cleanly, and --strict refuses incomplete runs",
+				"incomplete: process %" PRIu64
+				" did not finish cleanly, and --strict refuses incomplete runs",
 				d.hdr->pid);
 	if (!err)
 		err = xp_procset_add(&l->set, &d, e);
@@ -99,8 +100,9 @@ static int load_dir(struct xp_load *l, const char *dir, struct xp_err *e)
 	if (err)
 		return err;
 	for (size_t i = 0; i < others.n; i++)
-		fprintf(stderr, "extprof: warning: %s%s%s: not a dump (no %s suffix), ignored\n", dir,
-			dir[strlen(dir) - 1] == '/' ? "" : "/", others.v[i], EXTPROF_DUMP_SUFFIX);
+		fprintf(stderr, "extprof: warning: %s%s%s: not a dump (no %s suffix), ignored\n",
+			dir, dir[strlen(dir) - 1] == '/' ? "" : "/", others.v[i],
+			EXTPROF_DUMP_SUFFIX);
 	if (!dumps.n)
 		err = xp_err_set(e, -ENOENT, "%s: no dump files (*%s) in this directory", dir,
 				 EXTPROF_DUMP_SUFFIX);

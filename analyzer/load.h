@@ -17,7 +17,7 @@
 struct xp_load {
 	bool strict; /* a corrupt or incomplete dump is an error, not skipped */
 	struct xp_procset set;
-	size_t files;   /* dumps read and folded */
+	size_t files;	/* dumps read and folded */
 	size_t skipped; /* corrupt ones left out, each named on stderr */
 };
 

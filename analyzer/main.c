@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_symbols.h"
 
 #ifndef EXTPROF_VERSION
 #define EXTPROF_VERSION "unknown"
@@ -20,6 +21,7 @@ static const struct command commands[] = {
 	{"run", cmd_run, cmd_run_usage, "run a program under the shim, then print the report"},
 	{"report", cmd_report, cmd_report_usage, "merge dumps, finalize them, print the report"},
 	{"dump", cmd_dump, cmd_dump_usage, "show one dump file raw"},
+	{"symbols", cmd_symbols, cmd_symbols_usage, "list the functions of an ELF file the shim can hook"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -39,6 +41,7 @@ static void usage(FILE *out)
 	      "  extprof run [options] -- PROGRAM [ARGS...]\n"
 	      "  extprof report [options] DIR|FILE...\n"
 	      "  extprof dump FILE\n"
+	      "  extprof symbols OBJECT [GLOB]\n"
 	      "\n"
 	      "options:\n"
 	      "  -h, --help     this text; extprof COMMAND --help for a command's options\n"
@@ -74,7 +77,8 @@ int main(int argc, char **argv)
 	const struct command *c;
 
 	if (argc < 2) {
-		usage(stderr);
+		fputs("extprof: name a command: run, report or dump (see extprof --help)\n",
+		      stderr);
 		return XP_EXIT_BAD;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))

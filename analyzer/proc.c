@@ -37,7 +37,8 @@ void xp_procset_free(struct xp_procset *s)
 {
 	struct xp_proc *p, *tmp;
 
-	HASH_ITER(hh, s->by_key, p, tmp) {
+	HASH_ITER(hh, s->by_key, p, tmp)
+	{
 		HASH_DEL(s->by_key, p);
 		proc_free(p);
 	}
@@ -52,13 +53,20 @@ struct same_field {
 	size_t size; /* 0: a NUL-terminated string */
 };
 
-#define SAME(f) {#f, offsetof(struct extprof_dump_header, f), sizeof(((struct extprof_dump_header *)0)->f)}
-#define SAME_STR(f) {#f, offsetof(struct extprof_dump_header, f), 0}
+#define SAME(f)                                                                                    \
+	{                                                                                          \
+#f, offsetof(struct extprof_dump_header, f),                                       \
+			sizeof(((struct extprof_dump_header *)0)->f)                               \
+	}
+#define SAME_STR(f)                                                                                \
+	{                                                                                          \
+#f, offsetof(struct extprof_dump_header, f), 0                                     \
+	}
 
 static const struct same_field same_fields[] = {
-	SAME(counter),	       SAME_STR(counter_name), SAME_STR(counter_unit), SAME(calibration),
-	SAME(resolution),      SAME(nested_overhead),  SAME_STR(exe_path),     SAME(build_id_size),
-	SAME(build_id),	       SAME(callers_depth),    SAME_STR(window),
+	SAME(counter),	  SAME_STR(counter_name), SAME_STR(counter_unit), SAME(calibration),
+	SAME(resolution), SAME(nested_overhead),  SAME_STR(exe_path),	  SAME(build_id_size),
+	SAME(build_id),	  SAME(callers_depth),	  SAME_STR(window),
 };
 
 static bool same_differs(const struct same_field *f, const struct extprof_dump_header *a,
@@ -75,9 +83,10 @@ static int proc_check_header(const struct xp_proc *p, const struct xp_dump *d, s
 		const struct same_field *f = &same_fields[i];
 
 		if (same_differs(f, &p->hdr, d->hdr))
-			return xp_err_at(e, d->path, f->off,
-					 "%s differs from %s, a dump of the same process (pid %" PRIu64 ")",
-					 f->name, p->workers[0].path, p->key.pid);
+			return xp_err_at(
+				e, d->path, f->off,
+				"%s differs from %s, a dump of the same process (pid %" PRIu64 ")",
+				f->name, p->workers[0].path, p->key.pid);
 	}
 	for (size_t i = 0; i < p->nworkers; i++)
 		if (p->workers[i].index == d->hdr->worker)
@@ -99,7 +108,7 @@ static int proc_add_worker(struct xp_proc *p, const struct xp_dump *d)
 	if (!w[p->nworkers].path)
 		return -ENOMEM;
 	p->nworkers++;
-	p->complete = p->complete && (d->hdr->flags & EXTPROF_DUMP_F_COMPLETE);
+	p->complete = p->complete && xp_dump_finished(d->hdr);
 	p->run_total = xp_sat_add(p->run_total, d->hdr->run_total);
 	p->threads = xp_sat_add(p->threads, d->hdr->threads);
 	p->lost = xp_sat_add(p->lost, d->hdr->lost);
@@ -132,7 +141,9 @@ static int proc_new(struct xp_proc **out, const struct xp_dump *d, const uint32_
 	p->decls = calloc(d->ndecls + 1, sizeof(*p->decls));
 	if (!p->decls)
 		goto fail;
-	for (uint64_t i = 0; i < d->ndecls; i++, p->ndecls++) {
+	for (uint64_t i = 0; i < d->ndecls; i++) {
+		/* counted first: proc_free() frees what this entry already holds */
+		p->ndecls++;
 		p->decls[i].acc = accs[order[i]];
 		memset(&accs[order[i]], 0, sizeof(accs[0]));
 		if (pdecl_set(&p->decls[i], d, order[i]))
@@ -161,8 +172,8 @@ static int pdecl_cmp(const struct xp_pdecl *x, const struct xp_dump *d, uint32_t
 }
 
 /* Within a process every worker has the same declarations: a difference is a defect. */
-static int proc_check_decls(const struct xp_proc *p, const struct xp_dump *d,
-			    const uint32_t *order, struct xp_err *e)
+static int proc_check_decls(const struct xp_proc *p, const struct xp_dump *d, const uint32_t *order,
+			    struct xp_err *e)
 {
 	size_t i = 0, j = 0;
 
@@ -174,12 +185,14 @@ static int proc_check_decls(const struct xp_proc *p, const struct xp_dump *d,
 		const struct extprof_dump_decl *y = &d->decls[order[j]];
 
 		return xp_err_at(e, d->path, (uint64_t)((const unsigned char *)y - d->buf),
-				 "declaration %s:%s@%s is not in %s, a dump of the same process (pid %" PRIu64 ")",
+				 "declaration %s:%s@%s is not in %s, a dump of the same process "
+				 "(pid %" PRIu64 ")",
 				 xp_dump_str(d, y->kind), xp_dump_str(d, y->symbol),
 				 xp_dump_str(d, y->object), p->workers[0].path, p->key.pid);
 	}
 	return xp_err_set(e, -EINVAL,
-			  "%s: declaration %s:%s@%s of %s, a dump of the same process (pid %" PRIu64 "), is missing",
+			  "%s: declaration %s:%s@%s of %s, a dump of the same process (pid %" PRIu64
+			  "), is missing",
 			  d->path, p->decls[i].kind, p->decls[i].symbol, p->decls[i].object,
 			  p->workers[0].path, p->key.pid);
 }

@@ -34,9 +34,9 @@ struct xp_worker {
 };
 
 struct xp_proc {
-	struct xp_proc_key key; /* zero-padded: hashed as bytes */
+	struct xp_proc_key key;		/* zero-padded: hashed as bytes */
 	struct extprof_dump_header hdr; /* of its first dump */
-	bool complete;          /* every worker's dump says so */
+	bool complete;			/* every dump says it ended by exit or exec */
 	uint64_t run_total;
 	uint64_t threads;
 	uint64_t lost;

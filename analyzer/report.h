@@ -17,7 +17,13 @@
 #include "proc.h"
 
 enum xp_format { XP_FORMAT_TEXT, XP_FORMAT_JSON, XP_FORMAT_CSV };
-enum xp_sort { XP_SORT_COST, XP_SORT_EVALUATIONS, XP_SORT_PER_EVAL, XP_SORT_OBSERVED, XP_SORT_NAME };
+enum xp_sort {
+	XP_SORT_COST,
+	XP_SORT_EVALUATIONS,
+	XP_SORT_PER_EVAL,
+	XP_SORT_OBSERVED,
+	XP_SORT_NAME
+};
 enum xp_stat { XP_STAT_MIN, XP_STAT_MEDIAN, XP_STAT_MEAN };
 
 struct xp_report_opts {
@@ -25,7 +31,7 @@ struct xp_report_opts {
 	enum xp_sort sort;
 	enum xp_stat stat;
 	double flag_ratio; /* state-dependent when observed >= cost * (1 + ratio) */
-	bool strict;       /* corrupt or incomplete dumps are errors */
+	bool strict;	   /* corrupt or incomplete dumps are errors */
 };
 
 #define XP_FLAG_RATIO_DEFAULT 0.25
@@ -57,13 +63,13 @@ struct xp_row {
 	char *object; /* basename */
 	struct xp_fin fin;
 	uint64_t per_eval; /* by --stat, after calibration */
-	uint64_t cost;     /* per_eval * evaluations */
+	uint64_t cost;	   /* per_eval * evaluations */
 	uint64_t p50;
 	uint64_t p99;
 	double share; /* cost / run_total */
 	bool settled;
 	unsigned flags; /* 1u << enum xp_flag */
-	char *hkey;     /* "kind\x1fsymbol\x1fobject" while rows are matched */
+	char *hkey;	/* "kind\x1fsymbol\x1fobject" while rows are matched */
 	UT_hash_handle hh;
 };
 
@@ -104,8 +110,8 @@ struct xp_report {
  * one report.  Refuses processes measured with different counters.
  * @skipped: corrupt files left out, said in a warning.  0 or -errno.
  */
-int xp_report_build(struct xp_report *r, const struct xp_procset *s,
-		    const struct xp_report_opts *o, size_t skipped, struct xp_err *e);
+int xp_report_build(struct xp_report *r, const struct xp_procset *s, const struct xp_report_opts *o,
+		    size_t skipped, struct xp_err *e);
 void xp_report_free(struct xp_report *r);
 
 /* Steps of xp_report_build, in report_head.c and report_rows.c. */

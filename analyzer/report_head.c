@@ -105,20 +105,28 @@ static int head_compare(struct xp_report *r, const struct xp_proc *first, const 
 
 	if (!(*said & 1) && strcmp(a->cpu_model, b->cpu_model)) {
 		*said |= 1;
-		err = xp_report_warn(r, "processes ran on different CPUs: \"%s\" (pid %" PRIu64 ") and \"%s\" (pid %" PRIu64 ")",
+		err = xp_report_warn(r,
+				     "processes ran on different CPUs: \"%s\" (pid %" PRIu64
+				     ") and \"%s\" (pid %" PRIu64 ")",
 				     a->cpu_model, first->key.pid, b->cpu_model, p->key.pid);
 	}
 	if (!err && !(*said & 2) &&
-	    (a->build_id_size != b->build_id_size || memcmp(a->build_id, b->build_id, a->build_id_size))) {
+	    (a->build_id_size != b->build_id_size ||
+	     memcmp(a->build_id, b->build_id, a->build_id_size))) {
 		*said |= 2;
 		build_id_hex(ia, a);
 		build_id_hex(ib, b);
-		err = xp_report_warn(r, "processes ran different executables: %s (build-id %s, pid %" PRIu64 ") and %s (build-id %s, pid %" PRIu64 ")",
-				     a->exe_path, ia, first->key.pid, b->exe_path, ib, p->key.pid);
+		err = xp_report_warn(
+			r,
+			"processes ran different executables: %s (build-id %s, pid %" PRIu64
+			") and %s (build-id %s, pid %" PRIu64 ")",
+			a->exe_path, ia, first->key.pid, b->exe_path, ib, p->key.pid);
 	}
 	if (!err && !(*said & 4) && strcmp(a->window, b->window)) {
 		*said |= 4;
-		err = xp_report_warn(r, "processes used different windows: \"%s\" (pid %" PRIu64 ") and \"%s\" (pid %" PRIu64 ")",
+		err = xp_report_warn(r,
+				     "processes used different windows: \"%s\" (pid %" PRIu64
+				     ") and \"%s\" (pid %" PRIu64 ")",
 				     a->window, first->key.pid, b->window, p->key.pid);
 	}
 	return err;
@@ -129,13 +137,17 @@ static int head_warnings(struct xp_report *r, size_t skipped)
 	int err = 0;
 
 	if (skipped)
-		err = xp_report_warn(r, "%zu corrupt or unreadable dump file%s skipped (named on stderr)",
-				     skipped, skipped == 1 ? "" : "s");
+		err = xp_report_warn(
+			r, "%zu corrupt or unreadable dump file%s skipped (named on stderr)",
+			skipped, skipped == 1 ? "" : "s");
 	if (!err && r->lost)
-		err = xp_report_warn(r, "%" PRIu64 " evaluations could not be recorded (the shim ran out of room)",
-				     r->lost);
+		err = xp_report_warn(
+			r,
+			"%" PRIu64 " evaluations could not be recorded (the shim ran out of room)",
+			r->lost);
 	if (!err && !r->calibration_settled)
-		err = xp_report_warn(r, "the calibration did not settle: per-eval may be off by a unit or two");
+		err = xp_report_warn(
+			r, "the calibration did not settle: per-eval may be off by a unit or two");
 	return err;
 }
 
@@ -155,11 +167,13 @@ int xp_report_head(struct xp_report *r, const struct xp_procset *s, size_t skipp
 		const struct xp_proc *p = s->list[i];
 
 		if (!same_counter(&first->hdr, &p->hdr))
-			return xp_err_set(e, -EINVAL,
-					  "%s: counter %s (%s) does not match counter %s (%s) of %s; runs measured with different counters cannot be merged",
-					  p->workers[0].path, p->hdr.counter_name, p->hdr.counter_unit,
-					  first->hdr.counter_name, first->hdr.counter_unit,
-					  first->workers[0].path);
+			return xp_err_set(
+				e, -EINVAL,
+				"%s: counter %s (%s) does not match counter %s (%s) of %s; runs "
+				"measured with different counters cannot be merged",
+				p->workers[0].path, p->hdr.counter_name, p->hdr.counter_unit,
+				first->hdr.counter_name, first->hdr.counter_unit,
+				first->workers[0].path);
 		head_add(r, p);
 		err = head_compare(r, first, p, &said);
 	}

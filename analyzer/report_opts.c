@@ -40,9 +40,9 @@ int xp_report_opt_sort(struct xp_report_opts *o, const char *v, struct xp_err *e
 	int i = pick(v, names, 5);
 
 	if (i < 0)
-		return xp_err_set(e, -EINVAL,
-				  "--sort %s: expected cost, evaluations, per-eval, observed or name",
-				  v);
+		return xp_err_set(
+			e, -EINVAL,
+			"--sort %s: expected cost, evaluations, per-eval, observed or name", v);
 	o->sort = (enum xp_sort)i;
 	return 0;
 }
@@ -67,7 +67,7 @@ const char *xp_stat_name(enum xp_stat s)
 int xp_report_opt_ratio(struct xp_report_opts *o, const char *v, struct xp_err *e)
 {
 	if (xp_parse_ratio(v, &o->flag_ratio))
-		return xp_err_set(e, -EINVAL, "--flag-ratio %s: expected a number >= 0 (0.25: 25 %%)",
-				  v);
+		return xp_err_set(e, -EINVAL,
+				  "--flag-ratio %s: expected a number >= 0 (0.25: 25 %%)", v);
 	return 0;
 }

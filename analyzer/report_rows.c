@@ -55,7 +55,8 @@ static struct xp_row *row_new(const struct xp_pdecl *x, char *hkey)
 }
 
 /* Finalize one declaration of one process and fold it into its row. */
-static int rows_fold(struct xp_row **hash, const struct xp_pdecl *x, uint64_t calibration)
+static int rows_fold(struct xp_row **hash, const struct xp_pdecl *x,
+		     const struct extprof_dump_header *h)
 {
 	struct xp_row *row;
 	struct xp_fin fin;
@@ -64,7 +65,7 @@ static int rows_fold(struct xp_row **hash, const struct xp_pdecl *x, uint64_t ca
 
 	if (asprintf(&hkey, "%s\x1f%s\x1f%s", x->kind, x->symbol, base_name(x->object)) < 0)
 		return -ENOMEM;
-	err = xp_finalize(&fin, &x->acc, calibration);
+	err = xp_finalize(&fin, &x->acc, h->calibration, h->counter);
 	if (err) {
 		free(hkey);
 		return err;
@@ -98,7 +99,8 @@ static uint64_t row_per_eval(const struct xp_row *row, enum xp_stat stat)
 	case XP_STAT_MEAN:
 		/* rounded to the nearest unit */
 		return f->observed / f->evaluations +
-		       (f->observed % f->evaluations >= f->evaluations - f->observed % f->evaluations);
+		       (f->observed % f->evaluations >=
+			f->evaluations - f->observed % f->evaluations);
 	case XP_STAT_MIN:
 	default:
 		return f->floor == EXTPROF_FLOOR_NONE ? 0 : f->floor;
@@ -188,7 +190,8 @@ static int rows_settle(struct xp_report *r, struct xp_row **hash)
 	r->rows = calloc(n + 1, sizeof(*r->rows));
 	if (!r->rows)
 		return -ENOMEM;
-	HASH_ITER(hh, *hash, row, tmp) {
+	HASH_ITER(hh, *hash, row, tmp)
+	{
 		HASH_DEL(*hash, row);
 		r->rows[i] = *row;
 		memset(&r->rows[i].hh, 0, sizeof(r->rows[i].hh));
@@ -209,11 +212,12 @@ int xp_report_rows(struct xp_report *r, const struct xp_procset *s, struct xp_er
 		const struct xp_proc *p = s->list[i];
 
 		for (size_t j = 0; j < p->ndecls && !err; j++)
-			err = rows_fold(&hash, &p->decls[j], p->hdr.calibration);
+			err = rows_fold(&hash, &p->decls[j], &p->hdr);
 	}
 	if (!err)
 		err = rows_settle(r, &hash);
-	HASH_ITER(hh, hash, row, tmp) {
+	HASH_ITER(hh, hash, row, tmp)
+	{
 		HASH_DEL(hash, row);
 		row_free(row);
 		free(row);
@@ -223,8 +227,8 @@ int xp_report_rows(struct xp_report *r, const struct xp_procset *s, struct xp_er
 	return 0;
 }
 
-int xp_report_build(struct xp_report *r, const struct xp_procset *s,
-		    const struct xp_report_opts *o, size_t skipped, struct xp_err *e)
+int xp_report_build(struct xp_report *r, const struct xp_procset *s, const struct xp_report_opts *o,
+		    size_t skipped, struct xp_err *e)
 {
 	int err;
 

@@ -84,7 +84,7 @@ static void text_time(FILE *out, const struct xp_report *r)
 static void text_status(FILE *out, const struct xp_report *r, const struct colours *c)
 {
 	if (r->complete) {
-		fputs("status       complete: every process finished cleanly\n", out);
+		fputs("status       complete: every process ended cleanly (exit or exec)\n", out);
 		return;
 	}
 	fprintf(out, "status       %sincomplete%s: pid%s ", c->bad, c->off,
@@ -92,6 +92,23 @@ static void text_status(FILE *out, const struct xp_report *r, const struct colou
 	text_pids(out, r->incomplete_pids, r->nincomplete);
 	fprintf(out, " did not finish cleanly (crash, signal, _exit or still running);"
 		     " counted up to then\n");
+}
+
+static void text_window(FILE *out, const struct xp_report *r)
+{
+	char a[XP_U64_BUF];
+	uint64_t outside = 0;
+
+	fputs("window       ", out);
+	if (!r->window[0]) {
+		fputs("the whole run\n", out);
+		return;
+	}
+	for (size_t i = 0; i < r->nrows; i++)
+		outside = xp_sat_add(outside, r->rows[i].fin.outside);
+	xp_text_put(out, r->window);
+	fprintf(out, ": %s evaluations outside it are left out of cost, observed and share\n",
+		xp_fmt_u64(a, outside));
 }
 
 static void text_head(FILE *out, const struct xp_report *r, const struct colours *c)
@@ -104,9 +121,7 @@ static void text_head(FILE *out, const struct xp_report *r, const struct colours
 	fprintf(out, "run total    %s ", xp_fmt_u64(a, r->run_total));
 	xp_text_put(out, r->counter_unit);
 	fputs(r->window[0] ? " while the window was open, all threads\n" : ", all threads\n", out);
-	fputs("window       ", out);
-	xp_text_put(out, r->window[0] ? r->window : "the whole run");
-	fputc('\n', out);
+	text_window(out, r);
 	text_status(out, r, c);
 	text_time(out, r);
 	for (size_t i = 0; i < r->nwarnings; i++) {
@@ -158,14 +173,16 @@ static void text_legend(FILE *out, const struct xp_report *r)
 	      "observed = sum of deltas - calibration x evaluations (load included);"
 	      " obs/cost = observed / cost\n",
 	      out);
-	fprintf(out, "flags: state-dependent   observed >= cost x %.2f: the cost varies with the input"
-		     " (a finding, not a defect)\n",
+	fprintf(out,
+		"flags: state-dependent   observed >= cost x %.2f: the cost varies with the input"
+		" (a finding, not a defect)\n",
 		1.0 + r->opts.flag_ratio);
 	fputs("       unsettled         fewer than 2 evaluations came within the margin of the"
 	      " floor: per-eval may be high\n",
 	      out);
-	fprintf(out, "       below-resolution  per-eval is under the counter's resolution (%s):"
-		     " read it as a bound\n",
+	fprintf(out,
+		"       below-resolution  per-eval is under the counter's resolution (%s):"
+		" read it as a bound\n",
 		xp_fmt_u64(a, r->resolution));
 	fputs("       too-cheap         per-eval is 0: cheaper than the hook can measure\n"
 	      "       recursive         re-entered while active: the inner calls cost inside the"

@@ -6,15 +6,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cmd.h"
 #include "dir_list.h"
 #include "err.h"
 #include "report.h"
 
 #define XP_RUN_DEFAULT_DIR "extprof.data"
-#define XP_SHIM_NAME "libextprof.so"
+#define XP_SHIM_NAME	   "libextprof.so"
 
 struct xp_run_opts {
-	char *hooks;         /* -H entries joined with commas, or NULL */
+	char *hooks;	     /* -H entries joined with commas, or NULL */
 	const char *spec;    /* --spec */
 	const char *window;  /* --window */
 	const char *counter; /* --counter */
@@ -24,6 +25,29 @@ struct xp_run_opts {
 	struct xp_report_opts report;
 	char **argv; /* PROGRAM ARGS..., NULL-terminated */
 };
+
+/* run's own long options (the report's are XP_REPORT_LONGOPTS), for doubling too. */
+enum {
+	XP_OPT_SPEC = XP_OPT_RUN_FIRST,
+	XP_OPT_WINDOW,
+	XP_OPT_COUNTER,
+	XP_OPT_CALLERS,
+	XP_OPT_NO_ASLR,
+	XP_OPT_RUN_END, /* options of commands that extend run's start here */
+};
+
+/* clang-format off */
+#define XP_RUN_LONGOPTS                                                                     \
+	{"hook", required_argument, NULL, 'H'},                                             \
+	{"spec", required_argument, NULL, XP_OPT_SPEC},                                     \
+	{"window", required_argument, NULL, XP_OPT_WINDOW},                                 \
+	{"counter", required_argument, NULL, XP_OPT_COUNTER},                               \
+	{"callers", required_argument, NULL, XP_OPT_CALLERS},                               \
+	{"no-aslr", no_argument, NULL, XP_OPT_NO_ASLR}
+/* clang-format on */
+
+/* One of run's options (-H, -o, XP_RUN_LONGOPTS, report's): 0, or -errno with @e set. */
+int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *e);
 
 /* Parse run's command line: 1 to run, 0 when --help was shown, <0 on error (said). */
 int xp_run_parse(struct xp_run_opts *o, int argc, char **argv);

@@ -60,32 +60,41 @@ static void handlers_restore(const struct sigaction *old)
 		sigaction(forwarded[i], &old[i], NULL);
 }
 
+/* What failed in the child, sent back through the close-on-exec pipe. */
+struct child_failure {
+	int step; /* 0: exec, 1: personality for --no-aslr */
+	int err;
+};
+
 static void child_exec(char **argv, bool no_aslr, const sigset_t *mask, int errfd)
 {
-	int err;
+	struct child_failure f = {1, 0};
 
 	sigprocmask(SIG_SETMASK, mask, NULL);
-	if (no_aslr && personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE) < 0)
-		goto fail;
-	execvp(argv[0], argv);
-fail:
-	err = errno;
-	if (write(errfd, &err, sizeof(err)) < 0)
+	if (!no_aslr ||
+	    personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE) >= 0) {
+		f.step = 0;
+		execvp(argv[0], argv);
+	}
+	f.err = errno;
+	if (write(errfd, &f, sizeof(f)) < 0)
 		_exit(127);
 	_exit(127);
 }
 
-/* The exec's errno from the close-on-exec pipe, or 0 when the exec succeeded. */
-static int exec_result(int fd)
+/* What the child reported, or step -1 when the exec succeeded. */
+static struct child_failure exec_result(int fd)
 {
-	int err = 0;
+	struct child_failure f = {-1, 0};
 	ssize_t n;
 
 	do
-		n = read(fd, &err, sizeof(err));
+		n = read(fd, &f, sizeof(f));
 	while (n < 0 && errno == EINTR);
 	close(fd);
-	return n == sizeof(err) ? err : 0;
+	if (n != sizeof(f))
+		f.step = -1;
+	return f;
 }
 
 static int child_wait(pid_t pid, int *status)
@@ -99,6 +108,7 @@ static int child_wait(pid_t pid, int *status)
 int xp_run_child(char **argv, bool no_aslr, int *status, struct xp_err *e)
 {
 	struct sigaction old[NFORWARDED];
+	struct child_failure f;
 	sigset_t block, mask;
 	int pfd[2], err;
 	pid_t pid;
@@ -127,11 +137,13 @@ int xp_run_child(char **argv, bool no_aslr, int *status, struct xp_err *e)
 		close(pfd[0]);
 		return xp_err_set(e, err, "fork: %s", strerror(-err));
 	}
-	err = exec_result(pfd[0]);
+	f = exec_result(pfd[0]);
 	child_wait(pid, status);
 	handlers_restore(old);
-	if (err)
-		return xp_err_set(e, -err, "%s: %s", argv[0], strerror(err));
+	if (f.step == 1)
+		return xp_err_set(e, -f.err, "--no-aslr: personality: %s", strerror(f.err));
+	if (f.step == 0)
+		return xp_err_set(e, -f.err, "%s: %s", argv[0], strerror(f.err));
 	return 0;
 }
 

@@ -25,7 +25,8 @@ static int dir_open(const char *dir, struct xp_err *e)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return xp_err_set(e, -errno, "%s: %s", dir,
-				  errno == ENOTDIR ? "exists and is not a directory" : strerror(errno));
+				  errno == ENOTDIR ? "exists and is not a directory"
+						   : strerror(errno));
 	if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) < 0) {
 		xp_err_set(e, -errno, "%s: the dump directory is not writable: %s", dir,
 			   strerror(errno));
@@ -48,7 +49,8 @@ int xp_run_dir_prepare(const char *dir, char **abs, struct xp_names *before, str
 		return err;
 	if (others.n)
 		err = xp_err_set(e, -EEXIST,
-				 "%s: holds '%s', which is not an extprof dump; refusing to mix dumps into it (choose another directory with -o)",
+				 "%s: holds '%s', which is not an extprof dump; refusing to mix "
+				 "dumps into it (choose another directory with -o)",
 				 dir, others.v[0]);
 	xp_names_free(&others);
 	if (!err && !(*abs = realpath(dir, NULL)))

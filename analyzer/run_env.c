@@ -49,8 +49,7 @@ static int env_spec(const char *spec, struct xp_err *e)
 	return err;
 }
 
-int xp_run_set_env(const struct xp_run_opts *o, const char *shim, const char *dir,
-		   struct xp_err *e)
+int xp_run_set_env(const struct xp_run_opts *o, const char *shim, const char *dir, struct xp_err *e)
 {
 	int err = env_set("EXTPROF_DIR", dir, e);
 

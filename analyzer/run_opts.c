@@ -10,14 +10,6 @@
 #include "num.h"
 #include "run.h"
 
-enum {
-	OPT_SPEC = XP_OPT_RUN_FIRST,
-	OPT_WINDOW,
-	OPT_COUNTER,
-	OPT_CALLERS,
-	OPT_NO_ASLR,
-};
-
 void cmd_run_usage(FILE *out)
 {
 	fputs("usage: extprof run [options] -- PROGRAM [ARGS...]\n"
@@ -36,8 +28,8 @@ void cmd_run_usage(FILE *out)
 	      "                           it may hold only extprof dumps\n"
 	      "  --callers N              attribute to callers N frames deep, 0..8\n"
 	      "                           (EXTPROF_CALLERS)\n"
-	      "  --no-aslr                run PROGRAM without address space randomisation\n" XP_REPORT_OPTIONS_HELP
-	      "  -h, --help               this text\n"
+	      "  --no-aslr                run PROGRAM without address space "
+	      "randomisation\n" XP_REPORT_OPTIONS_HELP "  -h, --help               this text\n"
 	      "\n"
 	      "The shim is $EXTPROF_SHIM if set, else the one beside extprof in its build\n"
 	      "tree, else the installed one, else libextprof.so from the loader's path.\n",
@@ -60,9 +52,9 @@ static int hook_check(const char *h, struct xp_err *e)
 	const char *colon = strchr(h, ':'), *at;
 
 	if (!colon || !kind_ok(h, (size_t)(colon - h)))
-		return xp_err_set(e, -EINVAL,
-				  "--hook '%s': expected KIND:PATTERN[@OBJECT], KIND as [a-z][a-z0-9_]*",
-				  h);
+		return xp_err_set(
+			e, -EINVAL,
+			"--hook '%s': expected KIND:PATTERN[@OBJECT], KIND as [a-z][a-z0-9_]*", h);
 	at = strchr(colon + 1, '@');
 	if (colon[1] == '\0' || colon[1] == '@' || (at && at[1] == '\0'))
 		return xp_err_set(e, -EINVAL, "--hook '%s': empty %s", h,
@@ -95,9 +87,9 @@ static int counter_check(const char *c, struct xp_err *e)
 			return 0;
 	if (!strncmp(c, "var:", 4) && c[4] && !strpbrk(c, " \t\n"))
 		return 0;
-	return xp_err_set(e, -EINVAL,
-			  "--counter %s: expected auto, instructions, cycles, tsc, ns or var:SYMBOL",
-			  c);
+	return xp_err_set(
+		e, -EINVAL,
+		"--counter %s: expected auto, instructions, cycles, tsc, ns or var:SYMBOL", c);
 }
 
 static int callers_check(const char *v, struct xp_err *e)
@@ -110,7 +102,7 @@ static int callers_check(const char *v, struct xp_err *e)
 	return 0;
 }
 
-static int run_opt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *e)
+int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *e)
 {
 	switch (c) {
 	case 'H':
@@ -120,21 +112,22 @@ static int run_opt(struct xp_run_opts *o, int c, const char *arg, struct xp_err 
 			return xp_err_set(e, -EINVAL, "-o: empty directory name");
 		o->dir = arg;
 		return 0;
-	case OPT_SPEC:
+	case XP_OPT_SPEC:
 		o->spec = arg;
 		return 0;
-	case OPT_WINDOW:
+	case XP_OPT_WINDOW:
 		if (!*arg || strpbrk(arg, ", \t\n"))
-			return xp_err_set(e, -EINVAL, "--window '%s': expected PATTERN[@OBJECT]", arg);
+			return xp_err_set(e, -EINVAL, "--window '%s': expected PATTERN[@OBJECT]",
+					  arg);
 		o->window = arg;
 		return 0;
-	case OPT_COUNTER:
+	case XP_OPT_COUNTER:
 		o->counter = arg;
 		return counter_check(arg, e);
-	case OPT_CALLERS:
+	case XP_OPT_CALLERS:
 		o->callers = arg;
 		return callers_check(arg, e);
-	case OPT_NO_ASLR:
+	case XP_OPT_NO_ASLR:
 		o->no_aslr = true;
 		return 0;
 	}
@@ -144,12 +137,7 @@ static int run_opt(struct xp_run_opts *o, int c, const char *arg, struct xp_err 
 int xp_run_parse(struct xp_run_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"hook", required_argument, NULL, 'H'},
-		{"spec", required_argument, NULL, OPT_SPEC},
-		{"window", required_argument, NULL, OPT_WINDOW},
-		{"counter", required_argument, NULL, OPT_COUNTER},
-		{"callers", required_argument, NULL, OPT_CALLERS},
-		{"no-aslr", no_argument, NULL, OPT_NO_ASLR},
+		XP_RUN_LONGOPTS,
 		XP_REPORT_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -170,7 +158,7 @@ int xp_run_parse(struct xp_run_opts *o, int argc, char **argv)
 			xp_bad_option("run", argv);
 			return -EINVAL;
 		}
-		if (run_opt(o, c, optarg, &e)) {
+		if (xp_run_getopt(o, c, optarg, &e)) {
 			if (!e.msg[0])
 				xp_err_set(&e, -EINVAL, "run: option not understood");
 			xp_err_print(&e);

@@ -39,9 +39,10 @@ int xp_run_find_shim(char **out, struct xp_err *e)
 	char *path;
 
 	if (env && *env) {
-		if (access(env, R_OK) < 0)
+		/* absolute: the program may chdir before it execs a child */
+		path = realpath(env, NULL);
+		if (!path)
 			return xp_err_set(e, -errno, "EXTPROF_SHIM=%s: %s", env, strerror(errno));
-		path = strdup(env);
 	} else if (!(path = shim_beside_us())) {
 		if (access(EXTPROF_LIBDIR "/" XP_SHIM_NAME, R_OK) == 0)
 			path = strdup(EXTPROF_LIBDIR "/" XP_SHIM_NAME);
@@ -52,7 +53,8 @@ int xp_run_find_shim(char **out, struct xp_err *e)
 		return xp_err_set(e, -ENOMEM, "out of memory");
 	/* LD_PRELOAD splits on colons and blanks: such a path cannot be carried. */
 	if (strpbrk(path, ": \t\n")) {
-		xp_err_set(e, -EINVAL, "shim path '%s' holds a colon or blank, which LD_PRELOAD cannot carry",
+		xp_err_set(e, -EINVAL,
+			   "shim path '%s' holds a colon or blank, which LD_PRELOAD cannot carry",
 			   path);
 		free(path);
 		return -EINVAL;

@@ -82,13 +82,17 @@ static void pad(FILE *out, size_t n)
 		fputc(' ', out);
 }
 
+/* Cells two spaces apart; no trailing blanks when the last cell is empty. */
 static void table_cell(const struct xp_table *t, FILE *out, size_t i, const char *on,
 		       const char *off)
 {
-	size_t col = i % t->ncols, last = col == t->ncols - 1;
+	size_t col = i % t->ncols;
+	bool last = col == t->ncols - 1;
 	const char *s = t->cells[i];
 	size_t gap = t->width[col] - xp_text_width(s);
 
+	if (col && !(last && !*s))
+		fputs("  ", out);
 	if (t->right[col])
 		pad(out, gap);
 	if (*s && *on)
@@ -96,9 +100,10 @@ static void table_cell(const struct xp_table *t, FILE *out, size_t i, const char
 	xp_text_put(out, s);
 	if (*s && *on)
 		fputs(off, out);
-	if (!t->right[col] && !last)
+	if (!t->right[col] && !last && !(col == t->ncols - 2 && !*t->cells[i + 1]))
 		pad(out, gap);
-	fputs(last ? "\n" : "  ", out);
+	if (last)
+		fputc('\n', out);
 }
 
 void xp_table_print(const struct xp_table *t, FILE *out, const char *head_on, const char *last_on,

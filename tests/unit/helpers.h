@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * helpers: real dump files made with the shim's own writer (preload/dump.c),
+ * files read and written whole, and the built extprof binary run with its
+ * output captured.
+ */
+#ifndef XT_HELPERS_H
+#define XT_HELPERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dump.h" /* preload/dump.h: the writer */
+
+/* A process's metadata: counter "var:steps" unless @counter says otherwise. */
+void xt_meta(struct dump_meta *m, const char *counter, uint64_t calibration, uint64_t pid,
+	     uint64_t process_id);
+
+/* A fresh private directory under $TMPDIR or /tmp; free() the result. */
+char *xt_tmpdir(void);
+/* "@dir/@name", malloc'd. */
+char *xt_path(const char *dir, const char *name);
+
+/* dump_create, asserting success. */
+void xt_create(struct dump_map *m, const char *path, const struct dump_meta *meta,
+	       const struct dump_decl_info *decls, uint32_t n, uint32_t worker);
+/* @times evaluations of declaration @decl, each costing @delta. */
+void xt_record(struct dump_map *m, uint32_t decl, uint64_t delta, uint64_t times);
+/* Finish a dump: compact with COMPLETE (@complete) or leave it live; unmap it. */
+void xt_finish(struct dump_map *m, bool complete);
+
+/* One compact, complete dump of @n declarations with some evaluations. */
+void xt_sample_dump(const char *path, uint64_t pid, uint32_t n);
+
+/* A whole file into memory (malloc'd), and back. */
+void *xt_slurp(const char *path, size_t *size);
+void xt_spit(const char *path, const void *buf, size_t size);
+
+/*
+ * Run $EXTPROF_BIN with @argv (argv[0] is ignored and replaced), @env
+ * entries ("NAME=value") added; capture stdout and stderr (malloc'd,
+ * NUL-terminated).  Returns the wait status.
+ */
+int xt_run(const char *const *argv, const char *const *env, char **out, char **err);
+
+/* Remove a directory tree made by a test. */
+void xt_rmtree(const char *dir);
+
+#endif

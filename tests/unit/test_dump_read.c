@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Round trips: dumps written by the shim's writer (preload/dump.c), live and
+ * compact, read back by the analyzer with every field intact.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "dump_read.h"
+#include "helpers.h"
+
+static const struct dump_decl_info decls3[] = {
+	{"invariant", "quorum_agrees", "checker", 0x1130},
+	{"guard", "can_vote", "checker", 0x1200},
+	{"function", "hash_state", "libstate.so", 0x40},
+};
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = xt_tmpdir();
+}
+
+static void teardown(void)
+{
+	xt_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(dump_read, .init = setup, .fini = teardown, .timeout = 20);
+
+/* Three declarations with known deltas, including one far above 128. */
+static void fill(struct dump_map *m)
+{
+	xt_record(m, 0, 2400, 5);
+	xt_record(m, 0, 2401, 2);
+	xt_record(m, 0, 9000, 1);
+	xt_record(m, 1, 7, 100);
+	m->decls[1].recursive = 4;
+	m->decls[1].abandoned = 1;
+	m->decls[1].outside = 9;
+	/* decls[2] is never evaluated */
+	m->hdr->lost = 3;
+}
+
+static void read_ok(struct xp_dump *d, const char *path)
+{
+	struct xp_err e = {""};
+	int err = xp_dump_read(d, AT_FDCWD, path, path, true, &e);
+
+	cr_assert_eq(err, 0, "read %s: %s", path, e.msg);
+}
+
+static void check_header(const struct xp_dump *d, bool compact)
+{
+	const struct extprof_dump_header *h = d->hdr;
+
+	cr_expect_eq(h->pid, 4242);
+	cr_expect_eq(h->process_id, 0xabcdef);
+	cr_expect_eq(h->worker, 3);
+	cr_expect_str_eq(h->counter_name, "var:steps");
+	cr_expect_str_eq(h->counter_unit, "steps");
+	cr_expect_eq(h->counter, EXTPROF_COUNTER_VAR);
+	cr_expect_eq(h->calibration, 17);
+	cr_expect_str_eq(h->hostname, "testhost");
+	cr_expect_str_eq(h->cpu_model, "Test CPU");
+	cr_expect_str_eq(h->exe_path, "/usr/bin/checker");
+	cr_expect_eq(h->build_id_size, 4);
+	cr_expect_eq(memcmp(h->build_id, "\xde\xad\xbe\xef", 4), 0);
+	cr_expect_eq(h->lost, 3);
+	cr_expect_eq(!!(h->flags & EXTPROF_DUMP_F_COMPLETE), compact);
+	cr_expect_eq(!!(h->flags & EXTPROF_DUMP_F_COMPACT), compact);
+	cr_expect_eq(d->dense != NULL, !compact);
+	cr_expect_eq(d->sparse != NULL, compact);
+}
+
+static void check_decls(const struct xp_dump *d)
+{
+	struct xp_acc acc[3];
+
+	cr_assert_eq(d->ndecls, 3);
+	for (int i = 0; i < 3; i++) {
+		cr_expect_str_eq(xp_dump_str(d, d->decls[i].kind), decls3[i].kind);
+		cr_expect_str_eq(xp_dump_str(d, d->decls[i].symbol), decls3[i].symbol);
+		cr_expect_str_eq(xp_dump_str(d, d->decls[i].object), decls3[i].object);
+		cr_expect_eq(d->decls[i].address, decls3[i].address);
+	}
+	cr_assert_eq(xp_collect(d, acc), 0);
+	cr_expect_eq(acc[0].evaluations, 8);
+	cr_expect_eq(acc[0].floor, 2400);
+	cr_expect_eq(acc[0].hits, 7);
+	cr_expect_eq(acc[0].sum, 2400 * 5 + 2401 * 2 + 9000);
+	cr_expect_eq(acc[0].max, 9000);
+	/* 2400 and 2401 share a bucket (32 wide at 2048..4095); 9000 has its own */
+	cr_assert_eq(acc[0].hist.n, 2);
+	cr_expect_eq(acc[0].hist.bins[0].bucket, extprof_hist_bucket(2400));
+	cr_expect_eq(acc[0].hist.bins[0].count, 7);
+	cr_expect_eq(acc[0].hist.bins[1].bucket, extprof_hist_bucket(9000));
+	cr_expect_eq(acc[0].hist.bins[1].count, 1);
+	cr_expect_eq(acc[1].evaluations, 100);
+	cr_expect_eq(acc[1].recursive, 4);
+	cr_expect_eq(acc[1].abandoned, 1);
+	cr_expect_eq(acc[1].outside, 9);
+	cr_assert_eq(acc[1].hist.n, 1);
+	cr_expect_eq(acc[1].hist.bins[0].bucket, 7);
+	cr_expect_eq(acc[2].evaluations, 0);
+	cr_expect_eq(acc[2].floor, EXTPROF_FLOOR_NONE);
+	cr_expect_eq(acc[2].hist.n, 0);
+	for (int i = 0; i < 3; i++)
+		xp_acc_free(&acc[i]);
+}
+
+static void round_trip(bool compact)
+{
+	char *path = xt_path(dir, "w.xpd");
+	struct dump_meta meta;
+	struct dump_map m;
+	struct xp_dump d;
+
+	xt_meta(&meta, NULL, 17, 4242, 0xabcdef);
+	xt_create(&m, path, &meta, decls3, 3, 3);
+	fill(&m);
+	xt_finish(&m, compact);
+	read_ok(&d, path);
+	check_header(&d, compact);
+	check_decls(&d);
+	xp_dump_free(&d);
+	free(path);
+}
+
+Test(dump_read, live_dump_round_trips)
+{
+	round_trip(false);
+}
+
+Test(dump_read, compact_dump_round_trips)
+{
+	round_trip(true);
+}
+
+Test(dump_read, compact_has_only_nonempty_buckets)
+{
+	char *path = xt_path(dir, "w.xpd");
+	struct dump_meta meta;
+	struct dump_map m;
+	struct xp_dump d;
+
+	xt_meta(&meta, NULL, 17, 4242, 0xabcdef);
+	xt_create(&m, path, &meta, decls3, 3, 3);
+	fill(&m);
+	xt_finish(&m, true);
+	read_ok(&d, path);
+	cr_expect_eq(d.nsparse, 3);
+	for (uint64_t i = 0; i < d.nsparse; i++)
+		cr_expect_neq(d.sparse[i].count, 0);
+	xp_dump_free(&d);
+	free(path);
+}
+
+Test(dump_read, no_declarations)
+{
+	char *path = xt_path(dir, "w.xpd");
+	struct dump_meta meta;
+	struct dump_map m;
+	struct xp_dump d;
+
+	xt_meta(&meta, NULL, 1, 1, 1);
+	xt_create(&m, path, &meta, NULL, 0, 0);
+	xt_finish(&m, true);
+	read_ok(&d, path);
+	cr_expect_eq(d.ndecls, 0);
+	xp_dump_free(&d);
+	free(path);
+}
+
+Test(dump_read, callers_section)
+{
+	char *path = xt_path(dir, "w.xpd");
+	struct dump_meta meta;
+	struct dump_map m;
+	struct xp_dump d;
+
+	xt_meta(&meta, NULL, 1, 1, 1);
+	meta.caller_slots = 2;
+	meta.callers_depth = 2;
+	xt_create(&m, path, &meta, decls3, 3, 0);
+	m.callers[1].depth = 1;
+	m.callers[1].evaluations = 5;
+	m.callers[1].symbol[0] = m.decls[0].symbol; /* any string of STRINGS */
+	xt_finish(&m, true);
+	read_ok(&d, path);
+	cr_assert_eq(d.ncallers, 6);
+	cr_expect_eq(d.callers[1].decl, 0);
+	cr_expect_eq(d.callers[2].decl, 1);
+	cr_expect_eq(d.callers[1].evaluations, 5);
+	cr_expect_str_eq(xp_dump_str(&d, d.callers[1].symbol[0]), "quorum_agrees");
+	xp_dump_free(&d);
+	free(path);
+}
+
+Test(dump_read, huge_deltas_keep_their_bucket)
+{
+	char *path = xt_path(dir, "w.xpd");
+	struct dump_meta meta;
+	struct dump_map m;
+	struct xp_dump d;
+	struct xp_acc acc[1];
+
+	xt_meta(&meta, NULL, 1, 1, 1);
+	xt_create(&m, path, &meta, decls3, 1, 0);
+	xt_record(&m, 0, UINT64_MAX - 5, 1);
+	xt_finish(&m, true);
+	read_ok(&d, path);
+	cr_assert_eq(xp_collect(&d, acc), 0);
+	cr_assert_eq(acc[0].hist.n, 1);
+	cr_expect_eq(acc[0].hist.bins[0].bucket, EXTPROF_HIST_BUCKETS - 1);
+	xp_acc_free(&acc[0]);
+	xp_dump_free(&d);
+	free(path);
+}
+
+Test(dump_read, histogram_buckets_are_exact_below_128_and_within_one_percent)
+{
+	for (uint64_t v = 0; v < 200000; v += v < 300 ? 1 : 97) {
+		uint32_t b = extprof_hist_bucket(v);
+		uint64_t lo = extprof_hist_lower(b), mid = xp_hist_mid(b);
+
+		cr_assert(lo <= v && v < lo + extprof_hist_width(b), "v %lu bucket %u", v, b);
+		if (v < 128)
+			cr_assert_eq(mid, v);
+		cr_assert_leq(mid > v ? mid - v : v - mid, v / 100 + 1, "v %lu mid %lu", v, mid);
+	}
+}

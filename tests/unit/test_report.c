@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The report as the built extprof prints it: text header and table, the
+ * JSON keys of the contract with exact numbers, CSV quoting, sorting,
+ * --strict, and the usage texts.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "helpers.h"
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = xt_tmpdir();
+}
+
+static void teardown(void)
+{
+	xt_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(report, .init = setup, .fini = teardown, .timeout = 30);
+
+static int run(const char *const *argv, char **out, char **err)
+{
+	int status = xt_run(argv, NULL, out, err);
+
+	cr_assert(WIFEXITED(status), "extprof died: status %d", status);
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Two processes of the example checker: quorum_agrees costs 2400 per
+ * evaluation (calibration 24, deltas 2424), can_vote 30 and sometimes far
+ * more, a symbol with a comma and a quote, and a declaration never called.
+ */
+static void checker_run(bool complete_b)
+{
+	static const struct dump_decl_info decls[] = {
+		{"invariant", "quorum_agrees", "checker", 0x1130},
+		{"guard", "can_vote", "checker", 0x1200},
+		{"function", "odd,\"name\"", "libodd.so", 0x40},
+		{"terminal", "never_called", "checker", 0x1300},
+	};
+	char *a = xt_path(dir, "a.xpd"), *b = xt_path(dir, "b.xpd");
+	struct dump_meta meta;
+	struct dump_map m;
+
+	xt_meta(&meta, "var:steps", 24, 100, 0x100);
+	xt_create(&m, a, &meta, decls, 4, 0);
+	xt_record(&m, 0, 2424, 1000);
+	xt_record(&m, 1, 54, 90);
+	xt_record(&m, 1, 1054, 10);
+	xt_record(&m, 2, 30, 2);
+	m.hdr->run_total = 10000000;
+	xt_finish(&m, true);
+	xt_meta(&meta, "var:steps", 24, 200, 0x200);
+	xt_create(&m, b, &meta, decls, 4, 0);
+	xt_record(&m, 0, 2424, 500);
+	m.hdr->run_total = 5000000;
+	xt_finish(&m, complete_b);
+	free(a);
+	free(b);
+}
+
+Test(report, text_header_table_and_legend)
+{
+	char *out, *err;
+
+	checker_run(true);
+	cr_assert_eq(run((const char *[]){"x", "report", dir, NULL}, &out, &err), 0, "%s", err);
+	cr_expect_not_null(strstr(out, "extprof report: 2 processes (pids 100, 200), 2 workers"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "counter      var:steps (steps), deterministic"), "%s", out);
+	cr_expect_not_null(strstr(out, "calibration  24 steps per evaluation"), "%s", out);
+	cr_expect_not_null(strstr(out, "run total    15,000,000 steps"), "%s", out);
+	cr_expect_not_null(strstr(out, "status       complete"), "%s", out);
+	cr_expect_not_null(strstr(out, "kind       declaration"), "%s", out);
+	/* 1500 evaluations x 2400 = 3,600,000 = 24.0 % of 15,000,000 */
+	cr_expect_not_null(strstr(out, "invariant  quorum_agrees@checker        1,500     2,400  "
+				       "3,600,000  24.0%  3,600,000      1.00\n"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "state-dependent"), "%s", out);
+	cr_expect_not_null(strstr(out, "never_called@checker"), "%s", out);
+	cr_expect_not_null(strstr(out, "flags: state-dependent   observed >= cost x 1.25"), "%s",
+			   out);
+	cr_expect_null(strchr(out, '\033'), "colour in a pipe");
+	/* most expensive first */
+	cr_expect_lt(strstr(out, "quorum_agrees@"), strstr(out, "can_vote@"));
+	cr_expect_str_empty(err);
+	free(out);
+	free(err);
+}
+
+Test(report, json_has_the_contract_keys_and_exact_numbers)
+{
+	char *out, *err;
+
+	checker_run(true);
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--format", "json", dir, NULL}, &out, &err), 0,
+		"%s", err);
+	cr_expect_not_null(strstr(out, "\"counter\": {\n    \"name\": \"var:steps\",\n    "
+				       "\"unit\": \"steps\",\n    \"deterministic\": true\n  }"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "\"calibration\": 24,"));
+	cr_expect_not_null(strstr(out, "\"processes\": 2,"));
+	cr_expect_not_null(strstr(out, "\"workers\": 2,"));
+	cr_expect_not_null(strstr(out, "\"complete\": true,"));
+	cr_expect_not_null(strstr(out, "\"run_total\": 15000000,"));
+	cr_expect_not_null(
+		strstr(out,
+		       "\"kind\": \"invariant\",\n      \"name\": \"quorum_agrees\",\n      "
+		       "\"object\": \"checker\",\n"
+		       "      \"evaluations\": 1500,\n      \"per_eval\": 2400,\n      \"cost\": "
+		       "3600000,\n"
+		       "      \"share\": 0.24,\n      \"observed\": 3600000,\n      \"settled\": "
+		       "true,\n"
+		       "      \"recursive\": 0,\n      \"abandoned\": 0,\n      \"outside\": 0,\n"
+		       "      \"p50\": 2400,\n      \"p99\": 2400,\n      \"flags\": []"),
+		"%s", out);
+	/* can_vote: floor 54 - 24 = 30 x 100 = 3000; observed 90*30 + 10*1030 = 13000 */
+	cr_expect_not_null(strstr(out, "\"name\": \"can_vote\",\n      \"object\": \"checker\",\n"
+				       "      \"evaluations\": 100,\n      \"per_eval\": 30,\n     "
+				       " \"cost\": 3000,"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "\"observed\": 13000,"), "%s", out);
+	cr_expect_not_null(strstr(out, "\"flags\": [\n        \"state-dependent\"\n      ]"), "%s",
+			   out);
+	cr_expect_not_null(strstr(out, "\"name\": \"odd,\\\"name\\\"\""), "%s", out);
+	cr_expect_not_null(strstr(out,
+				  "\"name\": \"never_called\",\n      \"object\": \"checker\",\n"
+				  "      \"evaluations\": 0,"),
+			   "%s", out);
+	free(out);
+	free(err);
+}
+
+Test(report, csv_quotes_by_rfc4180)
+{
+	char *out, *err;
+
+	checker_run(true);
+	cr_assert_eq(run((const char *[]){"x", "report", "--format=csv", dir, NULL}, &out, &err),
+		     0);
+	cr_expect_eq(strncmp(out, "kind,name,object,evaluations,per_eval,cost,share,observed,", 57),
+		     0, "%s", out);
+	cr_expect_not_null(strstr(out, "\r\ninvariant,quorum_agrees,checker,1500,2400,3600000,0.24,"
+				       "3600000,1.0000,true,"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "\r\nfunction,\"odd,\"\"name\"\"\",libodd.so,2,6,12,"), "%s",
+			   out);
+	cr_expect_not_null(strstr(out, ",state-dependent\r\n"), "%s", out);
+	free(out);
+	free(err);
+}
+
+Test(report, sort_by_name_and_evaluations)
+{
+	char *out, *err;
+
+	checker_run(true);
+	cr_assert_eq(run((const char *[]){"x", "report", "--sort", "name", dir, NULL}, &out, &err),
+		     0);
+	cr_expect_lt(strstr(out, "can_vote@"), strstr(out, "never_called@"));
+	cr_expect_lt(strstr(out, "never_called@"), strstr(out, "odd,"));
+	cr_expect_lt(strstr(out, "odd,"), strstr(out, "quorum_agrees@"));
+	free(out);
+	free(err);
+	cr_assert_eq(run((const char *[]){"x", "report", "--sort", "evaluations", dir, NULL}, &out,
+			 &err),
+		     0);
+	cr_expect_lt(strstr(out, "quorum_agrees@"), strstr(out, "can_vote@"));
+	cr_expect_lt(strstr(out, "can_vote@"), strstr(out, "odd,"));
+	free(out);
+	free(err);
+}
+
+Test(report, incomplete_process_is_said_and_refused_with_strict)
+{
+	char *out, *err;
+
+	checker_run(false);
+	cr_assert_eq(run((const char *[]){"x", "report", dir, NULL}, &out, &err), 0, "%s", err);
+	cr_expect_not_null(strstr(out, "status       incomplete: pid 200 did not finish cleanly"),
+			   "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--format", "json", dir, NULL}, &out, &err), 0);
+	cr_expect_not_null(strstr(out, "\"complete\": false,"), "%s", out);
+	cr_expect_not_null(strstr(out, "\"incomplete_pids\": [\n    200\n  ]"), "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(run((const char *[]){"x", "report", "--strict", dir, NULL}, &out, &err), 2);
+	cr_expect_not_null(strstr(err, "b.xpd: incomplete: process 200 did not finish cleanly, and "
+				       "--strict refuses incomplete runs (offset 20)\n"),
+			   "%s", err);
+	free(out);
+	free(err);
+}
+
+Test(report, stat_option_changes_per_eval)
+{
+	char *out, *err;
+
+	checker_run(true);
+	cr_assert_eq(run((const char *[]){"x", "report", "--stat", "mean", "--format", "json", dir,
+					  NULL},
+			 &out, &err),
+		     0);
+	/* can_vote mean: 13000 / 100 = 130 */
+	cr_expect_not_null(strstr(out, "\"name\": \"can_vote\",\n      \"object\": \"checker\",\n"
+				       "      \"evaluations\": 100,\n      \"per_eval\": 130,\n    "
+				       "  \"cost\": 13000,"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "\"stat\": \"mean\""), "%s", out);
+	free(out);
+	free(err);
+}
+
+Test(report, bad_options_are_one_line_and_exit_2)
+{
+	static const char *const cases[][6] = {
+		{"x", "report", "--format", "xml", "d", NULL},
+		{"x", "report", "--sort", "size", "d", NULL},
+		{"x", "report", "--stat", "max", "d", NULL},
+		{"x", "report", "--flag-ratio", "-1", "d", NULL},
+		{"x", "report", "--bogus", "d", NULL},
+		{"x", "report", NULL},
+		{"x", "frobnicate", NULL},
+		{"x", NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out, *err;
+
+		cr_expect_eq(run(cases[i], &out, &err), 2, "case %zu", i);
+		cr_expect_eq(strncmp(err, "extprof", 7), 0, "case %zu: %s", i, err);
+		cr_expect_eq(strchr(err, '\n'), err + strlen(err) - 1, "case %zu not one line: %s",
+			     i, err);
+		free(out);
+		free(err);
+	}
+}
+
+Test(report, help_and_version)
+{
+	char *out, *err;
+
+	cr_assert_eq(run((const char *[]){"x", "--help", NULL}, &out, &err), 0);
+	cr_expect_not_null(strstr(out, "extprof report [options] DIR|FILE..."));
+	cr_expect_not_null(strstr(out, "extprof run [options] -- PROGRAM [ARGS...]"));
+	cr_expect_not_null(strstr(out, "extprof dump FILE"));
+	free(out);
+	free(err);
+	cr_assert_eq(run((const char *[]){"x", "report", "--help", NULL}, &out, &err), 0);
+	cr_expect_not_null(strstr(out, "--flag-ratio R"));
+	free(out);
+	free(err);
+	cr_assert_eq(run((const char *[]){"x", "--version", NULL}, &out, &err), 0);
+	cr_expect_eq(strncmp(out, "extprof ", 8), 0);
+	free(out);
+	free(err);
+}
+
+Test(report, dump_command_shows_fields)
+{
+	char *out, *err, *a;
+
+	checker_run(true);
+	a = xt_path(dir, "a.xpd");
+	cr_assert_eq(run((const char *[]){"x", "dump", a, NULL}, &out, &err), 0, "%s", err);
+	cr_expect_not_null(strstr(out, "magic            \"XPROFDMP\""), "%s", out);
+	cr_expect_not_null(strstr(out, "flags            0x3 complete compact"), "%s", out);
+	cr_expect_not_null(strstr(out, "calibration      24"), "%s", out);
+	cr_expect_not_null(strstr(out, "[0] invariant:quorum_agrees@checker"), "%s", out);
+	cr_expect_not_null(strstr(out, "evaluations 1000 floor 2424 floor_hits 1000"), "%s", out);
+	cr_expect_not_null(strstr(out, "[3] terminal:never_called@checker"), "%s", out);
+	cr_expect_not_null(strstr(out, "floor none"), "%s", out);
+	cr_expect_not_null(strstr(out, "HIST_SPARSE"), "%s", out);
+	free(out);
+	free(err);
+	free(a);
+}
+
+/* Thousands of files: one process of many workers, read one at a time. */
+Test(report, directory_of_many_dumps, .timeout = 60)
+{
+	static const struct dump_decl_info d = {"function", "f", "checker", 0x10};
+	struct dump_meta meta;
+	char name[64], *out, *err;
+
+	xt_meta(&meta, NULL, 10, 42, 42);
+	for (uint32_t w = 0; w < 2000; w++) {
+		struct dump_map m;
+		char *path;
+
+		snprintf(name, sizeof(name), "p.w%04u.xpd", w);
+		path = xt_path(dir, name);
+		xt_create(&m, path, &meta, &d, 1, w);
+		xt_record(&m, 0, 110 + w % 7, 3);
+		xt_finish(&m, true);
+		free(path);
+	}
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--format", "json", dir, NULL}, &out, &err), 0,
+		"%s", err);
+	cr_expect_not_null(strstr(out, "\"workers\": 2000,"), "%s", out);
+	cr_expect_not_null(strstr(out, "\"evaluations\": 6000,\n      \"per_eval\": 100,"), "%s",
+			   out);
+	free(out);
+	free(err);
+}
+
+Test(report, window_and_outside_in_the_header)
+{
+	static const struct dump_decl_info d = {"guard", "g", "checker", 0x10};
+	char *path = xt_path(dir, "w.xpd"), *out, *err;
+	struct dump_meta meta;
+	struct dump_map m;
+
+	xt_meta(&meta, NULL, 1, 5, 5);
+	strcpy(meta.window, "search@checker");
+	meta.flags = EXTPROF_DUMP_F_WINDOW;
+	xt_create(&m, path, &meta, &d, 1, 0);
+	xt_record(&m, 0, 11, 4);
+	m.decls[0].outside = 7;
+	xt_finish(&m, true);
+	cr_assert_eq(run((const char *[]){"x", "report", dir, NULL}, &out, &err), 0, "%s", err);
+	cr_expect_not_null(
+		strstr(out, "window       search@checker: 7 evaluations outside it are left out"),
+		"%s", out);
+	cr_expect_not_null(strstr(out, "steps while the window was open"), "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--format", "json", dir, NULL}, &out, &err), 0);
+	cr_expect_not_null(strstr(out, "\"window\": \"search@checker\","), "%s", out);
+	cr_expect_not_null(strstr(out, "\"outside\": 7,"), "%s", out);
+	free(out);
+	free(err);
+	free(path);
+}
+
+/* An image that ended by exec left whole counts: complete, even for --strict. */
+Test(report, exec_ended_image_is_complete)
+{
+	static const struct dump_decl_info d = {"function", "f", "checker", 0x10};
+	char *path = xt_path(dir, "e.xpd"), *out, *err;
+	struct dump_meta meta;
+	struct dump_map m;
+
+	xt_meta(&meta, NULL, 1, 5, 5);
+	xt_create(&m, path, &meta, &d, 1, 0);
+	xt_record(&m, 0, 11, 4);
+	m.hdr->flags |= EXTPROF_DUMP_F_EXEC;
+	xt_finish(&m, false);
+	cr_assert_eq(run((const char *[]){"x", "report", "--strict", "--format", "json", dir, NULL},
+			 &out, &err),
+		     0, "%s", err);
+	cr_expect_not_null(strstr(out, "\"complete\": true,"), "%s", out);
+	free(out);
+	free(err);
+	free(path);
+}
