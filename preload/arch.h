@@ -9,7 +9,7 @@
 
 /* A function's patch, planned and with its stub built, not yet written. */
 struct arch_hook {
-	uint64_t at;     /* the patch start (after endbr64) */
+	uint64_t at;	 /* the patch start (after endbr64) */
 	uint32_t length; /* bytes overwritten */
 	void *stub;
 };

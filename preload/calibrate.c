@@ -17,10 +17,8 @@
  * indices 0..2 and a worker in anonymous memory, both given back after.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
 
 #include "arch.h"
 #include "counter_read.h"
@@ -28,8 +26,8 @@
 
 enum { CAL_EMPTY, CAL_OUTER_HOOKED, CAL_OUTER_PLAIN, CAL_N };
 
-#define CAL_ROUND 2000
-#define CAL_MAX_ROUNDS 400
+#define CAL_ROUND	  2000
+#define CAL_MAX_ROUNDS	  400
 #define CAL_STABLE_ROUNDS 8
 
 static void (*volatile cal_empty_stub)(void);
@@ -117,8 +115,6 @@ int calibrate_hook(void)
 					  ? floors[CAL_OUTER_HOOKED] - floors[CAL_OUTER_PLAIN]
 					  : 0;
 	xp.meta.resolution = cal_resolution();
-	if (getenv("EXTPROF_DEBUG_CAL"))
-		log_msg("calibration floors %llu %llu %llu rounds %d stable %d", (unsigned long long)floors[0], (unsigned long long)floors[1], (unsigned long long)floors[2], rounds, stable);
 	if (stable >= CAL_STABLE_ROUNDS)
 		xp.counter.flags |= EXTPROF_COUNTER_F_CALIBRATION_SETTLED;
 	worker_forget_self();

@@ -65,7 +65,7 @@ struct callers_table {
 		uint64_t start;
 		uint64_t size;
 		char name[112];
-	} *fns;
+	} * fns;
 };
 
 #define CALLERS_TABLES 16

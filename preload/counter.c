@@ -57,7 +57,8 @@ int counter_open_thread(struct xp_thread *t)
 		return 0;
 	fd = counter_perf_open(xp.counter.kind, &t->pmu_page);
 	if (fd < 0) {
-		log_once(LOG_ONCE_PMU, "%s: perf_event_open failed in a thread (%s); its deltas read 0",
+		log_once(LOG_ONCE_PMU,
+			 "%s: perf_event_open failed in a thread (%s); its deltas read 0",
 			 xp.counter.name, strerror(-fd));
 		t->pmu_page = NULL;
 		return fd;
@@ -211,7 +212,8 @@ int counter_setup(const char *spec)
 								  : 0) |
 				    (rdpmc ? EXTPROF_COUNTER_F_RDPMC : 0));
 	} else {
-		log_msg("EXTPROF_COUNTER=%s: not auto, instructions, cycles, tsc, ns or var:SYMBOL; "
+		log_msg("EXTPROF_COUNTER=%s: not auto, instructions, cycles, tsc, ns or "
+			"var:SYMBOL; "
 			"counting tsc",
 			spec);
 		counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);

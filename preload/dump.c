@@ -56,7 +56,6 @@ static void dump_plan_live(struct dump_layout *l, uint32_t ndecls, size_t string
 	l->size = o;
 }
 
-
 static uint32_t dump_put_string(char *strings, size_t *used, const char *s)
 {
 	size_t n = strlen(s) + 1;
@@ -358,7 +357,8 @@ static int dump_name_callers(const struct dump_map *m, dump_resolve_fn resolve, 
 			size_t len;
 
 			if (resolve(c->pc[k], name, sizeof(name), &off))
-				snprintf(name, sizeof(name), "0x%llx", (unsigned long long)c->pc[k]);
+				snprintf(name, sizeof(name), "0x%llx",
+					 (unsigned long long)c->pc[k]);
 			len = strlen(name) + 1;
 			memcpy(nc->names + nc->names_used, name, len);
 			c->symbol[k] = (uint32_t)(base + nc->names_used);
@@ -388,7 +388,8 @@ int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 
 	if (!m->base)
 		return -EINVAL;
-	strings_size = (size_t)((const struct extprof_dump_section *)(m->hdr + 1))[SEC_STRINGS].count;
+	strings_size =
+		(size_t)((const struct extprof_dump_section *)(m->hdr + 1))[SEC_STRINGS].count;
 	if (resolve && m->caller_slots) {
 		err = dump_name_callers(m, resolve, strings_size, &nc);
 		if (err)

@@ -30,7 +30,7 @@ struct dump_meta {
 	uint32_t callers_depth;
 	uint32_t caller_slots; /* CALLERS entries per declaration */
 	uint32_t late_decls;   /* room for declarations added later (dlopen) */
-	uint32_t flags;        /* EXTPROF_DUMP_F_WINDOW, ... */
+	uint32_t flags;	       /* EXTPROF_DUMP_F_WINDOW, ... */
 	char window[128];
 };
 
@@ -48,7 +48,7 @@ struct dump_map {
 	size_t size;
 	struct extprof_dump_header *hdr;
 	struct extprof_dump_decl *decls;
-	uint64_t *hist; /* ndecls * EXTPROF_HIST_BUCKETS, dense */
+	uint64_t *hist;			     /* ndecls * EXTPROF_HIST_BUCKETS, dense */
 	struct extprof_dump_caller *callers; /* ndecls * caller_slots */
 	const char *strings;
 	uint32_t ndecls;

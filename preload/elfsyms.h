@@ -11,8 +11,8 @@
 struct elf_object {
 	char path[4096];
 	const char *name; /* basename, inside path */
-	uint64_t base;    /* load bias: runtime address = base + st_value */
-	void *tls_data;   /* the calling thread's PT_TLS block, if any */
+	uint64_t base;	  /* load bias: runtime address = base + st_value */
+	void *tls_data;	  /* the calling thread's PT_TLS block, if any */
 	uint64_t text_lo; /* executable PT_LOAD segments span [text_lo, text_hi) */
 	uint64_t text_hi;
 	bool is_main;
@@ -23,7 +23,7 @@ struct elf_sym {
 	const char *name;
 	uint64_t value; /* st_value */
 	uint64_t size;
-	uint8_t type;   /* STT_FUNC, STT_OBJECT, STT_TLS, ... */
+	uint8_t type; /* STT_FUNC, STT_OBJECT, STT_TLS, ... */
 	bool defined;
 };
 

@@ -236,8 +236,7 @@ static void eval_slow_callers(void *p)
  * With a window, a thread's share of the run total is the span from its
  * first to its last evaluation inside each window episode (docs/floors.md).
  */
-static void eval_window_span(struct xp_thread *t, struct xp_worker *w, uint64_t start,
-			     uint64_t now)
+static void eval_window_span(struct xp_thread *t, struct xp_worker *w, uint64_t start, uint64_t now)
 {
 	uint64_t epoch = xp_window_epoch;
 

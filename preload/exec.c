@@ -68,7 +68,7 @@ static void *exec_real(void **cache, const char *name)
 	XP_EXPORT int name params                                                                  \
 	{                                                                                          \
 		static void *cache;                                                                \
-		int (*real) params = (int (*) params)exec_real(&cache, #name);                     \
+		int(*real) params = (int(*) params)exec_real(&cache, #name);                       \
 		int ret, saved;                                                                    \
                                                                                                    \
 		exec_mark(true);                                                                   \

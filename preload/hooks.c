@@ -21,7 +21,7 @@
 #include "shim.h"
 
 #define HOOKS_REFUSALS_SHOWN 4
-#define HOOKS_LATE_DECLS 32
+#define HOOKS_LATE_DECLS     32
 
 struct hooks_tally {
 	unsigned tried;
@@ -87,7 +87,8 @@ static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, 
 	dup = hooks_find_address(addr);
 	if (dup >= 0) {
 		/* an alias, or a second entry naming the same function */
-		if (strcmp(xp.decls[dup].symbol, symbol) || strcmp(xp.decls[dup].kind, m->e->kind)) {
+		if (strcmp(xp.decls[dup].symbol, symbol) ||
+		    strcmp(xp.decls[dup].kind, m->e->kind)) {
 			snprintf(why, sizeof(why), "is already hooked as %s:%s", xp.decls[dup].kind,
 				 xp.decls[dup].symbol);
 			hooks_refuse(t, symbol, why);
@@ -285,7 +286,8 @@ static void hooks_resolve(const struct spec_entry *e, struct hooks_tally *tally,
 	if (late)
 		return;
 	if (!any_object)
-		log_msg("hook %s:%s@%s: no loaded object is called %s yet; hooked if it is dlopen'ed",
+		log_msg("hook %s:%s@%s: no loaded object is called %s yet; hooked if it is "
+			"dlopen'ed",
 			e->kind, e->pattern, e->object, e->object);
 	else if (!hooks_find_any(e))
 		log_msg("hook %s:%s%s%s: no function matches", e->kind, e->pattern,
@@ -328,7 +330,8 @@ int hooks_install(const struct spec_list *list, const char *window)
 		}
 		hooks_resolve(&hooks_window, &tally, true, false);
 		if (xp.window_decl == UINT32_MAX)
-			log_msg("EXTPROF_WINDOW=%s: not hooked; the window is the whole run", window);
+			log_msg("EXTPROF_WINDOW=%s: not hooked; the window is the whole run",
+				window);
 	}
 	for (int i = 0; i < list->n; i++) {
 		hooks_resolve(&list->entries[i], &tally, false, false);

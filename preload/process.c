@@ -106,7 +106,8 @@ void process_fill_ids(struct dump_meta *meta)
 		struct timespec ts;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		id = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40);
+		id = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^
+		     ((uint64_t)getpid() << 40);
 	}
 	meta->process_id = id;
 	meta->pid = (uint64_t)getpid();

@@ -17,7 +17,7 @@
 /* Nothing of the shim's is for the program to see or interpose. */
 #pragma GCC visibility push(hidden)
 
-#define XP_MAX_DECLS 4096
+#define XP_MAX_DECLS   4096
 #define XP_MAX_WORKERS 1024
 
 /* One registered function. */
@@ -28,15 +28,15 @@ struct xp_decl {
 	uint64_t address; /* runtime entry */
 	uint64_t offset;  /* from the object's load base */
 	uint64_t size;
-	void *stub; /* where the patched entry jumps */
+	void *stub;  /* where the patched entry jumps */
 	bool window; /* the window function, not a declaration of the report */
 };
 
 /* A shadow-stack entry: one activation of a hooked function. */
 struct xp_frame {
-	uint64_t ret;    /* the caller's return address, moved off the stack */
-	uint64_t slot;   /* where it was: identifies the activation */
-	uint64_t start;  /* counter at entry, after the hook's own work */
+	uint64_t ret;	 /* the caller's return address, moved off the stack */
+	uint64_t slot;	 /* where it was: identifies the activation */
+	uint64_t start;	 /* counter at entry, after the hook's own work */
 	uint64_t nested; /* hook overhead of nested evaluations, to subtract */
 	uint32_t idx;
 	uint32_t flags;
@@ -44,19 +44,19 @@ struct xp_frame {
 
 #define XP_FRAME_RECURSIVE (1u << 0)
 #define XP_FRAME_UNCOUNTED (1u << 1) /* inherited across fork, or the shim's own */
-#define XP_FRAME_OUTSIDE (1u << 2)   /* no window activation was in progress */
-#define XP_FRAME_WINDOW (1u << 3)    /* an activation of the window function */
-#define XP_FRAME_RESTORED (1u << 4)  /* R1 put back in its slot for an unwinder */
+#define XP_FRAME_OUTSIDE   (1u << 2) /* no window activation was in progress */
+#define XP_FRAME_WINDOW	   (1u << 3) /* an activation of the window function */
+#define XP_FRAME_RESTORED  (1u << 4) /* R1 put back in its slot for an unwinder */
 
 struct xp_worker;
 
 /* Per-thread state, in initial-exec TLS: one %fs-relative load away. */
 struct xp_thread {
 	struct xp_worker *worker; /* NULL until the thread's first evaluation */
-	struct xp_frame *stack;   /* shadow stack, mmap'd at the first evaluation */
+	struct xp_frame *stack;	  /* shadow stack, mmap'd at the first evaluation */
 	uint32_t depth;
 	uint32_t cap;
-	uint32_t busy;     /* inside the shim's own slow path: do not count */
+	uint32_t busy;	   /* inside the shim's own slow path: do not count */
 	uint32_t released; /* the thread is exiting: no new worker */
 	uint64_t stack_lo; /* the thread's own stack, to tell a sigaltstack apart */
 	uint64_t stack_hi;
@@ -79,7 +79,7 @@ struct xp_worker {
 	struct xp_thread *owner;
 };
 
-#define XP_WORKER_FREE 0u
+#define XP_WORKER_FREE	0u
 #define XP_WORKER_TAKEN 1u
 
 /* The counter, chosen at start-up. */
@@ -88,14 +88,14 @@ struct xp_counter {
 	uint32_t flags;
 	char name[64];
 	const char *unit;
-	uint64_t var_addr;  /* var: a global's address */
-	int64_t var_tpoff;  /* var: a __thread variable's offset from %fs:0 */
+	uint64_t var_addr; /* var: a global's address */
+	int64_t var_tpoff; /* var: a __thread variable's offset from %fs:0 */
 	bool var_tls;
 };
 
 struct xp_state {
-	bool enabled;  /* at least one function hooked */
-	bool finished; /* the process is exiting: pass calls through */
+	bool enabled;	  /* at least one function hooked */
+	bool finished;	  /* the process is exiting: pass calls through */
 	bool calibrating; /* workers count in anonymous memory */
 	uint32_t ndecls;
 	struct xp_decl decls[XP_MAX_DECLS];
@@ -105,13 +105,13 @@ struct xp_state {
 	uint32_t callers;
 	uint32_t nworkers; /* high-water mark */
 	struct xp_worker workers[XP_MAX_WORKERS];
-	uint32_t window_decl; /* UINT32_MAX without a window */
+	uint32_t window_decl;	    /* UINT32_MAX without a window */
 	pthread_mutex_t decls_lock; /* declarations added after start-up (dlopen) */
 };
 
 extern struct xp_state xp;
 extern __thread struct xp_thread xp_self __attribute__((tls_model("initial-exec")));
-extern volatile int64_t xp_window_open; /* activations of the window in progress */
+extern volatile int64_t xp_window_open;	  /* activations of the window in progress */
 extern volatile uint64_t xp_window_epoch; /* times the window went from closed to open */
 
 /* eval.c: the evaluation path, called from the thunks */

@@ -76,8 +76,8 @@ void worker_grow_stack(struct xp_thread *t)
 	void *p = mremap(t->stack, old, old * 2, MREMAP_MAYMOVE);
 
 	if (p == MAP_FAILED) {
-		log_once(LOG_ONCE_STACK, "shadow stack full at depth %u; deeper calls pass uncounted",
-			 t->depth);
+		log_once(LOG_ONCE_STACK,
+			 "shadow stack full at depth %u; deeper calls pass uncounted", t->depth);
 		return;
 	}
 	t->stack = p;
@@ -155,8 +155,8 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 	}
 	w = worker_claim();
 	if (!w) {
-		log_once(LOG_ONCE_WORKERS, "more than %d threads at once; the others pass uncounted",
-			 XP_MAX_WORKERS);
+		log_once(LOG_ONCE_WORKERS,
+			 "more than %d threads at once; the others pass uncounted", XP_MAX_WORKERS);
 		return NULL;
 	}
 	w->index = (uint32_t)(w - xp.workers);
@@ -276,8 +276,10 @@ void worker_add_decl(uint32_t idx)
 		if (!w->map.base || w->map.ndecls > idx)
 			continue;
 		if (w->map.ndecls < idx || dump_append_decl(&w->map, &info))
-			log_once(LOG_ONCE_LATE, "no room left in worker %u's dump for %s:%s; "
-				 "its thread counts it no more", i, info.kind, info.symbol);
+			log_once(LOG_ONCE_LATE,
+				 "no room left in worker %u's dump for %s:%s; "
+				 "its thread counts it no more",
+				 i, info.kind, info.symbol);
 	}
 }
 
@@ -335,7 +337,8 @@ void worker_finish_all(void)
 			continue;
 		err = dump_write_compact_named(&w->map, EXTPROF_DUMP_F_COMPLETE, callers_resolve);
 		if (err)
-			log_once(LOG_ONCE_DUMP, "cannot finish %s: %s", w->map.path, strerror(-err));
+			log_once(LOG_ONCE_DUMP, "cannot finish %s: %s", w->map.path,
+				 strerror(-err));
 	}
 }
 

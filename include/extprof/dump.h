@@ -23,17 +23,17 @@
 
 #include <stdint.h>
 
-#define EXTPROF_DUMP_MAGIC "XPROFDMP" /* 8 bytes, no NUL */
-#define EXTPROF_DUMP_MAGIC_LEN 8
-#define EXTPROF_DUMP_VERSION 1
+#define EXTPROF_DUMP_MAGIC	"XPROFDMP" /* 8 bytes, no NUL */
+#define EXTPROF_DUMP_MAGIC_LEN	8
+#define EXTPROF_DUMP_VERSION	1
 #define EXTPROF_DUMP_BYTE_ORDER 0x01020304u
-#define EXTPROF_DUMP_SUFFIX ".xpd"
+#define EXTPROF_DUMP_SUFFIX	".xpd"
 
 /* header.flags */
-#define EXTPROF_DUMP_F_COMPLETE (1u << 0)   /* the process finished cleanly */
-#define EXTPROF_DUMP_F_COMPACT (1u << 1)    /* rewritten at exit: sparse histogram */
-#define EXTPROF_DUMP_F_WINDOW (1u << 2)     /* a window function was configured */
-#define EXTPROF_DUMP_F_EXEC (1u << 3)       /* the image ended by exec: its counts are whole */
+#define EXTPROF_DUMP_F_COMPLETE (1u << 0) /* the process finished cleanly */
+#define EXTPROF_DUMP_F_COMPACT	(1u << 1) /* rewritten at exit: sparse histogram */
+#define EXTPROF_DUMP_F_WINDOW	(1u << 2) /* a window function was configured */
+#define EXTPROF_DUMP_F_EXEC	(1u << 3) /* the image ended by exec: its counts are whole */
 
 /* header.counter */
 enum extprof_counter_kind {
@@ -47,18 +47,18 @@ enum extprof_counter_kind {
 };
 
 /* header.counter_flags */
-#define EXTPROF_COUNTER_F_DETERMINISTIC (1u << 0)
-#define EXTPROF_COUNTER_F_THREAD_LOCAL (1u << 1) /* var: a __thread variable */
-#define EXTPROF_COUNTER_F_RDPMC (1u << 2)        /* PMU read with rdpmc */
+#define EXTPROF_COUNTER_F_DETERMINISTIC	      (1u << 0)
+#define EXTPROF_COUNTER_F_THREAD_LOCAL	      (1u << 1) /* var: a __thread variable */
+#define EXTPROF_COUNTER_F_RDPMC		      (1u << 2) /* PMU read with rdpmc */
 #define EXTPROF_COUNTER_F_CALIBRATION_SETTLED (1u << 3)
 
 /* section.type */
 enum extprof_section_type {
-	EXTPROF_SECTION_DECLS = 1,       /* struct extprof_dump_decl[count] */
-	EXTPROF_SECTION_STRINGS = 2,     /* char[size], NUL-terminated strings */
-	EXTPROF_SECTION_HIST_DENSE = 3,  /* uint64_t[count = ndecls * EXTPROF_HIST_BUCKETS] */
+	EXTPROF_SECTION_DECLS = 1,	 /* struct extprof_dump_decl[count] */
+	EXTPROF_SECTION_STRINGS = 2,	 /* char[size], NUL-terminated strings */
+	EXTPROF_SECTION_HIST_DENSE = 3,	 /* uint64_t[count = ndecls * EXTPROF_HIST_BUCKETS] */
 	EXTPROF_SECTION_HIST_SPARSE = 4, /* struct extprof_dump_hist_entry[count] */
-	EXTPROF_SECTION_CALLERS = 5,     /* struct extprof_dump_caller[count] */
+	EXTPROF_SECTION_CALLERS = 5,	 /* struct extprof_dump_caller[count] */
 };
 
 #define EXTPROF_DUMP_MAX_SECTIONS 16
@@ -79,21 +79,21 @@ struct extprof_dump_header {
 	uint64_t pid;
 	uint64_t ppid;
 	int64_t start_ns; /* CLOCK_REALTIME when the shim started */
-	int64_t end_ns;   /* CLOCK_REALTIME at the last update; 0 if none */
+	int64_t end_ns;	  /* CLOCK_REALTIME at the last update; 0 if none */
 
 	/* the counter and the machine's own cost of reading it */
 	uint32_t counter; /* enum extprof_counter_kind */
 	uint32_t counter_flags;
-	char counter_name[64]; /* "tsc", "var:steps", ... */
-	char counter_unit[16]; /* "ticks", "ns", "instructions", ... */
-	uint64_t calibration;     /* raw floor of the hook around an empty function */
+	char counter_name[64];	  /* "tsc", "var:steps", ... */
+	char counter_unit[16];	  /* "ticks", "ns", "instructions", ... */
+	uint64_t calibration;	  /* raw floor of the hook around an empty function */
 	uint64_t nested_overhead; /* subtracted by the shim per nested evaluation */
-	uint64_t resolution;      /* smallest step the counter was seen to take */
+	uint64_t resolution;	  /* smallest step the counter was seen to take */
 
 	/* this worker's share of the run */
 	uint64_t run_total;
 	uint64_t threads; /* threads that have used this worker */
-	uint64_t lost;    /* evaluations that could not be recorded */
+	uint64_t lost;	  /* evaluations that could not be recorded */
 
 	/* what a comparison between runs needs */
 	char hostname[64];
@@ -103,15 +103,15 @@ struct extprof_dump_header {
 	uint8_t build_id[32];
 	uint32_t build_id_size;
 	uint32_t callers_depth; /* EXTPROF_CALLERS, 0 when off */
-	char window[128];       /* EXTPROF_WINDOW as given, "" for the whole run */
+	char window[128];	/* EXTPROF_WINDOW as given, "" for the whole run */
 	uint64_t reserved[8];
 };
 
 struct extprof_dump_section {
-	uint32_t type;       /* enum extprof_section_type */
+	uint32_t type;	     /* enum extprof_section_type */
 	uint32_t entry_size; /* bytes per entry; 1 for STRINGS */
 	uint64_t offset;     /* from the start of the file, 8-byte aligned */
-	uint64_t count;      /* entries */
+	uint64_t count;	     /* entries */
 };
 
 #define EXTPROF_FLOOR_NONE UINT64_MAX
@@ -121,15 +121,15 @@ struct extprof_dump_section {
 
 /* One declaration as one worker saw it: the "collect" of the contract. */
 struct extprof_dump_decl {
-	uint32_t kind;   /* offset into STRINGS */
+	uint32_t kind;	 /* offset into STRINGS */
 	uint32_t symbol; /* offset into STRINGS */
 	uint32_t object; /* offset into STRINGS: the object's basename */
 	uint32_t flags;
 	uint64_t address; /* entry, as an offset from the object's load base */
 	uint64_t evaluations;
-	uint64_t floor;      /* minimum delta; EXTPROF_FLOOR_NONE if no evaluation */
+	uint64_t floor;	     /* minimum delta; EXTPROF_FLOOR_NONE if no evaluation */
 	uint64_t floor_hits; /* evaluations within the margin of the floor */
-	uint64_t sum;        /* sum of deltas */
+	uint64_t sum;	     /* sum of deltas */
 	uint64_t max;
 	uint64_t recursive;
 	uint64_t abandoned;
@@ -146,13 +146,13 @@ struct extprof_dump_hist_entry {
 /* Evaluations of one declaration through one chain of callers. */
 struct extprof_dump_caller {
 	uint32_t decl;
-	uint32_t depth;                             /* frames used in pcs; 0: "other" */
+	uint32_t depth; /* frames used in pcs; 0: "other" */
 	uint64_t evaluations;
 	uint64_t floor;
 	uint64_t floor_hits;
 	uint64_t sum;
 	uint32_t symbol[EXTPROF_CALLERS_MAX_DEPTH]; /* STRINGS offsets: "fn+0x12@obj" */
-	uint64_t pc[EXTPROF_CALLERS_MAX_DEPTH];     /* offsets from each object's base */
+	uint64_t pc[EXTPROF_CALLERS_MAX_DEPTH];	    /* offsets from each object's base */
 };
 
 /*
@@ -160,10 +160,10 @@ struct extprof_dump_caller {
  * two.  A bucket is at most 1/64 of its lower bound wide, so its midpoint
  * is within 1/128 (< 1 %) of any value in it.
  */
-#define EXTPROF_HIST_EXACT 128u
+#define EXTPROF_HIST_EXACT    128u
 #define EXTPROF_HIST_SUB_BITS 6u
-#define EXTPROF_HIST_SUB (1u << EXTPROF_HIST_SUB_BITS)
-#define EXTPROF_HIST_BUCKETS (EXTPROF_HIST_EXACT + (64u - 7u) * EXTPROF_HIST_SUB)
+#define EXTPROF_HIST_SUB      (1u << EXTPROF_HIST_SUB_BITS)
+#define EXTPROF_HIST_BUCKETS  (EXTPROF_HIST_EXACT + (64u - 7u) * EXTPROF_HIST_SUB)
 
 static inline uint32_t extprof_hist_bucket(uint64_t v)
 {
@@ -203,8 +203,7 @@ static inline uint64_t extprof_hist_width(uint32_t b)
  */
 static inline uint64_t extprof_floor_margin(uint32_t counter, uint64_t floor)
 {
-	if ((counter == EXTPROF_COUNTER_TSC || counter == EXTPROF_COUNTER_NS) &&
-	    floor / 100 > 2)
+	if ((counter == EXTPROF_COUNTER_TSC || counter == EXTPROF_COUNTER_NS) && floor / 100 > 2)
 		return floor / 100;
 	return 2;
 }

@@ -135,7 +135,8 @@ int insn_plan_patch(const uint8_t *code, uint64_t size, uint64_t addr, struct in
 
 		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&dec, NULL, code + off, size - off,
 							      &in))) {
-			insn_why(why, whylen, "cannot decode the instruction at +0x%llx%s", off, "");
+			insn_why(why, whylen, "cannot decode the instruction at +0x%llx%s", off,
+				 "");
 			return -1;
 		}
 		if (off + in.length > size) {
@@ -150,8 +151,8 @@ int insn_plan_patch(const uint8_t *code, uint64_t size, uint64_t addr, struct in
 		off += in.length;
 		if (m->move == INSN_CALL && off < plan->start + INSN_PATCH_SIZE) {
 			/* its return address would land in the int3 bytes */
-			insn_why(why, whylen, "calls at +0x%llx, inside the patched bytes%s", m->offset,
-				 "");
+			insn_why(why, whylen, "calls at +0x%llx, inside the patched bytes%s",
+				 m->offset, "");
 			return -1;
 		}
 	}

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define INSN_PATCH_SIZE 5 /* jmp rel32 */
-#define INSN_MAX_MOVED 8
+#define INSN_MAX_MOVED	8
 
 enum insn_move {
 	INSN_COPY,   /* position independent: copied as is */
@@ -25,14 +25,14 @@ enum insn_move {
 struct insn_moved {
 	uint32_t offset; /* from the function's entry */
 	uint8_t length;
-	uint8_t move;     /* enum insn_move */
-	uint8_t cond;     /* jcc: the condition nibble */
+	uint8_t move;	  /* enum insn_move */
+	uint8_t cond;	  /* jcc: the condition nibble */
 	uint8_t disp_off; /* riprel: where disp32 sits in the instruction */
 	uint64_t target;  /* absolute target (riprel: the operand's address) */
 };
 
 struct insn_plan {
-	uint32_t start;  /* where the patch goes: 4 after endbr64, else 0 */
+	uint32_t start;	 /* where the patch goes: 4 after endbr64, else 0 */
 	uint32_t length; /* bytes overwritten: whole instructions, >= 5 */
 	uint32_t nmoved;
 	struct insn_moved moved[INSN_MAX_MOVED];

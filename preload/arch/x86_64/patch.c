@@ -36,8 +36,8 @@
 #endif
 
 #define CODEMEM_CHUNK (64u * 1024u)
-#define CODEMEM_MAX 1024
-#define NEAR_LIMIT ((uint64_t)0x7fff0000)
+#define CODEMEM_MAX   1024
+#define NEAR_LIMIT    ((uint64_t)0x7fff0000)
 
 extern char xp_thunk_enter[], xp_thunk_exit[], xp_thunk_exit_callers[];
 

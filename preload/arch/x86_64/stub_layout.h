@@ -20,13 +20,13 @@
 #ifndef EXTPROF_STUB_LAYOUT_H
 #define EXTPROF_STUB_LAYOUT_H
 
-#define STUB_CALL_ENTER 5
+#define STUB_CALL_ENTER	 5
 #define STUB_AFTER_ENTER 11 /* the return address xp_thunk_enter sees */
-#define STUB_RET 17         /* R2: where F returns */
-#define STUB_LIT_ENTER 32
-#define STUB_LIT_ORIG 40
-#define STUB_LIT_EXIT 48
-#define STUB_ORIG 56
+#define STUB_RET	 17 /* R2: where F returns */
+#define STUB_LIT_ENTER	 32
+#define STUB_LIT_ORIG	 40
+#define STUB_LIT_EXIT	 48
+#define STUB_ORIG	 56
 #define STUB_HEADER_SIZE 60
 
 #endif
