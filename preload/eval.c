@@ -85,12 +85,9 @@ static void eval_reap_unwound(struct xp_thread *t, uint64_t ret, uint64_t slot)
 	}
 }
 
-/*
- * Called by xp_thunk_enter with the caller's return address @ret, taken
- * from @slot.  Returns 0 when the activation was pushed, 1 when the call
- * must pass through unhooked (the thunk then leaves R1 in place).
- */
-int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
+/* Every case of the entry path: the first call of a thread, windows, ... */
+static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_t ret,
+							   uint64_t slot)
 {
 	struct xp_thread *t = &xp_self;
 	struct xp_worker *w = t->worker;
@@ -142,6 +139,39 @@ int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
 	/* The frame is whole before a signal handler could push above it. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->depth++;
+	f->start = counter_read_inline();
+	return 0;
+}
+
+/*
+ * Called by xp_thunk_enter with the caller's return address @ret, taken
+ * from @slot.  Returns 0 when the activation was pushed, 1 when the call
+ * must pass through unhooked (the thunk then leaves R1 in place).  The
+ * common case stays short, so that it saves few registers; anything else
+ * goes to eval_enter_slow().
+ */
+int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
+{
+	struct xp_thread *t = &xp_self;
+	struct xp_worker *w = t->worker;
+	struct xp_frame *f;
+	uint32_t depth = t->depth;
+
+	if (__builtin_expect(!w || (t->busy | xp.finished | (idx >= w->map.ndecls) |
+				    (depth == t->cap) | (xp.window_decl != UINT32_MAX)),
+			     0))
+		return eval_enter_slow(idx, ret, slot);
+	/* a frame at or below our slot was unwound past (longjmp, ...) */
+	if (__builtin_expect(depth && t->stack[depth - 1].slot <= slot, 0))
+		return eval_enter_slow(idx, ret, slot);
+	f = &t->stack[depth];
+	f->ret = ret;
+	f->slot = slot;
+	f->nested = 0;
+	f->idx = idx;
+	f->flags = w->active[idx]++ ? XP_FRAME_RECURSIVE : 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->depth = depth + 1;
 	f->start = counter_read_inline();
 	return 0;
 }
@@ -254,7 +284,7 @@ static void eval_window_span(struct xp_thread *t, struct xp_worker *w, uint64_t 
 }
 
 /* The exit path; @regs, with callers on, the caller's callee-saved registers. */
-static void eval_exit(uint64_t *slot, const uint64_t *regs, uint64_t now)
+static __attribute__((noinline)) void eval_exit(uint64_t *slot, const uint64_t *regs, uint64_t now)
 {
 	struct xp_thread *t = &xp_self;
 	struct xp_worker *w = t->worker;
@@ -303,10 +333,34 @@ static void eval_exit(uint64_t *slot, const uint64_t *regs, uint64_t now)
 		t->stack[t->depth - 1].nested += f->nested + xp.meta.nested_overhead;
 }
 
-/* Called by xp_thunk_exit: @slot is where R1 must go back. */
+/*
+ * Called by xp_thunk_exit: @slot is where R1 must go back.  The common
+ * case (the top activation, counted, no window) here; the rest in
+ * eval_exit().
+ */
 void xp_eval_exit(uint64_t *slot)
 {
-	eval_exit(slot, NULL, counter_read_inline());
+	uint64_t now = counter_read_inline();
+	struct xp_thread *t = &xp_self;
+	struct xp_worker *w = t->worker;
+	uint32_t depth = t->depth;
+	struct xp_frame *f = &t->stack[depth - 1];
+	uint64_t raw, delta;
+
+	if (__builtin_expect((f->slot != (uint64_t)slot) | (f->flags != 0) |
+				     (xp.window_decl != UINT32_MAX),
+			     0)) {
+		eval_exit(slot, NULL, now);
+		return;
+	}
+	*slot = f->ret;
+	t->depth = depth - 1;
+	raw = now - f->start;
+	delta = raw > f->nested ? raw - f->nested : 0;
+	w->active[f->idx]--;
+	eval_record(w, f, delta);
+	if (depth > 1)
+		t->stack[depth - 2].nested += f->nested + xp.meta.nested_overhead;
 }
 
 /* Called by xp_thunk_exit_callers, with the caller's callee-saved registers. */
