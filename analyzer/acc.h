@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "chain.h"
 #include "extprof/dump.h"
 
 /* One non-empty bucket of the log-linear histogram. */
@@ -35,11 +36,13 @@ struct xp_acc {
 	uint64_t abandoned;
 	uint64_t outside;
 	struct xp_hist hist;
+	struct xp_chain *chains; /* callers, hashed by their frames (chain.h) */
 };
 
 /*
  * @out = merge(@a, @b): counts, sums and histograms add; floor = min, hits
- * those of the lower floor, added when the floors are equal; max = max.
+ * those of the lower floor, added when the floors are equal; max = max;
+ * caller chains merge by their names with the same rules.
  * Associative and commutative.  @out must not alias @a or @b.  0 or -ENOMEM.
  */
 int xp_acc_merge(struct xp_acc *out, const struct xp_acc *a, const struct xp_acc *b);

@@ -15,10 +15,12 @@
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 void cmd_report_usage(FILE *out);
 void cmd_run_usage(FILE *out);
 void cmd_dump_usage(FILE *out);
+void cmd_diff_usage(FILE *out);
 
 /* Long options of the report options shared by report and run. */
 enum {
@@ -27,6 +29,8 @@ enum {
 	XP_OPT_STAT,
 	XP_OPT_FLAG_RATIO,
 	XP_OPT_STRICT,
+	XP_OPT_ALLOW_MIXED,
+	XP_OPT_SHOW_CALLERS, /* report's and diff's --callers (run's takes a depth) */
 	XP_OPT_HELP,
 	XP_OPT_RUN_FIRST, /* cmd_run's own start here */
 };
@@ -38,6 +42,7 @@ enum {
 	{"stat", required_argument, NULL, XP_OPT_STAT},                                     \
 	{"flag-ratio", required_argument, NULL, XP_OPT_FLAG_RATIO},                         \
 	{"strict", no_argument, NULL, XP_OPT_STRICT},                                       \
+	{"allow-mixed", no_argument, NULL, XP_OPT_ALLOW_MIXED},                             \
 	{"help", no_argument, NULL, XP_OPT_HELP}
 /* clang-format on */
 
@@ -51,7 +56,10 @@ enum {
 	"                           (default 0.25)\n"                                              \
 	"  --strict                 a corrupt dump or a process that did not finish\n"             \
 	"                           cleanly is an error (default: corrupt files are\n"             \
-	"                           skipped with a line each)\n"
+	"                           skipped with a line each)\n"                                  \
+	"  --allow-mixed            merge processes that ran on different CPUs or\n"             \
+	"                           executables (build-ids), with a warning; without\n"          \
+	"                           it they are refused\n"
 
 /* After getopt_long returned '?': one line naming the bad option. */
 void xp_bad_option(const char *cmd, char **argv);
@@ -60,6 +68,6 @@ void xp_bad_option(const char *cmd, char **argv);
 int xp_report_getopt(int opt, const char *arg, struct xp_report_opts *o, struct xp_err *e);
 
 /* Build the report from what @l loaded and print it on stdout: an exit status. */
-int xp_report_emit(const struct xp_load *l, const struct xp_report_opts *o);
+int xp_report_emit(struct xp_load *l, const struct xp_report_opts *o);
 
 #endif

@@ -26,6 +26,12 @@ int xp_report_getopt(int opt, const char *arg, struct xp_report_opts *o, struct 
 	case XP_OPT_STRICT:
 		o->strict = true;
 		return 1;
+	case XP_OPT_ALLOW_MIXED:
+		o->allow_mixed = true;
+		return 1;
+	case XP_OPT_SHOW_CALLERS:
+		o->callers = true;
+		return 1;
 	default:
 		return 0;
 	}

@@ -14,18 +14,20 @@ void cmd_report_usage(FILE *out)
 	      "\n"
 	      "Merge the dumps (files, or directories of *.xpd), finalize them and print\n"
 	      "one row per declaration, most expensive first.\n"
-	      "\n" XP_REPORT_OPTIONS_HELP "  -h, --help               this text\n",
+	      "\n" XP_REPORT_OPTIONS_HELP
+	      "  --callers                under each declaration, its caller chains (dumps of\n"
+	      "                           a run with EXTPROF_CALLERS), most expensive first\n"
+	      "  -h, --help               this text\n",
 	      out);
 }
 
-int xp_report_emit(const struct xp_load *l, const struct xp_report_opts *o)
+int xp_report_emit(struct xp_load *l, const struct xp_report_opts *o)
 {
 	struct xp_report r;
 	struct xp_err e;
 	int err;
 
-	if (!l->files) {
-		xp_err_set(&e, -ENOENT, "no usable dump: all %zu were skipped", l->skipped);
+	if (xp_load_finish(l, &e)) {
 		xp_err_print(&e);
 		return XP_EXIT_BAD;
 	}
@@ -46,7 +48,11 @@ int xp_report_emit(const struct xp_load *l, const struct xp_report_opts *o)
 
 static int report_parse(int argc, char **argv, struct xp_report_opts *o)
 {
-	static const struct option longopts[] = {XP_REPORT_LONGOPTS, {NULL, 0, NULL, 0}};
+	static const struct option longopts[] = {
+		XP_REPORT_LONGOPTS,
+		{"callers", no_argument, NULL, XP_OPT_SHOW_CALLERS},
+		{NULL, 0, NULL, 0},
+	};
 	struct xp_err e;
 	int c, r;
 
@@ -87,6 +93,7 @@ int cmd_report(int argc, char **argv)
 	if (r <= 0)
 		return r ? XP_EXIT_BAD : 0;
 	xp_load_init(&l, o.strict);
+	l.defer = true;
 	for (int i = optind; i < argc; i++) {
 		if (xp_load_arg(&l, argv[i], &e)) {
 			xp_err_print(&e);

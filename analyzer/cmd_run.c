@@ -34,6 +34,7 @@ static int run_report(const struct xp_run_opts *o, const char *dir, const struct
 		return o->report.strict ? XP_EXIT_BAD : 0;
 	}
 	xp_load_init(&l, o->report.strict);
+	l.defer = true;
 	status = xp_load_names(&l, dir, &fresh, &e) ? (xp_err_print(&e), XP_EXIT_BAD)
 						    : xp_report_emit(&l, &o->report);
 	xp_load_free(&l);
@@ -63,13 +64,31 @@ static int run_prepare(const struct xp_run_opts *o, char **dir, struct xp_names 
 	return err;
 }
 
+/* The measured run(s): one into DIR, or --repeat's series.  -1: not started (said). */
+static int run_measured(const struct xp_run_opts *o, const char *dir, const struct xp_names *before,
+			int *status)
+{
+	struct xp_err e = {""};
+
+	if (o->repeat)
+		return xp_run_repeat(o, dir, status);
+	/* the warmup pointed the shim elsewhere */
+	if (setenv("EXTPROF_DIR", dir, 1) < 0 || xp_run_child(o->argv, o->no_aslr, status, &e)) {
+		if (!e.msg[0])
+			xp_err_set(&e, -errno, "setting EXTPROF_DIR: %s", strerror(errno));
+		xp_err_print(&e);
+		return -1;
+	}
+	return run_report(o, dir, before);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct xp_run_opts o;
 	struct xp_names before;
-	struct xp_err e;
+	struct xp_err e = {""};
 	char *dir = NULL;
-	int r, status = 0, report;
+	int r, status = 0, report = -1;
 
 	r = xp_run_parse(&o, argc, argv);
 	if (r <= 0) {
@@ -80,14 +99,17 @@ int cmd_run(int argc, char **argv)
 		xp_run_opts_free(&o);
 		return XP_EXIT_BAD;
 	}
-	r = xp_run_child(o.argv, o.no_aslr, &status, &e);
+	r = xp_run_warmup(&o, &status, &e);
 	if (r)
 		xp_err_print(&e);
-	report = r ? XP_EXIT_BAD : run_report(&o, dir, &before);
+	else if (!WIFSIGNALED(status))
+		report = run_measured(&o, dir, &before, &status);
+	else
+		report = 0; /* interrupted in the warmup: no report */
 	xp_names_free(&before);
 	free(dir);
 	xp_run_opts_free(&o);
-	if (r)
+	if (r || report < 0)
 		return XP_EXIT_BAD;
 	if (WIFSIGNALED(status)) {
 		xp_run_die_like(WTERMSIG(status));

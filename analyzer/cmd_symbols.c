@@ -107,11 +107,12 @@ static void symbols_note(const char *path, const struct xp_funcs *f, const char 
 			 size_t shown)
 {
 	if (!f->has_symtab) {
+		/* all from .dynsym: f->n counts each function once, however many
+		 * versioned names it has */
 		fprintf(stderr,
 			"extprof: %s is stripped (no .symtab): only the %zu function%s its "
 			".dynsym exports %s listed; hook the others as KIND:0xOFFSET\n",
-			path, f->dynsym_funcs, f->dynsym_funcs == 1 ? "" : "s",
-			f->dynsym_funcs == 1 ? "is" : "are");
+			path, f->n, f->n == 1 ? "" : "s", f->n == 1 ? "is" : "are");
 	} else if (!f->n) {
 		fprintf(stderr, "extprof: %s has no function symbols with a size\n", path);
 	}

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: MIT
 /* collect: turn a dump's raw records into per-declaration accumulators. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collect.h"
 #include "num.h"
 
-static void collect_fields(struct xp_acc *a, const struct extprof_dump_decl *x)
+/*
+ * A process that did not finish (crash, signal, _exit) left its open
+ * activations in "open": they never returned, so they are abandoned.
+ */
+static void collect_fields(struct xp_acc *a, const struct extprof_dump_decl *x, bool finished)
 {
 	memset(a, 0, sizeof(*a));
 	a->evaluations = x->evaluations;
@@ -16,7 +21,7 @@ static void collect_fields(struct xp_acc *a, const struct extprof_dump_decl *x)
 	a->sum = x->sum;
 	a->max = x->max;
 	a->recursive = x->recursive;
-	a->abandoned = x->abandoned;
+	a->abandoned = finished ? x->abandoned : xp_sat_add(x->abandoned, x->open);
 	a->outside = x->outside;
 }
 
@@ -90,13 +95,75 @@ out:
 	return err;
 }
 
+/*
+ * One frame's name: what a compact dump named it ("fn+0x1d@obj"), or, in a
+ * live dump (symbol 0), its raw address.
+ */
+static int chain_frame(char *buf, size_t size, const struct xp_dump *d,
+		       const struct extprof_dump_caller *c, uint32_t k)
+{
+	const char *name = xp_dump_str(d, c->symbol[k]);
+
+	if (c->symbol[k] && name[0])
+		return snprintf(buf, size, "%s", name);
+	return snprintf(buf, size, "0x%llx", (unsigned long long)c->pc[k]);
+}
+
+/* The key of a chain: its frames' names, each NUL-terminated, one after another. */
+static int chain_key(const struct xp_dump *d, const struct extprof_dump_caller *c, char **key,
+		     size_t *len)
+{
+	size_t n = 0, total = 0;
+	char *k;
+
+	for (uint32_t i = 0; i < c->depth; i++)
+		total += (size_t)chain_frame(NULL, 0, d, c, i) + 1;
+	k = malloc(total + 1);
+	if (!k)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < c->depth; i++)
+		n += (size_t)chain_frame(k + n, total + 1 - n, d, c, i) + 1;
+	k[n] = '\0';
+	*key = k;
+	*len = n;
+	return 0;
+}
+
+/* Slots without evaluations are free (or being filled in a live dump): skipped. */
+static int collect_callers(const struct xp_dump *d, struct xp_acc *accs)
+{
+	int err = 0;
+
+	for (uint64_t i = 0; i < d->ncallers && !err; i++) {
+		const struct extprof_dump_caller *c = &d->callers[i];
+		struct xp_chain x = {
+			.depth = c->depth,
+			.evaluations = c->evaluations,
+			.floor = c->floor,
+			.hits = c->floor_hits,
+			.sum = c->sum,
+		};
+
+		if (!c->evaluations)
+			continue;
+		err = chain_key(d, c, &x.key, &x.keylen);
+		if (!err)
+			err = xp_chains_put(&accs[c->decl].chains, &x);
+		free(x.key);
+	}
+	return err;
+}
+
 int xp_collect(const struct xp_dump *d, struct xp_acc *accs)
 {
 	int err;
 
 	for (uint64_t i = 0; i < d->ndecls; i++)
-		collect_fields(&accs[i], &d->decls[i]);
+		collect_fields(&accs[i], &d->decls[i],
+			       d->hdr->flags & (EXTPROF_DUMP_F_COMPLETE | EXTPROF_DUMP_F_EXEC));
 	err = d->dense ? collect_dense(d, accs) : collect_sparse(d, accs);
+	if (!err)
+		err = collect_callers(d, accs);
 	if (err)
 		for (uint64_t i = 0; i < d->ndecls; i++)
 			xp_acc_free(&accs[i]);

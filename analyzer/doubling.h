@@ -34,10 +34,10 @@ struct xp_dbl_input {
 /* A size and what was read for it. */
 struct xp_dbl_size {
 	uint64_t n;
-	size_t runs;		 /* inputs at this size (repeats) */
-	uint64_t calibration;	 /* smallest of its processes' */
+	size_t runs;	      /* inputs at this size (repeats) */
+	uint64_t calibration; /* smallest of its processes' */
 	uint64_t calibration_max;
-	uint64_t run_total;	 /* aggregated over repeats like the values */
+	uint64_t run_total; /* aggregated over repeats like the values */
 	bool complete;
 };
 
@@ -59,8 +59,8 @@ struct xp_dbl_growth {
 struct xp_dbl_decl {
 	char *kind;
 	char *symbol;
-	char *object; /* basename */
-	char *hkey;   /* "kind\x1fsymbol\x1fobject" */
+	char *object;		  /* basename */
+	char *hkey;		  /* "kind\x1fsymbol\x1fobject" */
 	struct xp_dbl_point *pts; /* nsizes */
 	struct xp_dbl_growth g[XP_DBL_NVALUES];
 };
@@ -85,7 +85,7 @@ struct xp_doubling {
 	size_t nwarnings;
 
 	/* When extprof ran the program itself (NULL/0 otherwise). */
-	const char *base;	/* the directory of every run's dumps */
+	const char *base; /* the directory of every run's dumps */
 	unsigned warmup;
 	double timeout;		/* seconds, 0 for none */
 	bool stopped;		/* a run passed the timeout: no larger size was run */

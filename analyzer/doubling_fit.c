@@ -101,11 +101,11 @@ static double shape(enum xp_dbl_model m, double n, double nmax)
 {
 	switch (m) {
 	case XP_MODEL_LOGN:
-		return log(n) / log(nmax);
+		return log2(n) / log2(nmax);
 	case XP_MODEL_N:
 		return n / nmax;
 	case XP_MODEL_NLOGN:
-		return n * log(n) / (nmax * log(nmax));
+		return n * log2(n) / (nmax * log2(nmax));
 	case XP_MODEL_N2:
 		return (n / nmax) * (n / nmax);
 	case XP_MODEL_N3:
@@ -122,11 +122,11 @@ static double unscale(enum xp_dbl_model m, double c, double nmax)
 {
 	switch (m) {
 	case XP_MODEL_LOGN:
-		return c / log(nmax);
+		return c / log2(nmax);
 	case XP_MODEL_N:
 		return c / nmax;
 	case XP_MODEL_NLOGN:
-		return c / (nmax * log(nmax));
+		return c / (nmax * log2(nmax));
 	case XP_MODEL_N2:
 		return c / (nmax * nmax);
 	case XP_MODEL_N3:

@@ -28,10 +28,23 @@ static int dump_open(int dirfd, const char *name, const char *path, bool nofollo
 	return xp_err_set(e, -errno, "%s: %s", path, strerror(errno));
 }
 
-static int dump_slurp(int fd, const char *path, unsigned char **out, size_t *size, struct xp_err *e)
+/* The file as it was: a change between two looks means it was written meanwhile. */
+static bool same_stat(const struct stat *a, const struct stat *b)
+{
+	return a->st_size == b->st_size && a->st_ino == b->st_ino &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/*
+ * Read the whole file once: 0, -EAGAIN when it changed meanwhile (its size
+ * or times moved, or it had more bytes than its size said), or -errno.
+ */
+static int dump_slurp_once(int fd, const char *path, unsigned char **out, size_t *size,
+			   struct xp_err *e)
 {
 	unsigned char *buf, extra;
-	struct stat st;
+	struct stat st, after;
 	size_t done = 0;
 	ssize_t n = 0;
 
@@ -46,22 +59,43 @@ static int dump_slurp(int fd, const char *path, unsigned char **out, size_t *siz
 	if (!buf)
 		return xp_err_set(e, -ENOMEM, "%s: out of memory", path);
 	while (done < (size_t)st.st_size) {
-		n = read(fd, buf + done, (size_t)st.st_size - done);
+		n = pread(fd, buf + done, (size_t)st.st_size - done, (off_t)done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
 		done += (size_t)n;
 	}
-	if (n < 0 || (done == (size_t)st.st_size && read(fd, &extra, 1) > 0)) {
+	if (n < 0) {
 		free(buf);
-		if (n < 0)
-			return xp_err_set(e, -errno, "%s: %s", path, strerror(errno));
-		return xp_err_set(e, -EAGAIN, "%s: file grew while it was read", path);
+		return xp_err_set(e, -errno, "%s: %s", path, strerror(errno));
+	}
+	if ((done == (size_t)st.st_size && pread(fd, &extra, 1, (off_t)done) > 0) ||
+	    fstat(fd, &after) < 0 || !same_stat(&st, &after)) {
+		free(buf);
+		return xp_err_set(e, -EAGAIN, "%s: the file changed while it was read", path);
 	}
 	*out = buf;
 	*size = done;
 	return 0;
+}
+
+/*
+ * A dump being rewritten under us is read again, a few times: what we
+ * parse is one state of the file, or nothing.  (The shim never rewrites a
+ * file in place: it renames a new one over it, and the descriptor we hold
+ * keeps the old one.  Anyone else's writes are caught here, or by the
+ * checks.)
+ */
+#define SLURP_TRIES 4
+
+static int dump_slurp(int fd, const char *path, unsigned char **out, size_t *size, struct xp_err *e)
+{
+	int err = -EAGAIN;
+
+	for (int i = 0; i < SLURP_TRIES && err == -EAGAIN; i++)
+		err = dump_slurp_once(fd, path, out, size, e);
+	return err;
 }
 
 int xp_dump_read(struct xp_dump *d, int dirfd, const char *name, const char *path, bool nofollow,

@@ -78,6 +78,7 @@ int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibrati
 		uint32_t counter)
 {
 	uint64_t near = hits_in_hist(acc, counter);
+	int err;
 
 	memset(out, 0, sizeof(*out));
 	out->evaluations = acc->evaluations;
@@ -88,7 +89,12 @@ int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibrati
 	out->recursive = acc->recursive;
 	out->abandoned = acc->abandoned;
 	out->outside = acc->outside;
-	return finalize_hist(&out->vals, acc, calibration);
+	err = finalize_hist(&out->vals, acc, calibration);
+	if (!err)
+		err = xp_chains_finalize(&out->chains, &acc->chains, calibration);
+	if (err)
+		xp_fin_free(out);
+	return err;
 }
 
 static int vhist_merge(struct xp_vhist *out, const struct xp_vhist *a, const struct xp_vhist *b)
@@ -121,6 +127,8 @@ static int vhist_merge(struct xp_vhist *out, const struct xp_vhist *a, const str
 
 int xp_fin_combine(struct xp_fin *out, const struct xp_fin *a, const struct xp_fin *b)
 {
+	int err;
+
 	memset(out, 0, sizeof(*out));
 	out->evaluations = xp_sat_add(a->evaluations, b->evaluations);
 	if (a->floor != b->floor) {
@@ -134,17 +142,33 @@ int xp_fin_combine(struct xp_fin *out, const struct xp_fin *a, const struct xp_f
 	out->recursive = xp_sat_add(a->recursive, b->recursive);
 	out->abandoned = xp_sat_add(a->abandoned, b->abandoned);
 	out->outside = xp_sat_add(a->outside, b->outside);
-	return vhist_merge(&out->vals, &a->vals, &b->vals);
+	err = vhist_merge(&out->vals, &a->vals, &b->vals);
+	if (!err)
+		err = xp_chains_add(&out->chains, &a->chains);
+	if (!err)
+		err = xp_chains_add(&out->chains, &b->chains);
+	if (err)
+		xp_fin_free(out);
+	return err;
 }
 
+/* As xp_fin_combine, but @dst's chains stay where they are and take @src's in. */
 int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src)
 {
-	struct xp_fin m;
-	int err = xp_fin_combine(&m, dst, src);
+	struct xp_fin a = *dst, b = *src, m;
+	int err;
 
-	if (err)
+	a.chains = NULL;
+	b.chains = NULL;
+	err = xp_fin_combine(&m, &a, &b);
+	if (!err)
+		err = xp_chains_add(&dst->chains, &src->chains);
+	if (err) {
+		xp_fin_free(&m);
 		return err;
-	xp_fin_free(dst);
+	}
+	free(dst->vals.bins);
+	m.chains = dst->chains;
 	*dst = m;
 	return 0;
 }
@@ -154,6 +178,7 @@ void xp_fin_free(struct xp_fin *f)
 	free(f->vals.bins);
 	f->vals.bins = NULL;
 	f->vals.n = 0;
+	xp_chains_free(&f->chains);
 }
 
 uint64_t xp_fin_percentile(const struct xp_fin *f, unsigned pct)

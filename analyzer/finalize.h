@@ -32,6 +32,7 @@ struct xp_fin {
 	uint64_t abandoned;
 	uint64_t outside;
 	struct xp_vhist vals;
+	struct xp_chain *chains; /* callers: floor calibrated, sum is observed */
 };
 
 /*
@@ -46,7 +47,8 @@ int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibrati
 /*
  * Combine two finalized processes: floor = min (hits of the lower, added
  * when equal); evaluations, observed and tallies add; value histograms
- * merge.  @out must not alias @a or @b.  0 or -ENOMEM.
+ * merge; chains combine by their names the same way.  @out must not alias
+ * @a or @b.  0 or -ENOMEM.
  */
 int xp_fin_combine(struct xp_fin *out, const struct xp_fin *a, const struct xp_fin *b);
 /* @dst = combine(@dst, @src). */

@@ -28,6 +28,41 @@ void xp_load_init(struct xp_load *l, bool strict)
 void xp_load_free(struct xp_load *l)
 {
 	xp_procset_free(&l->set);
+	for (size_t i = 0; i < l->skipped && l->skips; i++)
+		free(l->skips[i]);
+	free(l->skips);
+	l->skips = NULL;
+}
+
+static int load_skip(struct xp_load *l, const struct xp_err *e)
+{
+	char **v;
+
+	if (!l->defer) {
+		fprintf(stderr, "extprof: %s; file skipped\n", e->msg);
+		l->skipped++;
+		return 0;
+	}
+	v = realloc(l->skips, (l->skipped + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	l->skips = v;
+	v[l->skipped] = strdup(e->msg);
+	if (!v[l->skipped])
+		return -ENOMEM;
+	l->skipped++;
+	return 0;
+}
+
+int xp_load_finish(struct xp_load *l, struct xp_err *e)
+{
+	if (!l->files && l->skipped == 1 && l->skips)
+		return xp_err_set(e, -EINVAL, "%s", l->skips[0]);
+	for (size_t i = 0; i < l->skipped && l->skips; i++)
+		fprintf(stderr, "extprof: %s; file skipped\n", l->skips[i]);
+	if (!l->files)
+		return xp_err_set(e, -ENOENT, "no usable dump: all %zu were skipped", l->skipped);
+	return 0;
 }
 
 static int load_one(struct xp_load *l, int dirfd, const char *name, const char *path, bool nofollow,
@@ -38,11 +73,8 @@ static int load_one(struct xp_load *l, int dirfd, const char *name, const char *
 
 	if (err == -ENOMEM || (err && l->strict))
 		return err;
-	if (err) {
-		fprintf(stderr, "extprof: %s; file skipped\n", e->msg);
-		l->skipped++;
-		return 0;
-	}
+	if (err)
+		return load_skip(l, e) ? xp_err_set(e, -ENOMEM, "out of memory") : 0;
 	if (l->strict && !xp_dump_finished(d.hdr))
 		err = xp_err_at(e, path, offsetof(struct extprof_dump_header, flags),
 				"incomplete: process %" PRIu64

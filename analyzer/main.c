@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "cmd_symbols.h"
+#include "doubling_run.h"
 
 #ifndef EXTPROF_VERSION
 #define EXTPROF_VERSION "unknown"
@@ -21,6 +22,9 @@ static const struct command commands[] = {
 	{"run", cmd_run, cmd_run_usage, "run a program under the shim, then print the report"},
 	{"report", cmd_report, cmd_report_usage, "merge dumps, finalize them, print the report"},
 	{"dump", cmd_dump, cmd_dump_usage, "show one dump file raw"},
+	{"diff", cmd_diff, cmd_diff_usage, "compare two runs declaration by declaration"},
+	{"doubling", cmd_doubling, cmd_doubling_usage,
+	 "how each function's cost grows with the input size N"},
 	{"symbols", cmd_symbols, cmd_symbols_usage, "list the functions of an ELF file the shim can hook"},
 };
 
@@ -41,6 +45,9 @@ static void usage(FILE *out)
 	      "  extprof run [options] -- PROGRAM [ARGS...]\n"
 	      "  extprof report [options] DIR|FILE...\n"
 	      "  extprof dump FILE\n"
+	      "  extprof diff [options] BASE NEW\n"
+	      "  extprof doubling [options] N=DIR N=DIR...\n"
+	      "  extprof doubling --sizes N1,N2,... [options] -- PROGRAM [ARGS with {N}...]\n"
 	      "  extprof symbols OBJECT [GLOB]\n"
 	      "\n"
 	      "options:\n"
@@ -77,7 +84,7 @@ int main(int argc, char **argv)
 	const struct command *c;
 
 	if (argc < 2) {
-		fputs("extprof: name a command: run, report or dump (see extprof --help)\n",
+		fputs("extprof: name a command: run, report, diff, dump, ... (see extprof --help)\n",
 		      stderr);
 		return XP_EXIT_BAD;
 	}

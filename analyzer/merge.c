@@ -59,6 +59,8 @@ static void merge_floor(struct xp_acc *out, const struct xp_acc *a, const struct
 
 int xp_acc_merge(struct xp_acc *out, const struct xp_acc *a, const struct xp_acc *b)
 {
+	int err;
+
 	memset(out, 0, sizeof(*out));
 	out->evaluations = xp_sat_add(a->evaluations, b->evaluations);
 	merge_floor(out, a, b);
@@ -67,17 +69,33 @@ int xp_acc_merge(struct xp_acc *out, const struct xp_acc *a, const struct xp_acc
 	out->recursive = xp_sat_add(a->recursive, b->recursive);
 	out->abandoned = xp_sat_add(a->abandoned, b->abandoned);
 	out->outside = xp_sat_add(a->outside, b->outside);
-	return xp_hist_merge(&out->hist, &a->hist, &b->hist);
+	err = xp_hist_merge(&out->hist, &a->hist, &b->hist);
+	if (!err)
+		err = xp_chains_add(&out->chains, &a->chains);
+	if (!err)
+		err = xp_chains_add(&out->chains, &b->chains);
+	if (err)
+		xp_acc_free(out);
+	return err;
 }
 
+/* As xp_acc_merge, but @dst's chains stay where they are and take @src's in. */
 int xp_acc_add(struct xp_acc *dst, const struct xp_acc *src)
 {
-	struct xp_acc m;
-	int err = xp_acc_merge(&m, dst, src);
+	struct xp_acc a = *dst, b = *src, m;
+	int err;
 
-	if (err)
+	a.chains = NULL;
+	b.chains = NULL;
+	err = xp_acc_merge(&m, &a, &b);
+	if (!err)
+		err = xp_chains_add(&dst->chains, &src->chains);
+	if (err) {
+		xp_acc_free(&m);
 		return err;
-	xp_acc_free(dst);
+	}
+	xp_hist_free(&dst->hist);
+	m.chains = dst->chains;
 	*dst = m;
 	return 0;
 }
@@ -85,4 +103,5 @@ int xp_acc_add(struct xp_acc *dst, const struct xp_acc *src)
 void xp_acc_free(struct xp_acc *a)
 {
 	xp_hist_free(&a->hist);
+	xp_chains_free(&a->chains);
 }

@@ -25,6 +25,14 @@ static inline uint64_t xp_sat_mul(uint64_t a, uint64_t b)
 	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
+/* @a / @b rounded to the nearest whole number (halves up); 0 when @b is 0. */
+static inline uint64_t xp_div_round(uint64_t a, uint64_t b)
+{
+	if (!b)
+		return 0;
+	return a / b + (a % b >= b - a % b);
+}
+
 #define XP_U64_BUF 32
 
 /* "1,234,567" into @buf (XP_U64_BUF bytes); returns @buf. */

@@ -32,6 +32,8 @@ struct xp_report_opts {
 	enum xp_stat stat;
 	double flag_ratio; /* state-dependent when observed >= cost * (1 + ratio) */
 	bool strict;	   /* corrupt or incomplete dumps are errors */
+	bool callers;	   /* the text shows each declaration's caller chains */
+	bool allow_mixed;  /* processes on different CPUs or executables merge, with a warning */
 };
 
 #define XP_FLAG_RATIO_DEFAULT 0.25
@@ -69,7 +71,9 @@ struct xp_row {
 	double share; /* cost / run_total */
 	bool settled;
 	unsigned flags; /* 1u << enum xp_flag */
-	char *hkey;	/* "kind\x1fsymbol\x1fobject" while rows are matched */
+	struct xp_chain **chains; /* fin.chains, most expensive first, "other" last */
+	size_t nchains;
+	char *hkey; /* "kind\x1fsymbol\x1fobject" while rows are matched */
 	UT_hash_handle hh;
 };
 
@@ -95,6 +99,12 @@ struct xp_report {
 	size_t nincomplete;
 	bool complete;
 	char window[128];
+	uint32_t callers_depth; /* the deepest EXTPROF_CALLERS of the processes; 0: none */
+	char cpu_model[128];	/* of the first process */
+	char exe_path[512];
+	char build_id[65]; /* hex, "none" without one */
+	size_t runs;	   /* runs aggregated (extprof run --repeat); 1 otherwise */
+	unsigned warmup;   /* untimed runs before them */
 	int64_t start_ns;
 	int64_t end_ns;
 
@@ -114,14 +124,26 @@ int xp_report_build(struct xp_report *r, const struct xp_procset *s, const struc
 		    size_t skipped, struct xp_err *e);
 void xp_report_free(struct xp_report *r);
 
+/*
+ * The reports of @k runs of one program made into one (report_repeat.c):
+ * per declaration and chain, the --stat of the runs' per-evals and the
+ * median of their evaluations.  0 or -errno with @e set.
+ */
+int xp_report_repeat(struct xp_report *r, const struct xp_report *runs, size_t k,
+		     unsigned warmup, struct xp_err *e);
+/* Sort the rows by opts.sort. */
+void xp_report_sort(struct xp_report *r);
+
 /* Steps of xp_report_build, in report_head.c and report_rows.c. */
 int xp_report_head(struct xp_report *r, const struct xp_procset *s, size_t skipped,
 		   struct xp_err *e);
 int xp_report_rows(struct xp_report *r, const struct xp_procset *s, struct xp_err *e);
 int xp_report_warn(struct xp_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Derived figures of one row (report_rows.c). */
-void xp_row_figures(struct xp_row *row, const struct xp_report *r);
+/* Derived figures of one row (report_rows.c): 0 or -ENOMEM. */
+int xp_row_figures(struct xp_row *row, const struct xp_report *r);
+/* The flags of a row whose figures are set. */
+unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r);
 
 int xp_report_print(const struct xp_report *r, FILE *out);
 int xp_report_text(const struct xp_report *r, FILE *out, bool colour);

@@ -37,6 +37,29 @@ static bool same_counter(const struct extprof_dump_header *a, const struct extpr
 	       !strcmp(a->counter_unit, b->counter_unit);
 }
 
+static void build_id_hex(char *out, const struct extprof_dump_header *h)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint32_t n = h->build_id_size;
+
+	for (uint32_t i = 0; i < n; i++) {
+		out[2 * i] = hex[h->build_id[i] >> 4];
+		out[2 * i + 1] = hex[h->build_id[i] & 15];
+	}
+	out[2 * n] = '\0';
+	if (!n)
+		strcpy(out, "none");
+}
+
+/* The same executable: the same build-id, or, without build-ids, the same path. */
+static bool same_exe(const struct extprof_dump_header *a, const struct extprof_dump_header *b)
+{
+	if (a->build_id_size || b->build_id_size)
+		return a->build_id_size == b->build_id_size &&
+		       !memcmp(a->build_id, b->build_id, a->build_id_size);
+	return !strcmp(a->exe_path, b->exe_path);
+}
+
 static void head_first(struct xp_report *r, const struct xp_proc *p)
 {
 	const struct extprof_dump_header *h = &p->hdr;
@@ -52,6 +75,10 @@ static void head_first(struct xp_report *r, const struct xp_proc *p)
 	r->complete = true;
 	r->start_ns = p->start_ns;
 	r->end_ns = p->end_ns;
+	memcpy(r->cpu_model, h->cpu_model, sizeof(r->cpu_model));
+	memcpy(r->exe_path, h->exe_path, sizeof(r->exe_path));
+	build_id_hex(r->build_id, h);
+	r->runs = 1;
 }
 
 static void head_add(struct xp_report *r, const struct xp_proc *p)
@@ -79,43 +106,47 @@ static void head_add(struct xp_report *r, const struct xp_proc *p)
 		r->start_ns = p->start_ns;
 	if (p->end_ns > r->end_ns)
 		r->end_ns = p->end_ns;
+	if (h->callers_depth > r->callers_depth)
+		r->callers_depth = h->callers_depth;
 }
 
-static void build_id_hex(char *out, const struct extprof_dump_header *h)
-{
-	static const char hex[] = "0123456789abcdef";
-	uint32_t n = h->build_id_size;
+#define MIXED_HINT "; --allow-mixed merges them anyway"
 
-	for (uint32_t i = 0; i < n; i++) {
-		out[2 * i] = hex[h->build_id[i] >> 4];
-		out[2 * i + 1] = hex[h->build_id[i] & 15];
-	}
-	out[2 * n] = '\0';
-	if (!n)
-		strcpy(out, "none");
-}
-
-/* Differences that do not forbid merging but that a reader should weigh. */
+/*
+ * Processes on different CPUs or of different executables measure
+ * different things: refused unless --allow-mixed, then a warning each.
+ * Different windows are always only a warning.
+ */
 static int head_compare(struct xp_report *r, const struct xp_proc *first, const struct xp_proc *p,
-			unsigned *said)
+			unsigned *said, struct xp_err *e)
 {
 	const struct extprof_dump_header *a = &first->hdr, *b = &p->hdr;
+	bool mixed = r->opts.allow_mixed;
 	char ia[65], ib[65];
 	int err = 0;
 
 	if (!(*said & 1) && strcmp(a->cpu_model, b->cpu_model)) {
 		*said |= 1;
+		if (!mixed)
+			return xp_err_set(e, -EINVAL,
+					  "%s: ran on CPU \"%s\", but %s ran on \"%s\"" MIXED_HINT,
+					  p->workers[0].path, b->cpu_model, first->workers[0].path,
+					  a->cpu_model);
 		err = xp_report_warn(r,
 				     "processes ran on different CPUs: \"%s\" (pid %" PRIu64
 				     ") and \"%s\" (pid %" PRIu64 ")",
 				     a->cpu_model, first->key.pid, b->cpu_model, p->key.pid);
 	}
-	if (!err && !(*said & 2) &&
-	    (a->build_id_size != b->build_id_size ||
-	     memcmp(a->build_id, b->build_id, a->build_id_size))) {
+	if (!err && !(*said & 2) && !same_exe(a, b)) {
 		*said |= 2;
 		build_id_hex(ia, a);
 		build_id_hex(ib, b);
+		if (!mixed)
+			return xp_err_set(e, -EINVAL,
+					  "%s: executable %s (build-id %s) is not %s (build-id %s) "
+					  "of %s" MIXED_HINT,
+					  p->workers[0].path, b->exe_path, ib, a->exe_path, ia,
+					  first->workers[0].path);
 		err = xp_report_warn(
 			r,
 			"processes ran different executables: %s (build-id %s, pid %" PRIu64
@@ -129,7 +160,9 @@ static int head_compare(struct xp_report *r, const struct xp_proc *first, const 
 				     ") and \"%s\" (pid %" PRIu64 ")",
 				     a->window, first->key.pid, b->window, p->key.pid);
 	}
-	return err;
+	if (err)
+		return xp_err_set(e, err, "out of memory");
+	return 0;
 }
 
 static int head_warnings(struct xp_report *r, size_t skipped)
@@ -175,10 +208,11 @@ int xp_report_head(struct xp_report *r, const struct xp_procset *s, size_t skipp
 				first->hdr.counter_name, first->hdr.counter_unit,
 				first->workers[0].path);
 		head_add(r, p);
-		err = head_compare(r, first, p, &said);
+		err = head_compare(r, first, p, &said, e);
 	}
-	if (!err)
-		err = head_warnings(r, skipped);
+	if (err)
+		return err;
+	err = head_warnings(r, skipped);
 	if (err)
 		return xp_err_set(e, err, "out of memory");
 	return 0;

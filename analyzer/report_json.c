@@ -63,6 +63,12 @@ static void json_head(struct xp_json *j, const struct xp_report *r)
 		xp_json_null(j);
 	json_u64_list(j, "pids", r->pids, r->processes);
 	json_u64_list(j, "incomplete_pids", r->incomplete_pids, r->nincomplete);
+	xp_json_key(j, "callers_depth");
+	xp_json_u64(j, r->callers_depth);
+	xp_json_key(j, "runs");
+	xp_json_u64(j, r->runs);
+	xp_json_key(j, "warmup");
+	xp_json_u64(j, r->warmup);
 	xp_json_key(j, "warnings");
 	xp_json_begin(j, '[');
 	for (size_t i = 0; i < r->nwarnings; i++)
@@ -76,7 +82,33 @@ static void json_key_u64(struct xp_json *j, const char *key, uint64_t v)
 	xp_json_u64(j, v);
 }
 
-static void json_row(struct xp_json *j, const struct xp_row *row)
+/* {"chain": ["search+0x1d@checker", ...], "evaluations": ...}; "other" has chain []. */
+static void json_chains(struct xp_json *j, const struct xp_row *row)
+{
+	xp_json_key(j, "callers");
+	xp_json_begin(j, '[');
+	for (size_t i = 0; i < row->nchains; i++) {
+		const struct xp_chain *c = row->chains[i];
+
+		xp_json_begin(j, '{');
+		xp_json_key(j, "chain");
+		xp_json_begin(j, '[');
+		for (const char *f = c->depth ? c->key : NULL; f; f = xp_chain_next(c, f))
+			xp_json_str(j, f);
+		xp_json_end(j, ']');
+		json_key_u64(j, "evaluations", c->evaluations);
+		json_key_u64(j, "per_eval", c->per_eval);
+		json_key_u64(j, "cost", c->cost);
+		json_key_u64(j, "observed", c->sum);
+		xp_json_key(j, "settled");
+		xp_json_bool(j, c->settled);
+		json_key_u64(j, "hits", c->hits);
+		xp_json_end(j, '}');
+	}
+	xp_json_end(j, ']');
+}
+
+static void json_row(struct xp_json *j, const struct xp_row *row, bool callers)
 {
 	xp_json_begin(j, '{');
 	xp_json_key(j, "kind");
@@ -105,6 +137,8 @@ static void json_row(struct xp_json *j, const struct xp_row *row)
 			xp_json_str(j, xp_flag_names[f]);
 	xp_json_end(j, ']');
 	json_key_u64(j, "hits", row->fin.hits); /* addition */
+	if (callers)
+		json_chains(j, row);
 	xp_json_end(j, '}');
 }
 
@@ -118,7 +152,7 @@ int xp_report_json(const struct xp_report *r, FILE *out)
 	xp_json_key(&j, "declarations");
 	xp_json_begin(&j, '[');
 	for (size_t i = 0; i < r->nrows; i++)
-		json_row(&j, &r->rows[i]);
+		json_row(&j, &r->rows[i], r->callers_depth > 0);
 	xp_json_end(&j, ']');
 	xp_json_end(&j, '}');
 	return 0;

@@ -34,6 +34,7 @@ static void row_free(struct xp_row *row)
 	free(row->symbol);
 	free(row->object);
 	free(row->hkey);
+	free(row->chains);
 	xp_fin_free(&row->fin);
 }
 
@@ -97,17 +98,14 @@ static uint64_t row_per_eval(const struct xp_row *row, enum xp_stat stat)
 	case XP_STAT_MEDIAN:
 		return xp_fin_percentile(f, 50);
 	case XP_STAT_MEAN:
-		/* rounded to the nearest unit */
-		return f->observed / f->evaluations +
-		       (f->observed % f->evaluations >=
-			f->evaluations - f->observed % f->evaluations);
+		return xp_div_round(f->observed, f->evaluations);
 	case XP_STAT_MIN:
 	default:
 		return f->floor == EXTPROF_FLOOR_NONE ? 0 : f->floor;
 	}
 }
 
-static unsigned row_flags(const struct xp_row *row, const struct xp_report *r)
+unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r)
 {
 	const struct xp_fin *f = &row->fin;
 	long double ratio = 1.0L + (long double)r->opts.flag_ratio;
@@ -133,7 +131,7 @@ static unsigned row_flags(const struct xp_row *row, const struct xp_report *r)
 	return flags;
 }
 
-void xp_row_figures(struct xp_row *row, const struct xp_report *r)
+int xp_row_figures(struct xp_row *row, const struct xp_report *r)
 {
 	const struct xp_fin *f = &row->fin;
 
@@ -143,7 +141,12 @@ void xp_row_figures(struct xp_row *row, const struct xp_report *r)
 	row->p99 = f->evaluations ? xp_fin_percentile(f, 99) : 0;
 	row->share = r->run_total ? (double)row->cost / (double)r->run_total : 0.0;
 	row->settled = f->hits >= 2;
-	row->flags = row_flags(row, r);
+	row->flags = xp_row_flags(row, r);
+	free(row->chains);
+	row->chains = NULL;
+	row->nchains = 0;
+	return xp_chains_sorted(&f->chains, r->opts.stat == XP_STAT_MEAN, &row->chains,
+				&row->nchains);
 }
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
@@ -185,7 +188,8 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 static int rows_settle(struct xp_report *r, struct xp_row **hash)
 {
 	struct xp_row *row, *tmp;
-	size_t n = HASH_COUNT(*hash), i = 0;
+	size_t n = HASH_COUNT(*hash);
+	int err = 0;
 
 	r->rows = calloc(n + 1, sizeof(*r->rows));
 	if (!r->rows)
@@ -193,14 +197,22 @@ static int rows_settle(struct xp_report *r, struct xp_row **hash)
 	HASH_ITER(hh, *hash, row, tmp)
 	{
 		HASH_DEL(*hash, row);
-		r->rows[i] = *row;
-		memset(&r->rows[i].hh, 0, sizeof(r->rows[i].hh));
-		xp_row_figures(&r->rows[i++], r);
+		r->rows[r->nrows] = *row;
+		memset(&r->rows[r->nrows].hh, 0, sizeof(r->rows[r->nrows].hh));
 		free(row);
+		if (!err)
+			err = xp_row_figures(&r->rows[r->nrows], r);
+		r->nrows++;
 	}
-	r->nrows = n;
-	qsort_r(r->rows, n, sizeof(*r->rows), cmp_rows, &r->opts.sort);
+	if (err)
+		return err;
+	xp_report_sort(r);
 	return 0;
+}
+
+void xp_report_sort(struct xp_report *r)
+{
+	qsort_r(r->rows, r->nrows, sizeof(*r->rows), cmp_rows, &r->opts.sort);
 }
 
 int xp_report_rows(struct xp_report *r, const struct xp_procset *s, struct xp_err *e)

@@ -4,7 +4,9 @@
  * numbers are and whether to trust them, the table, most expensive first,
  * and a legend of the columns and flags.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -31,8 +33,11 @@ static void text_pids(FILE *out, const uint64_t *pids, size_t n)
 
 static void text_title(FILE *out, const struct xp_report *r, const struct colours *c)
 {
-	fprintf(out, "%sextprof report%s: %zu process%s (pid%s ", c->bold, c->off, r->processes,
-		r->processes == 1 ? "" : "es", r->processes == 1 ? "" : "s");
+	fprintf(out, "%sextprof report%s: ", c->bold, c->off);
+	if (r->runs > 1)
+		fprintf(out, "%zu runs, ", r->runs);
+	fprintf(out, "%zu process%s (pid%s ", r->processes, r->processes == 1 ? "" : "es",
+		r->processes == 1 ? "" : "s");
 	text_pids(out, r->pids, r->processes);
 	fprintf(out, "), %zu worker%s, %" PRIu64 " thread%s\n", r->workers,
 		r->workers == 1 ? "" : "s", r->threads, r->threads == 1 ? "" : "s");
@@ -76,8 +81,10 @@ static void text_time(FILE *out, const struct xp_report *r)
 	    !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm))
 		return;
 	fprintf(out, "started      %s", when);
+	/* as doubles: hostile times must not overflow the subtraction */
 	if (r->end_ns > r->start_ns)
-		fprintf(out, ", last update %.3f s later", (double)(r->end_ns - r->start_ns) / 1e9);
+		fprintf(out, ", last update %.3f s later",
+			((double)r->end_ns - (double)r->start_ns) / 1e9);
 	fputc('\n', out);
 }
 
@@ -111,6 +118,33 @@ static void text_window(FILE *out, const struct xp_report *r)
 		xp_fmt_u64(a, outside));
 }
 
+static const char *const repeat_says[] = {
+	[XP_STAT_MIN] = "the least of the runs' per-evals",
+	[XP_STAT_MEDIAN] = "the median of the runs' per-evals",
+	[XP_STAT_MEAN] = "the mean of the runs' per-evals",
+};
+
+static void text_runs(FILE *out, const struct xp_report *r)
+{
+	if (r->runs <= 1 && !r->warmup)
+		return;
+	fprintf(out, "runs         %zu", r->runs);
+	if (r->warmup)
+		fprintf(out, " after %u warmup run%s", r->warmup, r->warmup == 1 ? "" : "s");
+	fprintf(out, ": per-eval %s; evaluations, observed and run total their median\n",
+		repeat_says[r->opts.stat]);
+}
+
+static void text_callers(FILE *out, const struct xp_report *r)
+{
+	if (!r->callers_depth)
+		return;
+	fprintf(out, "callers      up to %u frame%s deep: %s\n", r->callers_depth,
+		r->callers_depth == 1 ? "" : "s",
+		r->opts.callers ? "each declaration's chains under it"
+				: "recorded; --callers shows them");
+}
+
 static void text_head(FILE *out, const struct xp_report *r, const struct colours *c)
 {
 	char a[XP_U64_BUF];
@@ -118,10 +152,12 @@ static void text_head(FILE *out, const struct xp_report *r, const struct colours
 	text_title(out, r, c);
 	text_counter(out, r);
 	fprintf(out, "per-eval     %s\n", stat_says[r->opts.stat]);
+	text_runs(out, r);
 	fprintf(out, "run total    %s ", xp_fmt_u64(a, r->run_total));
 	xp_text_put(out, r->counter_unit);
 	fputs(r->window[0] ? " while the window was open, all threads\n" : ", all threads\n", out);
 	text_window(out, r);
+	text_callers(out, r);
 	text_status(out, r, c);
 	text_time(out, r);
 	for (size_t i = 0; i < r->nwarnings; i++) {
@@ -164,6 +200,36 @@ static void text_row(struct xp_table *t, const struct xp_report *r, const struct
 	xp_table_add(t, flags);
 }
 
+/* "    <- f+0x1d@obj <- main+0x40@obj   evaluations 10  per-eval 3  cost 30  observed 30" */
+static void text_chain(struct xp_table *t, const struct xp_chain *ch)
+{
+	char a[XP_U64_BUF], b[XP_U64_BUF], c[XP_U64_BUF], d[XP_U64_BUF];
+	char *line = NULL, *frames = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&frames, &len);
+
+	if (!f) {
+		t->err = -ENOMEM;
+		return;
+	}
+	if (!ch->depth)
+		fputs(" <- (other callers)", f);
+	for (const char *fr = ch->depth ? ch->key : NULL; fr; fr = xp_chain_next(ch, fr))
+		fprintf(f, " <- %s", fr);
+	if (fclose(f) ||
+	    asprintf(&line, "   %s   evaluations %s  per-eval %s  cost %s  observed %s%s", frames,
+		     xp_fmt_u64(a, ch->evaluations), xp_fmt_u64(b, ch->per_eval),
+		     xp_fmt_u64(c, ch->cost), xp_fmt_u64(d, ch->sum),
+		     ch->settled ? "" : "  unsettled") < 0) {
+		free(frames);
+		t->err = -ENOMEM;
+		return;
+	}
+	xp_table_note(t, line);
+	free(frames);
+	free(line);
+}
+
 static void text_legend(FILE *out, const struct xp_report *r)
 {
 	char a[XP_U64_BUF];
@@ -190,6 +256,11 @@ static void text_legend(FILE *out, const struct xp_report *r)
 	      "       abandoned         left by longjmp or an exception, or still running at exit:"
 	      " not an evaluation\n",
 	      out);
+	if (r->opts.callers && r->callers_depth)
+		fprintf(out, "callers: <- the nearest caller <- its caller ...; per chain,"
+			     " per-eval is %s; (other callers): chains the shim had no room for\n",
+			r->opts.stat == XP_STAT_MEAN ? "observed / evaluations"
+						     : "the chain's floor less calibration");
 }
 
 int xp_report_text(const struct xp_report *r, FILE *out, bool colour)
@@ -211,8 +282,11 @@ int xp_report_text(const struct xp_report *r, FILE *out, bool colour)
 	xp_table_add(&t, "observed");
 	xp_table_add(&t, "obs/cost");
 	xp_table_add(&t, "flags");
-	for (size_t i = 0; i < r->nrows; i++)
+	for (size_t i = 0; i < r->nrows; i++) {
 		text_row(&t, r, &r->rows[i]);
+		for (size_t k = 0; r->opts.callers && k < r->rows[i].nchains; k++)
+			text_chain(&t, r->rows[i].chains[k]);
+	}
 	err = t.err;
 	if (!err)
 		xp_table_print(&t, out, c->bold, c->flag, c->off);

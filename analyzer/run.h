@@ -13,6 +13,7 @@
 
 #define XP_RUN_DEFAULT_DIR "extprof.data"
 #define XP_SHIM_NAME	   "libextprof.so"
+#define XP_REPEAT_PREFIX   "repeat-" /* DIR/repeat-N: one run of --repeat */
 
 struct xp_run_opts {
 	char *hooks;	     /* -H entries joined with commas, or NULL */
@@ -22,6 +23,8 @@ struct xp_run_opts {
 	const char *dir;     /* -o */
 	const char *callers; /* --callers, validated */
 	bool no_aslr;
+	unsigned warmup; /* --warmup: untimed runs first, their dumps thrown away */
+	unsigned repeat; /* --repeat: runs into DIR/repeat-N each; 0: one run into DIR */
 	struct xp_report_opts report;
 	char **argv; /* PROGRAM ARGS..., NULL-terminated */
 };
@@ -33,6 +36,8 @@ enum {
 	XP_OPT_COUNTER,
 	XP_OPT_CALLERS,
 	XP_OPT_NO_ASLR,
+	XP_OPT_WARMUP, /* run's own, not in XP_RUN_LONGOPTS: doubling has its own */
+	XP_OPT_REPEAT,
 	XP_OPT_RUN_END, /* options of commands that extend run's start here */
 };
 
@@ -66,6 +71,12 @@ int xp_run_set_env(const struct xp_run_opts *o, const char *shim, const char *di
  * @before.  0 or -errno.
  */
 int xp_run_dir_prepare(const char *dir, char **abs, struct xp_names *before, struct xp_err *e);
+/* The first N for which @dir/repeat-N does not exist: after every repeat-N there. */
+int xp_run_dir_next_repeat(const char *dir, unsigned *next, struct xp_err *e);
+
+/* Is @name (in directory @dirfd) a repeat-N subdirectory of "run --repeat"? */
+bool xp_run_dir_is_repeat(int dirfd, const char *name, unsigned *n);
+
 /* The dumps in @dir that are not in @before: this run's. */
 int xp_run_dir_new(const char *dir, const struct xp_names *before, struct xp_names *out,
 		   struct xp_err *e);
@@ -76,6 +87,25 @@ int xp_run_dir_new(const char *dir, const struct xp_names *before, struct xp_nam
  * with @e set when the program could not be started.
  */
 int xp_run_child(char **argv, bool no_aslr, int *status, struct xp_err *e);
+
+/*
+ * --warmup and --repeat: W runs into a temporary directory removed after,
+ * then K runs each into its own DIR/repeat-N, reported together (the
+ * per-run figures aggregated by --stat).  @status: the last run's, as from
+ * waitpid.  Returns the report's exit status, or XP_EXIT_BAD when a run
+ * could not be started (said), as -1.
+ */
+int xp_run_repeat(const struct xp_run_opts *o, const char *dir, int *status);
+
+/*
+ * --warmup: W runs into a temporary directory, removed after.  Stops at a
+ * run that died by a signal (@status says it).  0, or -errno with @e set
+ * when the program could not be started.
+ */
+int xp_run_warmup(const struct xp_run_opts *o, int *status, struct xp_err *e);
+
+/* Remove directory @dir and the files in it (no subdirectories). */
+int xp_run_dir_remove(const char *dir, struct xp_err *e);
 
 /* Die the way the program did: default disposition, raise. Returns only if that failed. */
 void xp_run_die_like(int sig);

@@ -15,7 +15,8 @@ void cmd_run_usage(FILE *out)
 	fputs("usage: extprof run [options] -- PROGRAM [ARGS...]\n"
 	      "\n"
 	      "Run PROGRAM under the shim (libextprof.so), then print the report of the\n"
-	      "dumps this run left.  Exits with PROGRAM's status, or dies by its signal.\n"
+	      "dumps this run left.  Exits with PROGRAM's status (with --repeat, the last\n"
+	      "run's), or dies by its signal.\n"
 	      "\n"
 	      "  -H, --hook KIND:PATTERN[@OBJECT]\n"
 	      "                           hook these functions (repeatable; EXTPROF_HOOKS)\n"
@@ -26,10 +27,15 @@ void cmd_run_usage(FILE *out)
 	      "                           (EXTPROF_COUNTER, default auto)\n"
 	      "  -o DIR                   dump directory (EXTPROF_DIR, default extprof.data);\n"
 	      "                           it may hold only extprof dumps\n"
-	      "  --callers N              attribute to callers N frames deep, 0..8\n"
-	      "                           (EXTPROF_CALLERS)\n"
+	      "  --callers N              attribute to callers N frames deep, 0..8, and show\n"
+	      "                           the chains under each declaration (EXTPROF_CALLERS)\n"
 	      "  --no-aslr                run PROGRAM without address space "
-	      "randomisation\n" XP_REPORT_OPTIONS_HELP "  -h, --help               this text\n"
+	      "randomisation\n"
+	      "  --warmup W               W untimed runs first; their dumps are thrown away\n"
+	      "  --repeat K               K runs, each into DIR/repeat-N, reported together:\n"
+	      "                           per declaration the --stat of the runs' per-evals,\n"
+	      "                           the median of their evaluations\n" XP_REPORT_OPTIONS_HELP
+	      "  -h, --help               this text\n"
 	      "\n"
 	      "The shim is $EXTPROF_SHIM if set, else the one beside extprof in its build\n"
 	      "tree, else the installed one, else libextprof.so from the loader's path.\n",
@@ -92,13 +98,28 @@ static int counter_check(const char *c, struct xp_err *e)
 		"--counter %s: expected auto, instructions, cycles, tsc, ns or var:SYMBOL", c);
 }
 
-static int callers_check(const char *v, struct xp_err *e)
+static int callers_check(const char *v, bool *show, struct xp_err *e)
 {
 	uint64_t n;
 
 	if (xp_parse_u64(v, &n) || n > EXTPROF_CALLERS_MAX_DEPTH)
 		return xp_err_set(e, -EINVAL, "--callers %s: expected a depth from 0 to %u", v,
 				  EXTPROF_CALLERS_MAX_DEPTH);
+	*show = n > 0;
+	return 0;
+}
+
+#define XP_RUN_MAX_RUNS 10000
+
+static int count_check(const char *opt, const char *v, unsigned min, unsigned *out,
+		       struct xp_err *e)
+{
+	uint64_t n;
+
+	if (xp_parse_u64(v, &n) || n < min || n > XP_RUN_MAX_RUNS)
+		return xp_err_set(e, -EINVAL, "%s %s: expected a number of runs from %u to %u", opt,
+				  v, min, XP_RUN_MAX_RUNS);
+	*out = (unsigned)n;
 	return 0;
 }
 
@@ -126,10 +147,15 @@ int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *
 		return counter_check(arg, e);
 	case XP_OPT_CALLERS:
 		o->callers = arg;
-		return callers_check(arg, e);
+		/* the chains recorded are shown under their declarations */
+		return callers_check(arg, &o->report.callers, e);
 	case XP_OPT_NO_ASLR:
 		o->no_aslr = true;
 		return 0;
+	case XP_OPT_WARMUP:
+		return count_check("--warmup", arg, 0, &o->warmup, e);
+	case XP_OPT_REPEAT:
+		return count_check("--repeat", arg, 1, &o->repeat, e);
 	}
 	return xp_report_getopt(c, arg, &o->report, e) > 0 ? 0 : -EINVAL;
 }
@@ -139,6 +165,8 @@ int xp_run_parse(struct xp_run_opts *o, int argc, char **argv)
 	static const struct option longopts[] = {
 		XP_RUN_LONGOPTS,
 		XP_REPORT_LONGOPTS,
+		{"warmup", required_argument, NULL, XP_OPT_WARMUP},
+		{"repeat", required_argument, NULL, XP_OPT_REPEAT},
 		{NULL, 0, NULL, 0},
 	};
 	struct xp_err e = {""};

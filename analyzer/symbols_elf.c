@@ -166,6 +166,11 @@ static int check_extent(Elf *elf, const GElf_Ehdr *eh, size_t size, const char *
 
 	if (elf_getshdrnum(elf, &shnum))
 		return xp_err_set(e, -EINVAL, "%s: unreadable: %s", path, elf_errmsg(-1));
+	/* libelf counts 0 sections when their headers are not all in the file */
+	if (eh->e_shnum > shnum)
+		shnum = eh->e_shnum;
+	if (!shnum && eh->e_shoff)
+		shnum = 1; /* extended numbering: section 0 must be there */
 	if (shnum && !eh->e_shentsize)
 		return xp_err_set(e, -EINVAL, "%s: a corrupt ELF header (e_shentsize 0)", path);
 	if (shnum && (eh->e_shoff > size || (size - eh->e_shoff) / eh->e_shentsize < shnum))

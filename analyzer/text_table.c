@@ -76,6 +76,36 @@ void xp_table_addf(struct xp_table *t, const char *fmt, ...)
 	free(buf);
 }
 
+void xp_table_note(struct xp_table *t, const char *s)
+{
+	if (t->err || t->ncells < t->ncols)
+		return;
+	if (t->nnotes == t->notes_cap) {
+		size_t cap = t->notes_cap ? t->notes_cap * 2 : 16;
+		char **n = realloc(t->notes, cap * sizeof(*n));
+		size_t *r;
+
+		if (!n) {
+			t->err = -ENOMEM;
+			return;
+		}
+		t->notes = n;
+		r = realloc(t->note_row, cap * sizeof(*r));
+		if (!r) {
+			t->err = -ENOMEM;
+			return;
+		}
+		t->note_row = r;
+		t->notes_cap = cap;
+	}
+	t->notes[t->nnotes] = strdup(s);
+	if (!t->notes[t->nnotes]) {
+		t->err = -ENOMEM;
+		return;
+	}
+	t->note_row[t->nnotes++] = t->ncells / t->ncols - 1;
+}
+
 static void pad(FILE *out, size_t n)
 {
 	while (n--)
@@ -110,12 +140,18 @@ void xp_table_print(const struct xp_table *t, FILE *out, const char *head_on, co
 		    const char *off)
 {
 	size_t cells = t->ncells - t->ncells % t->ncols; /* whole rows only */
+	size_t note = 0;
 
 	for (size_t i = 0; i < cells; i++) {
 		size_t col = i % t->ncols;
 		const char *on = i < t->ncols ? head_on : col == t->ncols - 1 ? last_on : "";
 
 		table_cell(t, out, i, on, off);
+		/* notes are added in row order */
+		while (col == t->ncols - 1 && note < t->nnotes && t->note_row[note] == i / t->ncols) {
+			xp_text_put(out, t->notes[note++]);
+			fputc('\n', out);
+		}
 	}
 }
 
@@ -123,6 +159,10 @@ void xp_table_free(struct xp_table *t)
 {
 	for (size_t i = 0; i < t->ncells; i++)
 		free(t->cells[i]);
+	for (size_t i = 0; i < t->nnotes; i++)
+		free(t->notes[i]);
 	free(t->cells);
+	free(t->notes);
+	free(t->note_row);
 	memset(t, 0, sizeof(*t));
 }

@@ -16,13 +16,20 @@ struct xp_table {
 	size_t ncells;
 	size_t cap;
 	char **cells; /* ncells * ncols, owned */
-	int err;      /* -ENOMEM once any add failed */
+	size_t nnotes;
+	size_t notes_cap;
+	char **notes;	   /* lines printed under a row, owned */
+	size_t *note_row; /* the row each note is under */
+	int err;	   /* -ENOMEM once any add failed */
 };
 
 void xp_table_init(struct xp_table *t, size_t ncols, const bool *right);
 /* Append a cell to the current row (a row is ncols cells); copies @s, shown safely. */
 void xp_table_add(struct xp_table *t, const char *s);
 void xp_table_addf(struct xp_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A line printed under the last row added, outside the columns; shown safely. */
+void xp_table_note(struct xp_table *t, const char *s);
+
 /*
  * Print every row, cells two spaces apart, the last column unpadded.  Row 0
  * is the heading; @head_on/@off wrap it, @last_on/@off wrap non-empty cells

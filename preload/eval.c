@@ -51,7 +51,7 @@ static void eval_abandon(struct xp_worker *w, const struct xp_frame *f)
 {
 	if (!w || (f->flags & XP_FRAME_UNCOUNTED))
 		return;
-	w->active[f->idx]--;
+	w->map.decls[f->idx].open--;
 	if (f->flags & XP_FRAME_WINDOW)
 		__atomic_sub_fetch(&xp_window_open, 1, __ATOMIC_RELAXED);
 	w->map.decls[f->idx].abandoned++;
@@ -64,10 +64,12 @@ static int eval_is_tail_call(const struct xp_frame *f, uint64_t ret)
 }
 
 /*
- * Pop the activations that a longjmp, siglongjmp or exception left behind:
- * their slots lie below the new one on the same stack (or at it, unless the
- * new call is a tail call out of that very activation).  A handler on a
- * sigaltstack is on another stack, so nothing is reaped for it.
+ * Pop the activations that a longjmp, siglongjmp or exception left behind.
+ * For a call on the thread's own stack: every activation on another stack
+ * (a sigaltstack handler left by siglongjmp), then those whose slots lie
+ * below the new one (or at it, unless the new call is a tail call out of
+ * that very activation).  A call on a sigaltstack reaps nothing: the
+ * thread's activations below it are alive.
  */
 static void eval_reap_unwound(struct xp_thread *t, uint64_t ret, uint64_t slot)
 {
@@ -76,10 +78,12 @@ static void eval_reap_unwound(struct xp_thread *t, uint64_t ret, uint64_t slot)
 	while (t->depth) {
 		struct xp_frame *f = &t->stack[t->depth - 1];
 
-		if (f->slot > slot || f->slot < t->stack_lo)
-			break;
-		if (f->slot == slot && eval_is_tail_call(f, ret))
-			break;
+		if (f->slot >= t->stack_lo && f->slot < t->stack_hi) {
+			if (f->slot > slot)
+				break;
+			if (f->slot == slot && eval_is_tail_call(f, ret))
+				break;
+		}
 		eval_abandon(t->worker, f);
 		t->depth--;
 	}
@@ -92,7 +96,7 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	struct xp_thread *t = &xp_self;
 	struct xp_worker *w = t->worker;
 	struct xp_frame *f;
-	uint32_t flags = 0;
+	uint32_t flags = 0, old, i;
 
 	if (__builtin_expect(!w, 0)) {
 		if (t->busy || t->released || xp.finished || !(xp.enabled || xp.calibrating))
@@ -110,22 +114,33 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	 * worker's dump ran out of room for more */
 	if (__builtin_expect(t->busy | xp.finished | (idx >= w->map.ndecls), 0))
 		flags = XP_FRAME_UNCOUNTED;
-	eval_reap_unwound(t, ret, slot);
-	if (__builtin_expect(t->depth == t->cap, 0)) {
+	/* interrupting a push (we are a signal handler): the frames below live */
+	if (!t->filling)
+		eval_reap_unwound(t, ret, slot);
+	if (__builtin_expect(t->depth + 1 >= t->cap, 0)) {
 		t->busy = 1;
 		xp_call_preserving(eval_slow_grow, t);
 		t->busy = 0;
-		if (t->depth == t->cap)
+		if (t->depth + 1 >= t->cap)
 			return 1;
 	}
 
-	f = &t->stack[t->depth];
+	/*
+	 * A push interrupted by this signal handler is filling entry
+	 * filling - 1, not yet counted in depth: take the one above it, and
+	 * leave depth counting it; the interrupted push sets the same depth.
+	 */
+	old = t->filling;
+	i = old && old - 1 >= t->depth ? old : t->depth;
+	t->filling = i + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	f = &t->stack[i];
 	f->ret = ret;
 	f->slot = slot;
 	f->nested = 0;
 	f->idx = idx;
 	if (!flags) {
-		if (w->active[idx]++)
+		if (w->map.decls[idx].open++)
 			flags |= XP_FRAME_RECURSIVE;
 		if (idx == xp.window_decl) {
 			flags |= XP_FRAME_WINDOW;
@@ -138,7 +153,9 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	f->flags = flags;
 	/* The frame is whole before a signal handler could push above it. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->depth++;
+	t->depth = i + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->filling = old;
 	f->start = counter_read_inline();
 	return 0;
 }
@@ -157,21 +174,27 @@ int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
 	struct xp_frame *f;
 	uint32_t depth = t->depth;
 
-	if (__builtin_expect(!w || (t->busy | xp.finished | (idx >= w->map.ndecls) |
-				    (depth == t->cap) | (xp.window_decl != UINT32_MAX)),
+	if (__builtin_expect(!w || (t->busy | t->filling | xp.finished | (idx >= w->map.ndecls) |
+				    (depth + 1 >= t->cap) | (xp.window_decl != UINT32_MAX)),
 			     0))
 		return eval_enter_slow(idx, ret, slot);
 	/* a frame at or below our slot was unwound past (longjmp, ...) */
 	if (__builtin_expect(depth && t->stack[depth - 1].slot <= slot, 0))
 		return eval_enter_slow(idx, ret, slot);
+	/* A signal handler's hooked call while the entry is being filled
+	 * takes the one above it (eval_enter_slow). */
+	t->filling = depth + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	f = &t->stack[depth];
 	f->ret = ret;
 	f->slot = slot;
 	f->nested = 0;
 	f->idx = idx;
-	f->flags = w->active[idx]++ ? XP_FRAME_RECURSIVE : 0;
+	f->flags = w->map.decls[idx].open++ ? XP_FRAME_RECURSIVE : 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->depth = depth + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->filling = 0;
 	f->start = counter_read_inline();
 	return 0;
 }
@@ -288,7 +311,7 @@ static __attribute__((noinline)) void eval_exit(uint64_t *slot, const uint64_t *
 {
 	struct xp_thread *t = &xp_self;
 	struct xp_worker *w = t->worker;
-	struct xp_frame *f;
+	struct xp_frame *f, fr;
 	uint64_t raw, delta;
 	uint32_t i = t->depth;
 
@@ -300,7 +323,10 @@ static __attribute__((noinline)) void eval_exit(uint64_t *slot, const uint64_t *
 		eval_abandon(w, &t->stack[t->depth - 1]);
 		t->depth--;
 	}
-	f = &t->stack[t->depth - 1];
+	/* ours, copied before the pop: a signal handler may reuse the entry */
+	fr = t->stack[t->depth - 1];
+	f = &fr;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	*slot = f->ret;
 	t->depth--;
 	if (f->flags & XP_FRAME_UNCOUNTED)
@@ -308,7 +334,7 @@ static __attribute__((noinline)) void eval_exit(uint64_t *slot, const uint64_t *
 
 	raw = now - f->start;
 	delta = raw > f->nested ? raw - f->nested : 0;
-	w->active[f->idx]--;
+	w->map.decls[f->idx].open--;
 	if (f->flags & XP_FRAME_WINDOW)
 		__atomic_sub_fetch(&xp_window_open, 1, __ATOMIC_RELAXED);
 	if (xp.window_decl != UINT32_MAX && !(f->flags & XP_FRAME_OUTSIDE))
@@ -329,7 +355,7 @@ static __attribute__((noinline)) void eval_exit(uint64_t *slot, const uint64_t *
 		}
 		eval_record_caller(w, f->idx, a.pcs, a.depth, delta);
 	}
-	if (t->depth)
+	if (t->depth && t->filling != t->depth)
 		t->stack[t->depth - 1].nested += f->nested + xp.meta.nested_overhead;
 }
 
@@ -344,23 +370,26 @@ void xp_eval_exit(uint64_t *slot)
 	struct xp_thread *t = &xp_self;
 	struct xp_worker *w = t->worker;
 	uint32_t depth = t->depth;
-	struct xp_frame *f = &t->stack[depth - 1];
+	struct xp_frame f = t->stack[depth - 1];
 	uint64_t raw, delta;
 
-	if (__builtin_expect((f->slot != (uint64_t)slot) | (f->flags != 0) |
+	if (__builtin_expect((f.slot != (uint64_t)slot) | (f.flags != 0) |
 				     (xp.window_decl != UINT32_MAX),
 			     0)) {
 		eval_exit(slot, NULL, now);
 		return;
 	}
-	*slot = f->ret;
+	/* f is a copy, taken before the pop: a signal handler may reuse the entry */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*slot = f.ret;
 	t->depth = depth - 1;
-	raw = now - f->start;
-	delta = raw > f->nested ? raw - f->nested : 0;
-	w->active[f->idx]--;
-	eval_record(w, f, delta);
-	if (depth > 1)
-		t->stack[depth - 2].nested += f->nested + xp.meta.nested_overhead;
+	raw = now - f.start;
+	delta = raw > f.nested ? raw - f.nested : 0;
+	w->map.decls[f.idx].open--;
+	eval_record(w, &f, delta);
+	/* the parent, unless it is the entry an interrupted push is filling */
+	if (depth > 1 && t->filling != depth - 1)
+		t->stack[depth - 2].nested += f.nested + xp.meta.nested_overhead;
 }
 
 /* Called by xp_thunk_exit_callers, with the caller's callee-saved registers. */

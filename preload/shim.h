@@ -57,6 +57,7 @@ struct xp_thread {
 	uint32_t depth;
 	uint32_t cap;
 	uint32_t busy;	   /* inside the shim's own slow path: do not count */
+	uint32_t filling;  /* 1 + the entry a push is filling, 0 when none: see eval.c */
 	uint32_t released; /* the thread is exiting: no new worker */
 	uint64_t stack_lo; /* the thread's own stack, to tell a sigaltstack apart */
 	uint64_t stack_hi;
@@ -75,7 +76,6 @@ struct xp_worker {
 	uint32_t state; /* XP_WORKER_FREE / XP_WORKER_TAKEN, changed by CAS */
 	uint32_t index;
 	struct dump_map map; /* map.base NULL: no dump could be made */
-	uint32_t *active;    /* per declaration: activations on the owner thread */
 	struct xp_thread *owner;
 };
 

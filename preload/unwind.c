@@ -54,7 +54,7 @@ void unwind_rehook_frames(uint64_t sp)
 		struct xp_frame *f = &t->stack[--t->depth];
 
 		if (w && !(f->flags & XP_FRAME_UNCOUNTED)) {
-			w->active[f->idx]--;
+			w->map.decls[f->idx].open--;
 			if (f->flags & XP_FRAME_WINDOW)
 				__atomic_sub_fetch(&xp_window_open, 1, __ATOMIC_RELAXED);
 			w->map.decls[f->idx].abandoned++;

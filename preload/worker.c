@@ -176,15 +176,6 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 			return NULL;
 		}
 	}
-	if (!w->active) {
-		w->active = mmap(NULL, XP_MAX_DECLS * sizeof(uint32_t), PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (w->active == MAP_FAILED) {
-			w->active = NULL;
-			__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
-			return NULL;
-		}
-	}
 	counter_open_thread(t);
 	w->owner = t;
 	w->map.hdr->threads++;
@@ -203,7 +194,7 @@ static void worker_abandon_frames(struct xp_worker *w, struct xp_thread *t)
 
 		if (f->flags & XP_FRAME_UNCOUNTED)
 			continue;
-		w->active[f->idx]--;
+		w->map.decls[f->idx].open--;
 		w->map.decls[f->idx].abandoned++;
 	}
 }
@@ -294,7 +285,6 @@ void worker_forget_self(void)
 	t->depth = 0;
 	counter_close_thread(t);
 	dump_unmap(&w->map);
-	memset(w->active, 0, XP_MAX_DECLS * sizeof(uint32_t));
 	w->owner = NULL;
 	t->worker = NULL;
 	__atomic_store_n(&xp.nworkers, 0, __ATOMIC_RELAXED);
@@ -360,8 +350,6 @@ void worker_reset_after_fork(void)
 		memset(&w->map, 0, sizeof(w->map));
 		w->owner = NULL;
 		w->state = XP_WORKER_FREE;
-		if (w->active)
-			memset(w->active, 0, XP_MAX_DECLS * sizeof(uint32_t));
 	}
 	xp.nworkers = 0;
 	for (uint32_t d = 0; d < t->depth; d++)

@@ -5,7 +5,8 @@
 set -euo pipefail
 
 # build: compiler, meson, the x86 decoder, libelf; tests: Criterion, jansson,
-# clang (sanitizers, fuzzing), uftrace (the overhead benchmark).
+# clang (sanitizers, fuzzing), uftrace (the overhead benchmark); cairo draws the
+# doubling test's plots, expat reads them back in its test.
 EXTPROF_PACKAGES=(
 	gcc
 	clang
@@ -19,6 +20,7 @@ EXTPROF_PACKAGES=(
 	libcriterion-dev
 	libjansson-dev
 	libcairo2-dev
+	libexpat1-dev
 	libclang-rt-14-dev
 	uftrace
 )

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* A growable array of packed states; the search keeps two, this level and the next. */
+/* A growable array of state refs; the search keeps two, this level and the next. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* One breadth-first level: a growable array of packed states. */
+/* One breadth-first level: a growable array of states, as refs from the visited set. */
 #ifndef CHECKER_FRONTIER_H
 #define CHECKER_FRONTIER_H
 

@@ -35,6 +35,7 @@ enum {
 struct checker_options {
 	unsigned n_rm;
 	unsigned n_workers;
+	uint64_t max_states; /* -m; 0: no bound */
 	bool verbose;
 	bool bug;
 };
@@ -42,28 +43,41 @@ struct checker_options {
 static void checker_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: checker [-n N] [-w W] [-b] [-v] [-h]\n"
+		"usage: checker [-n N] [-w W] [-m MAX_STATES] [-b] [-v] [-h]\n"
 		"Explore every reachable state of two-phase commit breadth-first.\n"
-		"  -n N  resource managers, 1..%d (default %d)\n"
-		"  -w W  worker threads, 1..%d (default %d)\n"
-		"  -b    inject a bug: the TM commits on the first vote\n"
-		"  -v    report time and work on stderr\n"
-		"  -h    show this help\n"
+		"  -n N           resource managers, 1..%d (default %d)\n"
+		"  -w W           worker threads, 1..%d (default %d)\n"
+		"  -m MAX_STATES  bound the search: stop after the first level that brings the\n"
+		"                 distinct states to MAX_STATES or more, and check the states of\n"
+		"                 the next level without expanding them (default: no bound)\n"
+		"  -b             inject a bug: the TM commits on the first vote\n"
+		"  -v             report time and work on stderr\n"
+		"  -h             show this help\n"
 		"Exit status: 0 no violation, 1 a violation, 2 bad usage, 3 search incomplete.\n",
 		STATE_MAX_RM, CHECKER_DEFAULT_RM, CHECKER_MAX_WORKERS, CHECKER_DEFAULT_WORKERS);
 }
 
 /* A whole decimal number in [min, max], nothing before or after it. */
-static bool checker_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out)
+static bool checker_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
-	unsigned long val;
+	unsigned long long val;
 	char *end;
 
 	if (*text < '0' || *text > '9')
 		return false;
 	errno = 0;
-	val = strtoul(text, &end, 10);
+	val = strtoull(text, &end, 10);
 	if (errno || *end || val < min || val > max)
+		return false;
+	*out = val;
+	return true;
+}
+
+static bool checker_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out)
+{
+	uint64_t val;
+
+	if (!checker_parse_u64(text, min, max, &val))
 		return false;
 	*out = (unsigned)val;
 	return true;
@@ -76,22 +90,34 @@ static int checker_parse_args(int argc, char **argv, struct checker_options *opt
 
 	opt->n_rm = CHECKER_DEFAULT_RM;
 	opt->n_workers = CHECKER_DEFAULT_WORKERS;
+	opt->max_states = 0;
 	opt->verbose = false;
 	opt->bug = false;
 	opterr = 0;
-	while ((c = getopt(argc, argv, ":n:w:bvh")) != -1) {
+	while ((c = getopt(argc, argv, ":n:w:m:bvh")) != -1) {
 		switch (c) {
 		case 'n':
 			if (!checker_parse_uint(optarg, 1, STATE_MAX_RM, &opt->n_rm)) {
-				fprintf(stderr, "checker: -n %s: want a number of RMs from 1 to %d\n",
+				fprintf(stderr,
+					"checker: -n %s: want a number of RMs from 1 to %d\n",
 					optarg, STATE_MAX_RM);
 				return EXIT_USAGE;
 			}
 			break;
 		case 'w':
 			if (!checker_parse_uint(optarg, 1, CHECKER_MAX_WORKERS, &opt->n_workers)) {
-				fprintf(stderr, "checker: -w %s: want a number of workers from 1 to %d\n",
+				fprintf(stderr,
+					"checker: -w %s: want a number of workers from 1 to %d\n",
 					optarg, CHECKER_MAX_WORKERS);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'm':
+			if (!checker_parse_u64(optarg, 1, UINT64_MAX, &opt->max_states)) {
+				fprintf(stderr,
+					"checker: -m %s: want a number of states from 1 to %" PRIu64
+					"\n",
+					optarg, UINT64_MAX);
 				return EXIT_USAGE;
 			}
 			break;
@@ -122,23 +148,27 @@ static int checker_parse_args(int argc, char **argv, struct checker_options *opt
 	return -1;
 }
 
+/* Static: a state of STATE_MAX_RM RMs is too big for a comfortable stack, and so is its text. */
+static struct tp_state checker_state;
+static char checker_text[STATE_TEXT_MAX];
+
 static void checker_print_violation(const struct spec *spec, unsigned n_rm,
 				    const struct search_violation *v, unsigned depth)
 {
-	struct tp_state s;
-	char text[512];
+	struct tp_state *s = &checker_state;
+	char *text = checker_text;
 
-	state_decode(v->key, n_rm, &s);
-	state_format(&s, text, sizeof(text));
+	state_decode(v->key, n_rm, s);
+	state_format(s, text, sizeof(checker_text));
 	if (!v->is_property) {
 		printf("invariant %s violated at depth %u: %s\n", spec->invariants[v->pred].name,
 		       depth, text);
 		return;
 	}
-	printf("action property %s violated at depth %u: %s\n",
-	       spec->properties[v->pred].name, depth, text);
-	state_decode(v->next_key, n_rm, &s);
-	state_format(&s, text, sizeof(text));
+	printf("action property %s violated at depth %u: %s\n", spec->properties[v->pred].name,
+	       depth, text);
+	state_decode(v->next_key, n_rm, s);
+	state_format(s, text, sizeof(checker_text));
 	printf("  -> %s\n", text);
 }
 
@@ -154,8 +184,10 @@ int main(int argc, char **argv)
 {
 	const struct spec *spec = &protocol_spec;
 	struct checker_options opt;
-	struct search_result res;
+	uint64_t worker_work[CHECKER_MAX_WORKERS];
+	static struct search_result res;
 	double start;
+	unsigned i;
 	int status;
 
 	status = checker_parse_args(argc, argv, &opt);
@@ -164,7 +196,7 @@ int main(int argc, char **argv)
 	protocol_bug_early_commit = opt.bug;
 
 	start = checker_now();
-	if (search_run(spec, opt.n_rm, opt.n_workers, &res)) {
+	if (search_run(spec, opt.n_rm, opt.n_workers, opt.max_states, &res, worker_work)) {
 		fprintf(stderr, "checker: N=%u: search incomplete: %s\n", opt.n_rm,
 			strerror(errno));
 		truth_print(stderr, protocol_pred_names, TP_NPRED);
@@ -172,9 +204,12 @@ int main(int argc, char **argv)
 	}
 
 	printf("%s, N=%u: %" PRIu64 " distinct states, %" PRIu64 " transitions, %" PRIu64
-	       " terminal states, depth %u, %" PRIu64 " violation%s\n",
+	       " terminal states, depth %u, %" PRIu64 " violation%s",
 	       spec->title, opt.n_rm, res.states, res.transitions, res.terminal, res.depth,
 	       res.violations, res.violations == 1 ? "" : "s");
+	if (res.bounded)
+		printf(", bounded at level %u by -m %" PRIu64, res.depth, opt.max_states);
+	putchar('\n');
 	if (res.first.found)
 		checker_print_violation(spec, opt.n_rm, &res.first, res.depth);
 	if (fflush(stdout) == EOF) {
@@ -184,9 +219,13 @@ int main(int argc, char **argv)
 		status = res.violations ? EXIT_VIOLATION : EXIT_SUCCESS;
 	}
 
-	if (opt.verbose)
-		fprintf(stderr, "checker: N=%u W=%u: %.3f s, checker_work %" PRIu64 "\n",
-			opt.n_rm, opt.n_workers, checker_now() - start, checker_work_total);
+	if (opt.verbose) {
+		fprintf(stderr, "checker: N=%u W=%u: %.3f s, checker_work %" PRIu64 "\n", opt.n_rm,
+			opt.n_workers, checker_now() - start, checker_work_total);
+		for (i = 0; i < opt.n_workers; i++)
+			fprintf(stderr, "checker: worker %u: checker_work %" PRIu64 "\n", i,
+				worker_work[i]);
+	}
 	truth_print(stderr, protocol_pred_names, TP_NPRED);
 	return status;
 }

@@ -49,40 +49,46 @@ static inline void protocol_charge(enum tp_pred id, uint64_t units)
 	truth_charge(id, units);
 }
 
-static inline uint16_t rm_all(const struct tp_state *s)
-{
-	return (uint16_t)((1u << s->n) - 1);
-}
-
-static inline bool rm_in(uint16_t set, int rm)
-{
-	return set >> rm & 1;
-}
-
 /* RM j voted yes: it sent Prepared, the TM counted it, and it has not gone back on it. */
-static inline bool rm_voted(const struct tp_state *s, unsigned j)
+static inline unsigned rm_voted(const struct tp_state *s, unsigned j)
 {
-	return rm_in(s->msg_prepared, (int)j) & rm_in(s->tm_prepared, (int)j) &
-	       ((s->rm[j] == RM_PREPARED) | (s->rm[j] == RM_COMMITTED));
+	const struct tp_rm *r = &s->rm[j];
+	unsigned holds = (r->state == RM_PREPARED) | (r->state == RM_COMMITTED);
+
+	return r->msg_prepared & r->tm_prepared & holds;
 }
 
-static inline bool rm_has_outcome(uint8_t st)
+static inline unsigned rm_has_outcome(uint8_t st)
 {
 	return (st == RM_COMMITTED) | (st == RM_ABORTED);
 }
 
 /* ---- invariants ------------------------------------------------------------------------ */
 
-/* TPTypeOK: every variable holds a value of its type. */
+/* The type of an rmState element, as a set of byte values: a type check is safe on any byte. */
+static const bool rm_state_type[256] = {
+	[RM_WORKING] = true,
+	[RM_PREPARED] = true,
+	[RM_COMMITTED] = true,
+	[RM_ABORTED] = true,
+};
+
+/*
+ * TPTypeOK: every variable holds a value of its type. For each RM: rmState is a function from
+ * RM, so the element's place in the domain is checked as well as its value, and its
+ * memberships of tmPrepared and of the Prepared messages are each in or out, 1 or 0.
+ */
 bool type_ok(const struct tp_state *s)
 {
-	uint16_t outside = (uint16_t)~rm_all(s);
-	bool ok = (s->tm <= TM_ABORTED) & !(s->tm_prepared & outside) &
-		  !(s->msg_prepared & outside);
+	bool ok = s->tm <= TM_ABORTED;
 	unsigned i;
 
-	for (i = 0; i < s->n; i++)
-		ok &= s->rm[i] <= RM_ABORTED;
+	for (i = 0; i < s->n; i++) {
+		const struct tp_rm *r = &s->rm[i];
+
+		ok &= (r->id == i) & rm_state_type[r->state] & (r->tm_prepared <= 1) &
+		      (r->msg_prepared <= 1);
+	}
 	protocol_charge(TP_TYPE_OK, s->n + 1u);
 	return ok;
 }
@@ -107,7 +113,7 @@ bool consistent(const struct tp_state *s)
 	for (i = 0; i < s->n && ok; i++) {
 		for (j = 0; j < s->n && ok; j++) {
 			pairs++;
-			ok = !outcome_conflict[s->rm[i]][s->rm[j]];
+			ok = !outcome_conflict[s->rm[i].state][s->rm[j].state];
 		}
 	}
 	protocol_charge(TP_CONSISTENT, pairs);
@@ -119,10 +125,10 @@ bool consistent(const struct tp_state *s)
  * whether RM j voted yes. A commit needs every vote; nothing else needs any.
  */
 static const bool vote_justifies[4][2] = {
-	[RM_WORKING] = { true, true },
-	[RM_PREPARED] = { true, true },
-	[RM_COMMITTED] = { false, true },
-	[RM_ABORTED] = { true, true },
+	[RM_WORKING] = {true, true},
+	[RM_PREPARED] = {true, true},
+	[RM_COMMITTED] = {false, true},
+	[RM_ABORTED] = {true, true},
 };
 
 /*
@@ -142,7 +148,7 @@ bool commit_justified(const struct tp_state *s)
 		return true;
 	}
 	for (i = 0; i < s->n && ok; i++) {
-		unsigned row = s->tm == TM_COMMITTED ? RM_COMMITTED : s->rm[i];
+		unsigned row = s->tm == TM_COMMITTED ? RM_COMMITTED : s->rm[i].state;
 
 		for (j = 0; j < s->n && ok; j++) {
 			pairs++;
@@ -165,7 +171,7 @@ bool is_terminal(const struct tp_state *s)
 	unsigned i, decided = 0;
 
 	for (i = 0; i < s->n; i++)
-		decided += rm_has_outcome(s->rm[i]);
+		decided += rm_has_outcome(s->rm[i].state);
 	protocol_charge(TP_IS_TERMINAL, s->n + 1u);
 	return (s->tm != TM_INIT) & (decided == s->n);
 }
@@ -179,7 +185,7 @@ bool decision_is_stable(const struct tp_state *s, const struct tp_state *next)
 	unsigned i;
 
 	for (i = 0; i < s->n; i++)
-		stable &= !rm_has_outcome(s->rm[i]) | (next->rm[i] == s->rm[i]);
+		stable &= !rm_has_outcome(s->rm[i].state) | (next->rm[i].state == s->rm[i].state);
 	protocol_charge(TP_DECISION_IS_STABLE, s->n + 1u);
 	return stable;
 }
@@ -190,14 +196,14 @@ bool decision_is_stable(const struct tp_state *s, const struct tp_state *next)
 bool can_prepare(const struct tp_state *s, int rm)
 {
 	protocol_charge(TP_CAN_PREPARE, 1);
-	return (s->rm[rm] == RM_WORKING) & !rm_in(s->msg_prepared, rm);
+	return (s->rm[rm].state == RM_WORKING) & !s->rm[rm].msg_prepared;
 }
 
 /* RMChooseToAbort: a working RM may give up on its own. */
 bool can_choose_abort(const struct tp_state *s, int rm)
 {
 	protocol_charge(TP_CAN_CHOOSE_ABORT, 1);
-	return s->rm[rm] == RM_WORKING;
+	return s->rm[rm].state == RM_WORKING;
 }
 
 /* RMRcvCommitMsg: an RM commits once the TM's Commit is out. */
@@ -220,18 +226,21 @@ bool can_rm_abort(const struct tp_state *s, int rm)
 bool can_receive_prepared(const struct tp_state *s, int rm)
 {
 	protocol_charge(TP_CAN_RECEIVE_PREPARED, 1);
-	return (s->tm == TM_INIT) & rm_in(s->msg_prepared, rm);
+	return (s->tm == TM_INIT) & s->rm[rm].msg_prepared;
 }
 
-/* TMCommit: the undecided TM commits once every RM has voted yes. */
+/*
+ * TMCommit: the undecided TM commits once every RM has voted yes, that is once tmPrepared,
+ * a subset of RM, is as large as RM.
+ */
 bool can_decide_commit(const struct tp_state *s, int rm)
 {
 	(void)rm;
 	protocol_charge(TP_CAN_DECIDE_COMMIT, 1);
 	/* -b: the textbook mistake, committing on the first vote. */
 	if (protocol_bug_early_commit)
-		return (s->tm == TM_INIT) & (s->tm_prepared != 0);
-	return (s->tm == TM_INIT) & (s->tm_prepared == rm_all(s));
+		return (s->tm == TM_INIT) & (s->tm_prepared_n != 0);
+	return (s->tm == TM_INIT) & (s->tm_prepared_n == s->n);
 }
 
 /* TMAbort: the undecided TM may abort at any time. */
@@ -244,11 +253,16 @@ bool can_decide_abort(const struct tp_state *s, int rm)
 
 /* ---- transitions ----------------------------------------------------------------------- */
 
+/*
+ * next arrives as a copy of s (spec.h): a transition assigns only the variables its action
+ * changes, and everything else is UNCHANGED.
+ */
+
 void do_prepare(const struct tp_state *s, int rm, struct tp_state *next)
 {
-	*next = *s;
-	next->rm[rm] = RM_PREPARED;
-	next->msg_prepared |= (uint16_t)(1u << rm);
+	(void)s;
+	next->rm[rm].state = RM_PREPARED;
+	next->rm[rm].msg_prepared = 1;
 	protocol_charge(TP_DO_PREPARE, 2);
 }
 
@@ -258,29 +272,30 @@ void do_prepare(const struct tp_state *s, int rm, struct tp_state *next)
  */
 void do_rm_abort(const struct tp_state *s, int rm, struct tp_state *next)
 {
-	*next = *s;
-	next->rm[rm] = RM_ABORTED;
+	(void)s;
+	next->rm[rm].state = RM_ABORTED;
 	protocol_charge(TP_DO_RM_ABORT, 1);
 }
 
 void do_rm_commit(const struct tp_state *s, int rm, struct tp_state *next)
 {
-	*next = *s;
-	next->rm[rm] = RM_COMMITTED;
+	(void)s;
+	next->rm[rm].state = RM_COMMITTED;
 	protocol_charge(TP_DO_RM_COMMIT, 1);
 }
 
+/* The TM may receive a vote it has already counted: then tmPrepared stays as it was. */
 void do_receive_prepared(const struct tp_state *s, int rm, struct tp_state *next)
 {
-	*next = *s;
-	next->tm_prepared |= (uint16_t)(1u << rm);
+	next->tm_prepared_n += (uint16_t)!s->rm[rm].tm_prepared;
+	next->rm[rm].tm_prepared = 1;
 	protocol_charge(TP_DO_RECEIVE_PREPARED, 1);
 }
 
 void do_decide_commit(const struct tp_state *s, int rm, struct tp_state *next)
 {
+	(void)s;
 	(void)rm;
-	*next = *s;
 	next->tm = TM_COMMITTED;
 	next->msg_commit = true;
 	protocol_charge(TP_DO_DECIDE_COMMIT, 2);
@@ -288,8 +303,8 @@ void do_decide_commit(const struct tp_state *s, int rm, struct tp_state *next)
 
 void do_decide_abort(const struct tp_state *s, int rm, struct tp_state *next)
 {
+	(void)s;
 	(void)rm;
-	*next = *s;
 	next->tm = TM_ABORTED;
 	next->msg_abort = true;
 	protocol_charge(TP_DO_DECIDE_ABORT, 2);
@@ -298,23 +313,23 @@ void do_decide_abort(const struct tp_state *s, int rm, struct tp_state *next)
 /* ---- the compiled spec ----------------------------------------------------------------- */
 
 static const struct spec_invariant protocol_invariants[] = {
-	{ "type_ok", type_ok },
-	{ "consistent", consistent },
-	{ "commit_justified", commit_justified },
+	{"type_ok", type_ok},
+	{"consistent", consistent},
+	{"commit_justified", commit_justified},
 };
 
 static const struct spec_property protocol_properties[] = {
-	{ "decision_is_stable", decision_is_stable },
+	{"decision_is_stable", decision_is_stable},
 };
 
 static const struct spec_action protocol_actions[] = {
-	{ "TMRcvPrepared", true, can_receive_prepared, do_receive_prepared },
-	{ "TMCommit", false, can_decide_commit, do_decide_commit },
-	{ "TMAbort", false, can_decide_abort, do_decide_abort },
-	{ "RMPrepare", true, can_prepare, do_prepare },
-	{ "RMChooseToAbort", true, can_choose_abort, do_rm_abort },
-	{ "RMRcvCommitMsg", true, can_rm_commit, do_rm_commit },
-	{ "RMRcvAbortMsg", true, can_rm_abort, do_rm_abort },
+	{"TMRcvPrepared", true, can_receive_prepared, do_receive_prepared},
+	{"TMCommit", false, can_decide_commit, do_decide_commit},
+	{"TMAbort", false, can_decide_abort, do_decide_abort},
+	{"RMPrepare", true, can_prepare, do_prepare},
+	{"RMChooseToAbort", true, can_choose_abort, do_rm_abort},
+	{"RMRcvCommitMsg", true, can_rm_commit, do_rm_commit},
+	{"RMRcvAbortMsg", true, can_rm_abort, do_rm_abort},
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

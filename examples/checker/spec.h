@@ -29,6 +29,11 @@ struct spec_action {
 	const char *name;
 	bool per_rm; /* one instance per resource manager, else one with SPEC_NO_RM */
 	bool (*enabled)(const struct tp_state *s, int rm);
+	/*
+	 * The engine calls it with next already a copy of s (state_copy), as a checker carries
+	 * the UNCHANGED variables over itself: it assigns only what the action changes, so its
+	 * cost does not grow with the size of the state.
+	 */
 	void (*apply)(const struct tp_state *s, int rm, struct tp_state *next);
 };
 

@@ -14,7 +14,9 @@
  * the same on every machine: examples/checker/README.md lists it per predicate.
  *
  * A profiler reads it by name (extprof's var:checker_work), so the name is part of the
- * program's interface: it stays global, thread-local and 64 bits wide.
+ * program's interface: it stays global, thread-local and 64 bits wide, and it only ever
+ * grows: nothing resets it, not even when its thread ends, because a profiler may read it
+ * last as the thread exits and take that reading as the thread's total.
  */
 #include "work.h"
 
@@ -23,8 +25,8 @@ __thread uint64_t checker_work;
 /* What every thread did, folded in as each one finishes. Nothing in the checker needs it. */
 uint64_t checker_work_total;
 
+/* Called once per thread, as it ends. checker_work keeps its value: see above. */
 void work_retire(void)
 {
 	__atomic_fetch_add(&checker_work_total, checker_work, __ATOMIC_RELAXED);
-	checker_work = 0;
 }

@@ -134,7 +134,9 @@ struct extprof_dump_decl {
 	uint64_t recursive;
 	uint64_t abandoned;
 	uint64_t outside;
-	uint64_t reserved[3];
+	uint64_t open; /* activations in progress at the last update: abandoned, if the
+			* process never finished */
+	uint64_t reserved[2];
 };
 
 struct extprof_dump_hist_entry {

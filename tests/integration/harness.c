@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,4 +221,364 @@ int harness_count_files(const char *dir, const char *suffix)
 	}
 	closedir(d);
 	return n;
+}
+
+/* Append what the pipe holds; 0 at end of file. */
+static ssize_t harness_fill(struct spawned *s)
+{
+	ssize_t n;
+
+	if (s->cap - s->len < 1024) {
+		s->cap = s->cap ? s->cap * 2 : 8192;
+		s->buf = realloc(s->buf, s->cap);
+		cr_assert(s->buf);
+	}
+	do
+		n = read(s->out, s->buf + s->len, s->cap - s->len - 1);
+	while (n < 0 && errno == EINTR);
+	cr_assert(n >= 0, "read from the child: %s", strerror(errno));
+	s->len += (size_t)n;
+	s->buf[s->len] = '\0';
+	return n;
+}
+
+void harness_spawn(const char *const argv[], const char *const env[], struct spawned *s)
+{
+	FILE *err = tmpfile();
+	int fds[2];
+	pid_t pid;
+
+	cr_assert(err);
+	memset(s, 0, sizeof(*s));
+	cr_assert(pipe2(fds, O_CLOEXEC) == 0);
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		dup2(devnull, 0);
+		dup2(fds[1], 1);
+		dup2(fileno(err), 2);
+		harness_apply_env(env);
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "harness: exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	s->pid = pid;
+	s->out = fds[0];
+	s->err = err;
+	s->cap = 8192;
+	s->buf = calloc(1, s->cap);
+	cr_assert(s->buf);
+}
+
+char *harness_read_line(struct spawned *s, int timeout_ms)
+{
+	for (;;) {
+		char *nl = memchr(s->buf + s->pos, '\n', s->len - s->pos);
+		struct pollfd p = {s->out, POLLIN, 0};
+
+		if (nl) {
+			char *line = strndup(s->buf + s->pos, (size_t)(nl - (s->buf + s->pos)));
+
+			s->pos = (size_t)(nl - s->buf) + 1;
+			return line;
+		}
+		if (poll(&p, 1, timeout_ms) <= 0 || harness_fill(s) == 0)
+			return NULL;
+	}
+}
+
+int harness_reap(struct spawned *s, struct run_result *r)
+{
+	int status;
+
+	while (harness_fill(s) > 0)
+		;
+	close(s->out);
+	while (waitpid(s->pid, &status, 0) < 0)
+		cr_assert(errno == EINTR);
+	memset(r, 0, sizeof(*r));
+	if (WIFSIGNALED(status)) {
+		r->signal = WTERMSIG(status);
+		r->status = 128 + r->signal;
+	} else {
+		r->status = WEXITSTATUS(status);
+	}
+	r->out = s->buf;
+	r->err = harness_slurp(fileno((FILE *)s->err));
+	fclose(s->err);
+	s->buf = NULL;
+	return r->status;
+}
+
+/* ---- the hooking matrix (issue 3) -------------------------------------- */
+
+json_t *harness_report_try(const char *dir, const char *const extra[], char *why, size_t whylen)
+{
+	const char *argv[32] = {harness_path("EXTPROF_BIN"), "report", "--format", "json"};
+	struct run_result r;
+	json_error_t jerr;
+	json_t *root = NULL;
+	int n = 4;
+
+	for (int i = 0; extra && extra[i] && n < 30; i++)
+		argv[n++] = extra[i];
+	if (dir)
+		argv[n++] = dir;
+	argv[n] = NULL;
+	harness_run(argv, NULL, &r);
+	if (r.status != 0)
+		snprintf(why, whylen, "extprof report %s: status %d: %.300s", dir ? dir : "",
+			 r.status, r.err);
+	else if (!(root = json_loads(r.out, 0, &jerr)))
+		snprintf(why, whylen, "report is not JSON (%s): %.300s", jerr.text, r.out);
+	harness_free(&r);
+	return root;
+}
+
+/* "EXE.HOST.PID.PROCID.wNNN.xpd": the pid, read from the right (HOST may hold dots). */
+static long harness_dump_pid(const char *name)
+{
+	const char *end = name + strlen(name), *p;
+	int dots = 0;
+
+	if (strlen(name) < 4 || strcmp(end - 4, ".xpd"))
+		return -1;
+	for (p = end - 4; p > name; p--) {
+		if (p[-1] == '.' && ++dots == 3)
+			break;
+	}
+	return p > name ? strtol(p, NULL, 10) : -1;
+}
+
+int harness_dump_pids(const char *dir, long *pids, int max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		long pid = harness_dump_pid(e->d_name);
+		int k;
+
+		if (pid < 0)
+			continue;
+		for (k = 0; k < n && pids[k] != pid; k++)
+			;
+		if (k == n && n < max)
+			pids[n++] = pid;
+	}
+	closedir(d);
+	return n;
+}
+
+json_t *harness_report_pid(const char *dir, long pid, char *why, size_t whylen)
+{
+	const char *files[28];
+	char *paths[28];
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	json_t *root;
+	int n = 0;
+
+	if (!d) {
+		snprintf(why, whylen, "%s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	while ((e = readdir(d)) && n < 27) {
+		if (harness_dump_pid(e->d_name) != pid)
+			continue;
+		cr_assert(asprintf(&paths[n], "%s/%s", dir, e->d_name) > 0);
+		files[n] = paths[n];
+		n++;
+	}
+	closedir(d);
+	files[n] = NULL;
+	if (!n) {
+		snprintf(why, whylen, "no dump of pid %ld in %s", pid, dir);
+		return NULL;
+	}
+	root = harness_report_try(NULL, files, why, whylen);
+	for (int i = 0; i < n; i++)
+		free(paths[i]);
+	return root;
+}
+
+long long harness_tagged(const char *err, const char *tag, const char *symbol)
+{
+	char prefix[64];
+	const char *p = err;
+	size_t len = strlen(symbol), pl;
+
+	snprintf(prefix, sizeof(prefix), "checker-%s: ", tag);
+	pl = strlen(prefix);
+	while ((p = strstr(p, prefix))) {
+		if ((p == err || p[-1] == '\n') && !strncmp(p + pl, symbol, len) &&
+		    p[pl + len] == ' ')
+			return atoll(p + pl + len + 1);
+		p += pl;
+	}
+	return -1;
+}
+
+long long harness_decl_int(json_t *report, const char *name, const char *key)
+{
+	json_t *d = report ? harness_decl(report, name) : NULL;
+	json_t *v = d ? json_object_get(d, key) : NULL;
+
+	return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+const char *harness_hook_line(const char *err)
+{
+	static char line[2048];
+	const char *p = err ? strstr(err, "extprof: hooked ") : NULL;
+	size_t n;
+
+	if (!p)
+		return "";
+	n = strcspn(p, "\n");
+	if (n >= sizeof(line))
+		n = sizeof(line) - 1;
+	memcpy(line, p, n);
+	line[n] = '\0';
+	return line;
+}
+
+/* the order of tests/targets/meson.build */
+const struct matrix_cell matrix_cells[MATRIX_NCELLS] = {
+	{"gcc-O0-pie-cet", "gcc", 0, true, true},
+	{"gcc-O0-pie-nocet", "gcc", 0, true, false},
+	{"gcc-O0-nopie-cet", "gcc", 0, false, true},
+	{"gcc-O0-nopie-nocet", "gcc", 0, false, false},
+	{"gcc-O2-pie-cet", "gcc", 2, true, true},
+	{"gcc-O2-pie-nocet", "gcc", 2, true, false},
+	{"gcc-O2-nopie-cet", "gcc", 2, false, true},
+	{"gcc-O2-nopie-nocet", "gcc", 2, false, false},
+	{"gcc-O3-pie-cet", "gcc", 3, true, true},
+	{"gcc-O3-pie-nocet", "gcc", 3, true, false},
+	{"gcc-O3-nopie-cet", "gcc", 3, false, true},
+	{"gcc-O3-nopie-nocet", "gcc", 3, false, false},
+	{"clang-O0-pie-cet", "clang", 0, true, true},
+	{"clang-O0-pie-nocet", "clang", 0, true, false},
+	{"clang-O0-nopie-cet", "clang", 0, false, true},
+	{"clang-O0-nopie-nocet", "clang", 0, false, false},
+	{"clang-O2-pie-cet", "clang", 2, true, true},
+	{"clang-O2-pie-nocet", "clang", 2, true, false},
+	{"clang-O2-nopie-cet", "clang", 2, false, true},
+	{"clang-O2-nopie-nocet", "clang", 2, false, false},
+	{"clang-O3-pie-cet", "clang", 3, true, true},
+	{"clang-O3-pie-nocet", "clang", 3, true, false},
+	{"clang-O3-nopie-cet", "clang", 3, false, true},
+	{"clang-O3-nopie-nocet", "clang", 3, false, false},
+};
+
+char *matrix_exe(const char *kase, const struct matrix_cell *cell)
+{
+	char *path;
+
+	cr_assert(asprintf(&path, "%s/%s-%s", harness_path("EXTPROF_TARGETS"), kase, cell->name) >
+		  0);
+	cr_assert(access(path, X_OK) == 0, "%s: %s (is the matrix built?)", path, strerror(errno));
+	return path;
+}
+
+char *matrix_tmpdir(const char *kase, const struct matrix_cell *cell)
+{
+	char tag[128];
+
+	snprintf(tag, sizeof(tag), "%s-%s", kase, cell->name);
+	return harness_tmpdir(tag);
+}
+
+void matrix_run(const char *const argv[], const char *hooks, const char *dir,
+		const char *const env[], struct run_result *r)
+{
+	const char *all[32];
+	char *preload = NULL, *hookv = NULL, *dirv = NULL;
+	int n = 0;
+
+	if (hooks) {
+		cr_assert(asprintf(&preload, "LD_PRELOAD=%s", harness_path("EXTPROF_SHIM")) > 0);
+		cr_assert(asprintf(&hookv, "EXTPROF_HOOKS=%s", hooks) > 0);
+		cr_assert(asprintf(&dirv, "EXTPROF_DIR=%s", dir) > 0);
+		all[n++] = preload;
+		all[n++] = hookv;
+		all[n++] = dirv;
+		all[n++] = "EXTPROF_COUNTER=tsc";
+		all[n++] = "EXTPROF_LOG=stderr";
+	} else {
+		all[n++] = "LD_PRELOAD=";
+		all[n++] = "EXTPROF_HOOKS=";
+		all[n++] = "EXTPROF_SPEC=";
+		all[n++] = "EXTPROF_DIR=";
+	}
+	for (int i = 0; env && env[i] && n < 31; i++)
+		all[n++] = env[i];
+	all[n] = NULL;
+	harness_run(argv, all, r);
+	free(preload);
+	free(hookv);
+	free(dirv);
+}
+
+void matrix_summary(const struct matrix_tally *t)
+{
+	char failed[2048] = "";
+	size_t used = 0;
+	int bad = 0;
+
+	for (int i = 0; i < MATRIX_NCELLS; i++) {
+		if (!t->failed[i])
+			continue;
+		bad++;
+		used += (size_t)snprintf(failed + used, used < sizeof(failed) ? sizeof(failed) - used : 0,
+					 " %s(%d)", matrix_cells[i].name, t->failed[i]);
+		if (used >= sizeof(failed))
+			used = sizeof(failed) - 1;
+	}
+	fprintf(stderr, "matrix %s: %d/%d cells pass, %d checks%s%s\n", t->test,
+		MATRIX_NCELLS - bad, MATRIX_NCELLS, t->checks, bad ? "; failed:" : "", failed);
+}
+
+void matrix_expect_same(struct matrix_tally *t, const struct matrix_cell *cell,
+			const char *what, const struct run_result *plain,
+			const struct run_result *hooked)
+{
+	MX_EXPECT(t, cell, hooked->status == plain->status,
+		  "[%s %s] %s: exit status %d under the shim, %d without; stderr: %.600s", t->test,
+		  cell->name, what, hooked->status, plain->status, hooked->err);
+	MX_EXPECT(t, cell, !strcmp(hooked->out, plain->out),
+		  "[%s %s] %s: stdout differs under the shim:\n--- without\n%.400s\n--- with\n%.400s",
+		  t->test, cell->name, what, plain->out, hooked->out);
+}
+
+int matrix_expect_tagged(struct matrix_tally *t, const struct matrix_cell *cell,
+			 const char *what, json_t *report, const char *err, const char *tag,
+			 const char *key)
+{
+	char prefix[64];
+	const char *p = err;
+	int checked = 0;
+
+	snprintf(prefix, sizeof(prefix), "checker-%s: ", tag);
+	while ((p = strstr(p, prefix))) {
+		char symbol[128];
+		long long want, got;
+
+		p += strlen(prefix);
+		if (sscanf(p, "%127s %lld", symbol, &want) != 2)
+			continue;
+		checked++;
+		got = harness_decl_int(report, symbol, key);
+		MX_EXPECT(t, cell, got == want,
+			  "[%s %s] %s: %s %s is %lld in the report, %lld by the program's count",
+			  t->test, cell->name, what, symbol, key, got, want);
+	}
+	return checked;
 }

@@ -28,6 +28,31 @@ const char *harness_path(const char *var);
 int harness_run(const char *const argv[], const char *const env[], struct run_result *r);
 void harness_free(struct run_result *r);
 
+/*
+ * A child whose stdout the test reads while it runs (to act on a line it
+ * printed: kill it, say).  stdin is /dev/null, stderr goes to a temporary
+ * file, read back by harness_reap().
+ */
+struct spawned {
+	int pid;
+	int out;	/* the read end of the child's stdout */
+	void *err;	/* FILE *: the child's stderr */
+	char *buf;	/* all of stdout read so far, NUL-terminated */
+	size_t len, cap;
+	size_t pos;	/* where the next line starts in buf */
+};
+
+void harness_spawn(const char *const argv[], const char *const env[], struct spawned *s);
+
+/*
+ * The child's next stdout line, without its newline, in a buffer the caller
+ * frees; NULL at end of file or after @timeout_ms without a whole line.
+ */
+char *harness_read_line(struct spawned *s, int timeout_ms);
+
+/* Wait for the child; all its stdout and stderr and its status go to @r. */
+int harness_reap(struct spawned *s, struct run_result *r);
+
 /* A fresh directory under $TMPDIR, removed by harness_rmdir(). */
 char *harness_tmpdir(const char *tag);
 void harness_rmdir(char *dir);
@@ -44,5 +69,87 @@ long long harness_truth(const char *err, const char *symbol);
 
 /* Files in @dir whose name ends in @suffix. */
 int harness_count_files(const char *dir, const char *suffix);
+
+/* ---- the hooking matrix (issue 3) -------------------------------------- */
+
+/* Like harness_report() but never asserts: NULL with the reason in @why. */
+json_t *harness_report_try(const char *dir, const char *const extra[], char *why, size_t whylen);
+
+/* `extprof report --format json` over the dumps in @dir of process @pid only. */
+json_t *harness_report_pid(const char *dir, long pid, char *why, size_t whylen);
+
+/* The pids whose dumps are in @dir (from the file names), at most @max; how many. */
+int harness_dump_pids(const char *dir, long *pids, int max);
+
+/* "checker-TAG: SYMBOL COUNT" in @err: the count for @symbol, or -1. */
+long long harness_tagged(const char *err, const char *tag, const char *symbol);
+
+/* The report row @key (an integer) of @name, or -1 when the row is missing. */
+long long harness_decl_int(json_t *report, const char *name, const char *key);
+
+/* The shim's "extprof: hooked ..." line in @err (a static copy), or "". */
+const char *harness_hook_line(const char *err);
+
+/* One cell: compiler, -O level, PIE or not, CET or not. */
+struct matrix_cell {
+	const char *name; /* "gcc-O2-pie-cet", as tests/targets/meson.build names it */
+	const char *cc;   /* "gcc" or "clang" */
+	int opt;
+	bool pie;
+	bool cet;
+};
+
+#define MATRIX_NCELLS 24
+extern const struct matrix_cell matrix_cells[MATRIX_NCELLS];
+
+/* Path of case @kase's binary for @cell (malloc'd). */
+char *matrix_exe(const char *kase, const struct matrix_cell *cell);
+
+/*
+ * Run @argv unhooked (@hooks NULL) or under the shim with EXTPROF_HOOKS=@hooks,
+ * EXTPROF_DIR=@dir, EXTPROF_COUNTER=tsc and the "NAME=value" strings of @env.
+ */
+void matrix_run(const char *const argv[], const char *hooks, const char *dir,
+		const char *const env[], struct run_result *r);
+
+/*
+ * What a test checks in one cell: failures are counted per cell (and each
+ * one reported through Criterion with the case and cell in its message),
+ * so that a test can end by listing the cells that failed.
+ */
+struct matrix_tally {
+	const char *test;
+	int failed[MATRIX_NCELLS];
+	int checks;
+};
+
+#define MX_EXPECT(tally, cell, cond, ...)                                                   \
+	do {                                                                                \
+		(tally)->checks++;                                                          \
+		if (!(cond)) {                                                              \
+			(tally)->failed[(cell) - matrix_cells]++;                           \
+			cr_expect(0, __VA_ARGS__);                                          \
+		}                                                                           \
+	} while (0)
+
+/* Print "matrix TEST: N/24 cells pass; failed: ..." on stderr. */
+void matrix_summary(const struct matrix_tally *t);
+
+/* Same exit status, signal and stdout as the unhooked run. */
+void matrix_expect_same(struct matrix_tally *t, const struct matrix_cell *cell,
+			const char *what, const struct run_result *plain,
+			const struct run_result *hooked);
+
+/*
+ * Every "checker-TAG: SYMBOL COUNT" line of @err equals the report row's @key
+ * for SYMBOL ("checker-truth:" against "evaluations", "checker-abandoned:"
+ * against "abandoned", ...).  Returns how many lines were checked.
+ */
+int matrix_expect_tagged(struct matrix_tally *t, const struct matrix_cell *cell,
+			 const char *what, json_t *report, const char *err, const char *tag,
+			 const char *key);
+
+/* A fresh dump directory, removed (and freed) by harness_rmdir(). */
+char *matrix_tmpdir(const char *kase, const struct matrix_cell *cell);
 
 #endif

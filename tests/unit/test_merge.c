@@ -427,17 +427,52 @@ Test(merge, mixed_counters_across_processes)
 		"b0.xpd: counter var:other (steps) does not match counter var:steps (steps) of ");
 }
 
-Test(merge, different_cpu_is_a_warning)
+Test(merge, different_cpu_is_refused_unless_mixed_is_allowed)
 {
+	struct xp_report_opts o;
 	struct xp_report r;
 
 	two_decl_worker("a0.xpd", 100, 0, 1, NULL, "CPU one", 5);
 	two_decl_worker("b0.xpd", 200, 0, 1, NULL, "CPU two", 5);
-	report_of(dir, &r, NULL);
+	expect_load_error("b0.xpd: ran on CPU \"CPU two\", but ");
+	expect_load_error("a0.xpd ran on \"CPU one\"; --allow-mixed merges them anyway");
+	xp_report_opts_init(&o);
+	o.allow_mixed = true;
+	report_of(dir, &r, &o);
 	cr_assert_eq(r.nwarnings, 1);
 	cr_expect_str_eq(
 		r.warnings[0],
 		"processes ran on different CPUs: \"CPU one\" (pid 100) and \"CPU two\" (pid 200)");
+	xp_report_free(&r);
+}
+
+Test(merge, different_executables_are_refused_unless_mixed_is_allowed)
+{
+	static const struct dump_decl_info d = {"function", "f", "checker", 0x10};
+	struct xp_report_opts o;
+	struct dump_meta meta;
+	struct xp_report r;
+	struct dump_map m;
+	char *path;
+
+	two_decl_worker("a0.xpd", 100, 0, 1, NULL, NULL, 5);
+	path = xt_path(dir, "b0.xpd");
+	xt_meta(&meta, NULL, 5, 200, 200000);
+	meta.build_id[0] = 0x01; /* deadbeef -> 01adbeef */
+	strcpy(meta.exe_path, "/usr/bin/checker-new");
+	xt_create(&m, path, &meta, &d, 1, 0);
+	xt_record(&m, 0, 100, 3);
+	xt_finish(&m, true);
+	free(path);
+	expect_load_error("b0.xpd: executable /usr/bin/checker-new (build-id 01adbeef) is not "
+			  "/usr/bin/checker (build-id deadbeef) of ");
+	xp_report_opts_init(&o);
+	o.allow_mixed = true;
+	report_of(dir, &r, &o);
+	cr_assert_eq(r.nwarnings, 1);
+	cr_expect_str_eq(r.warnings[0],
+			 "processes ran different executables: /usr/bin/checker (build-id "
+			 "deadbeef, pid 100) and /usr/bin/checker-new (build-id 01adbeef, pid 200)");
 	xp_report_free(&r);
 }
 
@@ -458,6 +493,44 @@ Test(merge, zero_evaluation_declarations_are_listed)
 }
 
 /* ---- randomised: order and grouping never matter ---- */
+
+/* Up to 4 caller chains out of 5 names ("" is "other"), random figures. */
+static void chains_random(struct xp_chain **h, unsigned *seed)
+{
+	static const char *const keys[] = {"a+0x1@p", "b+0x2@p\0main+0x3@p", "c+0x4@p", "", "0x7f00"};
+	static const size_t lens[] = {8, 19, 8, 0, 7};
+	static const uint64_t floors[] = {40, 41, 45, 90, EXTPROF_FLOOR_NONE};
+	int n = rand_r(seed) % 5;
+
+	for (int i = 0; i < n; i++) {
+		int k = rand_r(seed) % 5;
+		struct xp_chain c = {.key = (char *)keys[k], .keylen = lens[k]};
+
+		c.depth = k == 3 ? 0 : k == 1 ? 2 : 1;
+		c.floor = floors[rand_r(seed) % 5];
+		c.evaluations = c.floor == EXTPROF_FLOOR_NONE ? 0 : 1 + (uint64_t)(rand_r(seed) % 50);
+		c.hits = c.evaluations ? 1 + (uint64_t)rand_r(seed) % c.evaluations : 0;
+		c.sum = c.evaluations * (c.floor == EXTPROF_FLOOR_NONE ? 0 : c.floor + 3);
+		cr_assert_eq(xp_chains_put(h, &c), 0);
+	}
+}
+
+static void expect_chains_eq(struct xp_chain *const *a, struct xp_chain *const *b)
+{
+	struct xp_chain *x, *tmp, *y;
+
+	cr_assert_eq(HASH_COUNT(*a), HASH_COUNT(*b));
+	HASH_ITER(hh, *a, x, tmp)
+	{
+		HASH_FIND(hh, *b, x->key, x->keylen, y);
+		cr_assert_not_null(y, "chain %s missing", x->key);
+		cr_assert_eq(x->depth, y->depth);
+		cr_assert_eq(x->evaluations, y->evaluations);
+		cr_assert_eq(x->floor, y->floor);
+		cr_assert_eq(x->hits, y->hits);
+		cr_assert_eq(x->sum, y->sum);
+	}
+}
 
 static struct xp_acc acc_random(unsigned *seed)
 {
@@ -485,6 +558,7 @@ static struct xp_acc acc_random(unsigned *seed)
 		    a.hist.bins[a.hist.n - 1].bucket <= a.hist.bins[a.hist.n - 2].bucket)
 			a.hist.n--; /* keep it ascending */
 	}
+	chains_random(&a.chains, seed);
 	return a;
 }
 
@@ -503,6 +577,7 @@ static void expect_acc_eq(const struct xp_acc *a, const struct xp_acc *b)
 		cr_assert_eq(a->hist.bins[i].bucket, b->hist.bins[i].bucket);
 		cr_assert_eq(a->hist.bins[i].count, b->hist.bins[i].count);
 	}
+	expect_chains_eq(&a->chains, &b->chains);
 }
 
 static void expect_fin_eq(const struct xp_fin *a, const struct xp_fin *b)
@@ -519,6 +594,7 @@ static void expect_fin_eq(const struct xp_fin *a, const struct xp_fin *b)
 		cr_assert_eq(a->vals.bins[i].value, b->vals.bins[i].value);
 		cr_assert_eq(a->vals.bins[i].count, b->vals.bins[i].count);
 	}
+	expect_chains_eq(&a->chains, &b->chains);
 }
 
 /* Merge v[lo..hi) as a random binary tree. */

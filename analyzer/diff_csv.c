@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+/*
+ * diff_csv: one row per declaration, RFC 4180 as the report's CSV: for each
+ * of per_eval, evaluations and cost, the base's value, the new one's and
+ * the change in percent (empty when a side lacks it or the base is 0).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diff.h"
+
+static void csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_value(FILE *out, const struct xp_row *row, enum xp_diff_metric m)
+{
+	fputc(',', out);
+	if (row)
+		fprintf(out, "%llu", (unsigned long long)xp_diff_value(row, m));
+}
+
+static void csv_row(FILE *out, const struct xp_diff_row *x)
+{
+	const struct xp_row *any = x->next ? x->next : x->base;
+
+	csv_field(out, any->kind);
+	fputc(',', out);
+	csv_field(out, any->symbol);
+	fputc(',', out);
+	csv_field(out, any->object);
+	fprintf(out, ",%s", xp_diff_status_names[x->status]);
+	for (int m = 0; m < XP_DIFF_NMETRICS; m++) {
+		csv_value(out, x->base, (enum xp_diff_metric)m);
+		csv_value(out, x->next, (enum xp_diff_metric)m);
+		fputc(',', out);
+		if (isfinite(x->change[m]))
+			fprintf(out, "%.4f", x->change[m]);
+	}
+	fprintf(out, ",%s\r\n", x->over ? "true" : "false");
+}
+
+int xp_diff_csv(const struct xp_diff *d, FILE *out)
+{
+	fputs("kind,name,object,status,base_per_eval,new_per_eval,per_eval_change,"
+	      "base_evaluations,new_evaluations,evaluations_change,base_cost,new_cost,cost_change,"
+	      "over\r\n",
+	      out);
+	for (size_t i = 0; i < d->nrows; i++)
+		csv_row(out, &d->rows[i]);
+	return 0;
+}

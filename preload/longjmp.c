@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+/*
+ * longjmp: activations a longjmp leaves are abandoned at the jump, not at
+ * some later call.  Without this, a call made after the jump from deeper in
+ * the stack than the activations left behind would find them still open
+ * and count as recursive.
+ *
+ * glibc keeps the stack pointer in a jmp_buf mangled with the thread's
+ * pointer guard (PTR_MANGLE: xor %fs:0x30, rol $0x11); it is unmangled here
+ * to learn where the jump lands.  Everything below that is gone.  A target
+ * that is not on the thread's own stack (a coroutine library jumping
+ * between stacks) is left to the lazy reaping of eval.c.  No <setjmp.h>:
+ * its declarations of these would clash with a void * jmp_buf.
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+
+#include "shim.h"
+
+#define XP_EXPORT __attribute__((visibility("default")))
+#define JB_RSP	  6 /* glibc's x86-64 __jmp_buf: rbx rbp r12 r13 r14 r15 rsp pc */
+
+static uint64_t longjmp_target_sp(const void *env)
+{
+	uint64_t v = ((const uint64_t *)env)[JB_RSP], guard;
+
+	__asm__("movq %%fs:0x30, %0" : "=r"(guard));
+	v = (v >> 0x11) | (v << (64 - 0x11));
+	return v ^ guard;
+}
+
+static void longjmp_reap(const void *env)
+{
+	struct xp_thread *t = &xp_self;
+	uint64_t sp = longjmp_target_sp(env);
+
+	if (!t->stack || sp < t->stack_lo || sp >= t->stack_hi)
+		return;
+	/* a push this jump leaves half-done (out of a signal handler) is no more */
+	t->filling = 0;
+	while (t->depth) {
+		struct xp_frame *f = &t->stack[t->depth - 1];
+
+		if (f->slot >= t->stack_lo && f->slot < t->stack_hi && f->slot >= sp)
+			break;
+		if (t->worker && !(f->flags & XP_FRAME_UNCOUNTED)) {
+			struct extprof_dump_decl *d = &t->worker->map.decls[f->idx];
+
+			d->open--;
+			d->abandoned++;
+			if (f->flags & XP_FRAME_WINDOW)
+				__atomic_sub_fetch(&xp_window_open, 1, __ATOMIC_RELAXED);
+		}
+		t->depth--;
+	}
+}
+
+static void *longjmp_real(void **cache, const char *name)
+{
+	void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+
+	if (!fn) {
+		fn = dlsym(RTLD_NEXT, name);
+		__atomic_store_n(cache, fn, __ATOMIC_RELEASE);
+	}
+	return fn;
+}
+
+#define LONGJMP_WRAP(name, type)                                                                   \
+	XP_EXPORT __attribute__((noreturn)) void name(type env, int val)                           \
+	{                                                                                          \
+		static void *cache;                                                                \
+		void (*real)(type, int) = (void (*)(type, int))longjmp_real(&cache, #name);        \
+                                                                                                   \
+		longjmp_reap(env);                                                                 \
+		real(env, val);                                                                    \
+		__builtin_unreachable();                                                           \
+	}
+
+LONGJMP_WRAP(longjmp, void *)
+LONGJMP_WRAP(_longjmp, void *)
+LONGJMP_WRAP(siglongjmp, void *)
+LONGJMP_WRAP(__longjmp_chk, void *)

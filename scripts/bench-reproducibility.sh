@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Is the floor reproducible under load?  The example checker, every predicate
+# hooked, counter tsc: RUNS times on an otherwise idle machine, then RUNS
+# times beside BUSY spinning processes this script starts (and stops, on any
+# exit).  Per declaration: the spread (max - min) / min of per_eval and of
+# observed over all the runs, and how many per_evals are within 3 % of their
+# median.  docs/measurement.md shows a run and reads it.
+#   scripts/bench-reproducibility.sh [N [MAX_STATES [RUNS [BUSY]]]]
+# N and MAX_STATES are the checker's -n and -m.  The default, -n 128 -m 30000,
+# makes the predicates as costly as they get while each still runs tens of
+# thousands of times (floors settle) and a run takes a second or two: with
+# N RMs, consistent compares N² pairs (about 11 µs), type_ok, is_terminal and
+# decision_is_stable scan N.  The guards and transitions are O(1) at any N.
+set -euo pipefail
+EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$EXTPROF_ROOT/scripts/build.sh"
+build_extprof
+
+build=${BUILD_DIR:-$EXTPROF_ROOT/build}
+n=${1:-128}
+max_states=${2:-30000}
+runs=${3:-8}
+nbusy=${4:-2}
+extprof=$build/analyzer/extprof
+shim=$build/preload/libextprof.so
+checker=$build/examples/checker/checker
+out=$(mktemp -d "${TMPDIR:-/tmp}/extprof-repro.XXXXXX")
+busy=()
+
+stop_busy() {
+	if [ ${#busy[@]} -gt 0 ]; then
+		kill "${busy[@]}" 2>/dev/null || true
+		wait "${busy[@]}" 2>/dev/null || true
+	fi
+	busy=()
+}
+cleanup() {
+	stop_busy
+	rm -rf "$out"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# one_run LABEL I: the checker under the shim, its report as JSON, its wall time
+one_run() {
+	local dir=$out/$1-$2 t0 t1
+	t0=$(date +%s.%N)
+	LD_PRELOAD=$shim EXTPROF_DIR=$dir EXTPROF_COUNTER=tsc EXTPROF_LOG=off \
+		EXTPROF_SPEC=$EXTPROF_ROOT/examples/checker/checker.hooks \
+		"$checker" -n "$n" -m "$max_states" -w 1 >"$out/$1-$2.out"
+	t1=$(date +%s.%N)
+	echo "$1 $2 $t0 $t1" >>"$out/times"
+	"$extprof" report --format json "$dir" >"$out/$1-$2.json"
+	rm -rf "$dir"
+}
+
+echo "checker -n $n -m $max_states -w 1, all 18 predicates hooked, counter tsc;" \
+	"$runs runs idle, $runs beside $nbusy busy processes ($(nproc) CPUs)"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for i in $(seq "$runs"); do
+	one_run idle "$i"
+done
+for _ in $(seq "$nbusy"); do
+	# a spin loop that never sleeps: the worst neighbour for a timer
+	yes >/dev/null &
+	busy+=($!)
+done
+for i in $(seq "$runs"); do
+	one_run busy "$i"
+done
+echo "load average under load: $(cut -d' ' -f1-3 /proc/loadavg)"
+stop_busy
+
+python3 - "$out" "$runs" <<'EOF'
+import json, os, statistics, sys
+
+out, runs = sys.argv[1], int(sys.argv[2])
+labels = [(l, i) for l in ("idle", "busy") for i in range(1, runs + 1)]
+reports = {k: json.load(open(f"{out}/{k[0]}-{k[1]}.json")) for k in labels}
+times = {}
+for line in open(f"{out}/times"):
+    l, i, t0, t1 = line.split()
+    times[(l, int(i))] = float(t1) - float(t0)
+
+def spread(v):
+    lo, hi = min(v), max(v)
+    if hi == lo:
+        return "0.0 %"
+    return "inf" if lo == 0 else f"{100 * (hi - lo) / lo:.1f} %"
+
+for l in ("idle", "busy"):
+    w = [times[(l, i)] for i in range(1, runs + 1)]
+    cal = sorted({reports[(l, i)]["calibration"] for i in range(1, runs + 1)})
+    print(f"{l}: wall {min(w):.2f}-{max(w):.2f} s (spread {spread(w)}), calibration {cal}")
+w = list(times.values())
+print(f"all: wall spread {spread(w)}")
+outs = {open(f"{out}/{k[0]}-{k[1]}.out").read() for k in labels}
+print(f"checker output: {'the same in every run' if len(outs) == 1 else 'DIFFERS'}")
+print()
+
+rows = {}
+for k in labels:
+    for d in reports[k]["declarations"]:
+        rows.setdefault(d["name"], {})[k] = d
+hdr = ("declaration", "evaluations", "per_eval idle", "per_eval busy", "spread",
+       "observed spread", "within 3 %")
+fmt = "{:<22} {:>11} {:>15} {:>15} {:>8} {:>16} {:>11}"
+print(fmt.format(*hdr))
+order = sorted(rows, key=lambda s: -max(d["per_eval"] for d in rows[s].values()))
+for name in order:
+    r = rows[name]
+    if len(r) != len(labels):
+        print(f"{name}: missing from some runs")
+        continue
+    evals = {d["evaluations"] for d in r.values()}
+    pe = {l: [r[(l, i)]["per_eval"] for i in range(1, runs + 1)] for l in ("idle", "busy")}
+    allpe = pe["idle"] + pe["busy"]
+    obs = [d["observed"] for d in r.values()]
+    med = statistics.median(allpe)
+    within = sum(abs(p - med) <= 0.03 * med for p in allpe)
+    rng = lambda v: f"{min(v)}-{max(v)}" if min(v) != max(v) else f"{v[0]}"
+    print(fmt.format(name, evals.pop() if len(evals) == 1 else "DIFFER",
+                     rng(pe["idle"]), rng(pe["busy"]), spread(allpe), spread(obs),
+                     f"{within}/{len(allpe)}"))
+print()
+print("spread = (max - min) / min over all runs; within 3 % = runs whose per_eval is within")
+print("3 % of the median of all runs (a per_eval of 0 in every run counts as within)")
+EOF

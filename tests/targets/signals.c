@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Matrix case "signals": signal handlers that call hooked functions while
+ * another hooked function is active on the same thread.
+ *
+ *   ./signals raise      sg_work raises SIGUSR1 (handler on the thread's
+ *                        stack) and SIGUSR2 (handler on a sigaltstack); each
+ *                        handler calls sg_in_handler
+ *   ./signals timer      an interval timer (SIGALRM every 20 us) interrupts a
+ *                        loop of 3 million sg_tick calls anywhere, hook code
+ *                        included; the handler calls sg_alarm.  The timer
+ *                        starts after the thread's first evaluation: a
+ *                        handler's call during the shim's slow path (the
+ *                        first evaluation of a thread) passes uncounted
+ *   ./signals timer-alt  the same with the handler on a sigaltstack
+ *
+ * The handlers count what they do; the number of timer signals varies from
+ * run to run, so it goes to stderr only.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "matrix.h"
+
+static volatile sig_atomic_t n_in_handler, n_alarm;
+static unsigned long n_work, n_tick;
+static volatile long handler_sum;
+
+HOOKED long sg_in_handler(long x)
+{
+	n_in_handler++;
+	return x * 7;
+}
+
+HOOKED long sg_alarm(long x)
+{
+	n_alarm++;
+	return x + 11;
+}
+
+static void on_usr(int sig)
+{
+	handler_sum += sg_in_handler(sig);
+}
+
+static void on_alarm(int sig)
+{
+	handler_sum += sg_alarm(sig);
+}
+
+HOOKED long sg_work(long i)
+{
+	n_work++;
+	if (i % 3 == 0)
+		raise(SIGUSR1);
+	if (i % 5 == 0)
+		raise(SIGUSR2);
+	return i * 2;
+}
+
+HOOKED long sg_tick(long i)
+{
+	n_tick++;
+	return i ^ (i >> 3);
+}
+
+static void handle(int sig, void (*fn)(int), int onstack)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sa.sa_flags = onstack ? SA_ONSTACK : 0;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(sig, &sa, NULL)) {
+		perror("sigaction");
+		exit(3);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "raise";
+	static char altbuf[1 << 16];
+	stack_t ss = {.ss_sp = altbuf, .ss_size = sizeof(altbuf)};
+	long sum = 0;
+
+	if (sigaltstack(&ss, NULL)) {
+		perror("sigaltstack");
+		return 3;
+	}
+	if (!strcmp(mode, "raise")) {
+		handle(SIGUSR1, on_usr, 0);
+		handle(SIGUSR2, on_usr, 1);
+		for (long i = 0; i < 3000; i++)
+			sum += sg_work(i);
+		printf("sum %ld handler_sum %ld\n", sum, (long)handler_sum);
+	} else if (!strcmp(mode, "timer") || !strcmp(mode, "timer-alt")) {
+		struct itimerval it = {{0, 20}, {0, 20}}, off = {{0, 0}, {0, 0}};
+
+		handle(SIGALRM, on_alarm, !strcmp(mode, "timer-alt"));
+		/* the thread's first evaluation (the shim's slow path) before the timer */
+		sum += sg_tick(-1);
+		setitimer(ITIMER_REAL, &it, NULL);
+		for (long i = 0; i < 3000000; i++)
+			sum += sg_tick(i);
+		setitimer(ITIMER_REAL, &off, NULL);
+		printf("sum %ld\n", sum);
+		fprintf(stderr, "signals: %d timer signals\n", (int)n_alarm);
+	} else {
+		fprintf(stderr, "usage: signals raise|timer|timer-alt\n");
+		return 2;
+	}
+	TRUTH("truth", "sg_work", n_work);
+	TRUTH("truth", "sg_in_handler", n_in_handler);
+	TRUTH("truth", "sg_tick", n_tick);
+	TRUTH("truth", "sg_alarm", n_alarm);
+	return 0;
+}

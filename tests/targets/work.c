@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+/*
+ * work: functions that do a known amount of work, for the measurement tests
+ * (tests/integration/test_measure.c).
+ *
+ * One unit of work is one step of a dependent multiply-add chain (a few
+ * cycles of real CPU work, for the tsc tests) and one increment of both
+ * work_global and the thread-local work_tls (for EXTPROF_COUNTER=var:...,
+ * where every figure is exact).  Per call:
+ *
+ *   leaf(k)      k units            twice(k)     2k units
+ *   empty()      nothing            outer(n, k)  n calls of leaf(k), and 1
+ *   vary(i)      i % 100 units      rec(d)       1, and rec(d - 1) while d > 0
+ *   pred(x)      x units, called by from_a() (x = 10) and from_b() (x = 30)
+ *   search(b, k) the window: b calls of leaf(k) and of twice(k)
+ *   search_mt()  a window whose work is done by other threads
+ *
+ *   work [-n N] [-k K] [-d D] [-t T] SCENARIO
+ *     basic    N calls each of leaf(K), twice(K) and empty()
+ *     nested   N calls of outer(D, K)
+ *     vary     vary(i) for i in 0..N-1
+ *     rec      N calls of rec(D)
+ *     window   N calls of leaf(K) and empty(), then search(N, K), then N
+ *              calls of leaf(K) and twice(K)
+ *     window-mt
+ *              N calls of leaf(K); then search_mt(), in which D threads
+ *              make N calls of leaf(K) each; then D threads more do the same
+ *     callers  N calls of from_a(), 2N of from_b()
+ *     wait, segv, exit
+ *              N calls of leaf(1), "calls N" on stdout (flushed), then
+ *              sleep until killed, dereference NULL, or _exit(3)
+ *   -t T runs the scenario in T threads at once (0: in the main thread).
+ *
+ * stdout is deterministic.  stderr ends with "checker-truth: SYMBOL COUNT"
+ * lines (completed outermost calls) and "checker-total:" lines (every call,
+ * recursive ones included).
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "matrix.h"
+
+uint64_t work_global;
+__thread uint64_t work_tls;
+
+/* The chain's result goes here, so the compiler must compute it. */
+static __thread uint64_t work_sink;
+
+enum {
+	F_LEAF,
+	F_TWICE,
+	F_EMPTY,
+	F_OUTER,
+	F_VARY,
+	F_REC,
+	F_PRED,
+	F_FROM_A,
+	F_FROM_B,
+	F_SEARCH,
+	F_SEARCH_MT,
+	F_N
+};
+static const char *const fn_names[F_N] = {
+	"leaf", "twice", "empty", "outer", "vary", "rec", "pred", "from_a", "from_b", "search",
+	"search_mt",
+};
+static uint64_t truth[F_N];
+static uint64_t rec_total;
+static __thread int rec_depth;
+
+static void count(int f)
+{
+	__atomic_add_fetch(&truth[f], 1, __ATOMIC_RELAXED);
+}
+
+static inline void charge(uint64_t k)
+{
+	uint64_t x = work_sink;
+
+	for (uint64_t i = 0; i < k; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		/* keeps it a chain of k real steps: no closed form, no vectors */
+		__asm__ volatile("" : "+r"(x));
+	}
+	work_sink = x;
+	work_global += k;
+	work_tls += k;
+}
+
+HOOKED void leaf(uint64_t k)
+{
+	charge(k);
+	count(F_LEAF);
+}
+
+HOOKED void twice(uint64_t k)
+{
+	charge(2 * k);
+	count(F_TWICE);
+}
+
+HOOKED void empty(void)
+{
+	count(F_EMPTY);
+}
+
+HOOKED void outer(uint64_t n, uint64_t k)
+{
+	for (uint64_t i = 0; i < n; i++)
+		leaf(k);
+	charge(1);
+	count(F_OUTER);
+}
+
+HOOKED void vary(uint64_t i)
+{
+	charge(i % 100);
+	count(F_VARY);
+}
+
+HOOKED void rec(uint64_t d)
+{
+	int outermost = rec_depth++ == 0;
+
+	charge(1);
+	if (d > 0)
+		rec(d - 1);
+	rec_depth--;
+	__atomic_add_fetch(&rec_total, 1, __ATOMIC_RELAXED);
+	if (outermost)
+		count(F_REC);
+}
+
+HOOKED void pred(uint64_t x)
+{
+	charge(x);
+	count(F_PRED);
+}
+
+HOOKED void from_a(void)
+{
+	pred(10);
+	count(F_FROM_A);
+}
+
+HOOKED void from_b(void)
+{
+	pred(30);
+	count(F_FROM_B);
+}
+
+HOOKED void search(uint64_t b, uint64_t k)
+{
+	for (uint64_t i = 0; i < b; i++) {
+		leaf(k);
+		twice(k);
+	}
+	count(F_SEARCH);
+}
+
+struct params {
+	const char *scenario;
+	uint64_t n, k, d;
+};
+
+static void *leaf_thread(void *arg)
+{
+	const struct params *p = arg;
+
+	for (uint64_t i = 0; i < p->n; i++)
+		leaf(p->k);
+	return NULL;
+}
+
+/* D threads, each making N calls of leaf(K); 0 if they all ran */
+static int leaf_threads(const struct params *p)
+{
+	pthread_t th[64];
+	uint64_t i, n = p->d < 64 ? p->d : 64;
+
+	for (i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, leaf_thread, (void *)p))
+			break;
+	n = i;
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	return n == p->d ? 0 : -1;
+}
+
+HOOKED int search_mt(const struct params *p)
+{
+	int err = leaf_threads(p);
+
+	count(F_SEARCH_MT);
+	return err;
+}
+
+static int run_scenario(const struct params *p)
+{
+	const char *s = p->scenario;
+
+	if (!strcmp(s, "basic")) {
+		for (uint64_t i = 0; i < p->n; i++) {
+			leaf(p->k);
+			twice(p->k);
+			empty();
+		}
+	} else if (!strcmp(s, "nested")) {
+		for (uint64_t i = 0; i < p->n; i++)
+			outer(p->d, p->k);
+	} else if (!strcmp(s, "vary")) {
+		for (uint64_t i = 0; i < p->n; i++)
+			vary(i);
+	} else if (!strcmp(s, "rec")) {
+		for (uint64_t i = 0; i < p->n; i++)
+			rec(p->d);
+	} else if (!strcmp(s, "window")) {
+		for (uint64_t i = 0; i < p->n; i++) {
+			leaf(p->k);
+			empty();
+		}
+		search(p->n, p->k);
+		for (uint64_t i = 0; i < p->n; i++) {
+			leaf(p->k);
+			twice(p->k);
+		}
+	} else if (!strcmp(s, "window-mt")) {
+		for (uint64_t i = 0; i < p->n; i++)
+			leaf(p->k);
+		if (search_mt(p) || leaf_threads(p))
+			return -1;
+	} else if (!strcmp(s, "callers")) {
+		for (uint64_t i = 0; i < p->n; i++) {
+			from_a();
+			from_b();
+			from_b();
+		}
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+static const char *const scenarios[] = {
+	"basic", "nested", "vary", "rec", "window", "window-mt", "callers", "wait", "segv", "exit",
+	NULL,
+};
+
+static int known(const char *s)
+{
+	for (int i = 0; scenarios[i]; i++)
+		if (!strcmp(s, scenarios[i]))
+			return 1;
+	return 0;
+}
+
+static void *thread_main(void *arg)
+{
+	run_scenario(arg);
+	return NULL;
+}
+
+/* wait, segv, exit: what the tests of "nothing lost" kill or crash. */
+static void run_ending(const struct params *p)
+{
+	for (uint64_t i = 0; i < p->n; i++)
+		leaf(1);
+	printf("calls %llu\n", (unsigned long long)p->n);
+	fflush(stdout);
+	if (!strcmp(p->scenario, "segv"))
+		*(volatile int *)(uintptr_t)0 = 1;
+	if (!strcmp(p->scenario, "exit"))
+		_exit(3);
+	for (;;)
+		pause();
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: work [-n N] [-k K] [-d D] [-t T] "
+			"basic|nested|vary|rec|window|window-mt|callers|wait|segv|exit\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct params p = {NULL, 1000, 10, 3};
+	pthread_t th[64];
+	long threads = 0;
+	int c;
+
+	while ((c = getopt(argc, argv, "n:k:d:t:")) != -1) {
+		switch (c) {
+		case 'n':
+			p.n = strtoull(optarg, NULL, 0);
+			break;
+		case 'k':
+			p.k = strtoull(optarg, NULL, 0);
+			break;
+		case 'd':
+			p.d = strtoull(optarg, NULL, 0);
+			break;
+		case 't':
+			threads = strtol(optarg, NULL, 0);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc - 1 || threads < 0 || threads > 64)
+		usage();
+	p.scenario = argv[optind];
+	if (!known(p.scenario))
+		usage();
+	if (!strcmp(p.scenario, "wait") || !strcmp(p.scenario, "segv") ||
+	    !strcmp(p.scenario, "exit"))
+		run_ending(&p);
+	if (threads == 0 && run_scenario(&p))
+		return 3;
+	for (long i = 0; i < threads; i++)
+		if (pthread_create(&th[i], NULL, thread_main, &p))
+			return 3;
+	for (long i = 0; i < threads; i++)
+		pthread_join(th[i], NULL);
+	printf("work %s: n=%llu k=%llu d=%llu threads=%ld\n", p.scenario, (unsigned long long)p.n,
+	       (unsigned long long)p.k, (unsigned long long)p.d, threads);
+	for (int f = 0; f < F_N; f++)
+		TRUTH("truth", fn_names[f], truth[f]);
+	TRUTH("total", "rec", rec_total);
+	return 0;
+}

@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The doubling test's arithmetic on synthetic numbers (classes, the ratio
+ * per doubling, the log-log slope, the model fit and its degenerate cases),
+ * its reading of runs (dumps made with the shim's writer, repeats combined
+ * by --stat), and its command line through the built extprof.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "doubling.h"
+#include "doubling_fit.h"
+#include "helpers.h"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- classes ------------------------------------------------------------ */
+
+Test(doubling_fit, classes_follow_the_alnoms_table)
+{
+	static const struct {
+		double r;
+		enum xp_dbl_class c;
+	} cases[] = {
+		{0.5, XP_CLASS_LOG},  {1.0, XP_CLASS_LOG}, {1.39, XP_CLASS_LOG},
+		{1.4, XP_CLASS_N},    {2.0, XP_CLASS_N},   {2.79, XP_CLASS_N},
+		{2.8, XP_CLASS_N2},   {4.0, XP_CLASS_N2},  {5.49, XP_CLASS_N2},
+		{5.5, XP_CLASS_N3},   {8.0, XP_CLASS_N3},  {9.99, XP_CLASS_N3},
+		{10.0, XP_CLASS_EXP}, {1e9, XP_CLASS_EXP}, {INFINITY, XP_CLASS_EXP},
+		{NAN, XP_CLASS_NONE}, {-1, XP_CLASS_NONE},
+	};
+
+	for (size_t i = 0; i < NELEM(cases); i++)
+		cr_expect_eq(xp_dbl_classify(cases[i].r), cases[i].c, "ratio %g", cases[i].r);
+	cr_expect_str_eq(xp_dbl_class_name(XP_CLASS_N2, true), "O(N²)");
+	cr_expect_str_eq(xp_dbl_class_name(XP_CLASS_N2, false), "O(N^2)");
+	cr_expect_str_eq(xp_dbl_class_name(XP_CLASS_LOG, false), "O(1)/O(log N)");
+}
+
+Test(doubling_fit, ratios_are_normalised_to_a_doubling)
+{
+	/* a doubling is taken as it is */
+	cr_expect_eq(xp_dbl_per_doubling(4.0, 100, 200), 4.0);
+	/* N² over a tripling: 9, which is 4 per doubling */
+	cr_expect_float_eq(xp_dbl_per_doubling(9.0, 100, 300), 4.0, 1e-9);
+	/* N over a quadrupling: 4, which is 2 per doubling */
+	cr_expect_float_eq(xp_dbl_per_doubling(4.0, 64, 256), 2.0, 1e-9);
+	/* N³ from 10 to 15 */
+	cr_expect_float_eq(xp_dbl_per_doubling(pow(1.5, 3), 10, 15), 8.0, 1e-9);
+	cr_expect(isnan(xp_dbl_per_doubling(0, 10, 20)));
+	cr_expect(isnan(xp_dbl_per_doubling(NAN, 10, 20)));
+	cr_expect(isnan(xp_dbl_per_doubling(2, 20, 10)));
+}
+
+/* ---- the log-log slope -------------------------------------------------- */
+
+static const double sizes[] = {64, 128, 256, 512, 1024, 2048, 4096};
+#define K NELEM(sizes)
+
+Test(doubling_fit, slope_of_powers_is_exact)
+{
+	for (int p = 0; p <= 3; p++) {
+		double v[K];
+		struct xp_dbl_slope s;
+
+		for (size_t i = 0; i < K; i++)
+			v[i] = 7 * pow(sizes[i], p);
+		xp_dbl_slope(sizes, v, K, &s);
+		cr_assert(s.ok);
+		cr_expect_eq(s.points, K);
+		cr_expect_float_eq(s.exponent, p, 1e-12, "power %d: %g", p, s.exponent);
+		cr_expect_float_eq(s.r2, 1.0, 1e-12);
+	}
+}
+
+Test(doubling_fit, slope_skips_zeros_and_needs_two_points)
+{
+	double v[K] = {0, 0, 256, 512, 1024, 2048, 4096};
+	double one[K] = {0, 0, 0, 0, 0, 0, 5};
+	double zero[K] = {0};
+	struct xp_dbl_slope s;
+
+	xp_dbl_slope(sizes, v, K, &s);
+	cr_assert(s.ok);
+	cr_expect_eq(s.points, 5);
+	cr_expect_float_eq(s.exponent, 1.0, 1e-12);
+	xp_dbl_slope(sizes, one, K, &s);
+	cr_expect(!s.ok);
+	cr_expect_eq(s.points, 1);
+	xp_dbl_slope(sizes, zero, K, &s);
+	cr_expect(!s.ok);
+}
+
+Test(doubling_fit, slope_r2_says_how_straight)
+{
+	double bent[K];
+	struct xp_dbl_slope s;
+
+	for (size_t i = 0; i < K; i++)
+		bent[i] = exp2(sizes[i] / 256); /* not a power at all */
+	xp_dbl_slope(sizes, bent, K, &s);
+	cr_assert(s.ok);
+	cr_expect_lt(s.r2, 0.9, "R² %g", s.r2);
+	cr_expect_geq(s.r2, 0.0);
+}
+
+/* ---- the model fit ------------------------------------------------------ */
+
+static double g(enum xp_dbl_model m, double n)
+{
+	switch (m) {
+	case XP_MODEL_LOGN:
+		return log2(n);
+	case XP_MODEL_N:
+		return n;
+	case XP_MODEL_NLOGN:
+		return n * log2(n);
+	case XP_MODEL_N2:
+		return n * n;
+	case XP_MODEL_N3:
+		return n * n * n;
+	case XP_MODEL_EXP:
+		return exp2(n);
+	default:
+		return 1;
+	}
+}
+
+/* Exact a + c g(N), with a constant overhead the intercept must absorb. */
+Test(doubling_fit, every_model_is_found_with_an_intercept)
+{
+	static const double small[] = {4, 6, 8, 10, 12, 14, 16};
+
+	for (int m = 0; m < XP_NMODELS; m++) {
+		const double *n = m == XP_MODEL_EXP ? small : sizes;
+		double v[K];
+		struct xp_dbl_fit f;
+
+		for (size_t i = 0; i < K; i++)
+			v[i] = 500 + 3 * (m == XP_MODEL_1 ? 0 : g((enum xp_dbl_model)m, n[i]));
+		xp_dbl_fit(n, v, K, &f);
+		cr_assert(f.ok);
+		cr_expect_eq((int)f.best, m, "model %s fitted as %s", xp_dbl_model_name(m, false),
+			     xp_dbl_model_name(f.best, false));
+		cr_expect_lt(f.nrms[m], 1e-9);
+		if (m != XP_MODEL_1) {
+			cr_expect_float_eq(f.c[m], 3.0, 1e-6, "c of %s: %g",
+					   xp_dbl_model_name(m, false), f.c[m]);
+			cr_expect_float_eq(f.a[m], 500.0, 1e-3);
+		}
+	}
+}
+
+/* A deterministic +-3 % wobble: a noisy machine, reproducibly. */
+static double wobble(size_t i)
+{
+	static const double w[] = {0.02, -0.03, 0.01, 0.03, -0.02, -0.01, 0.025};
+
+	return 1 + w[i % NELEM(w)];
+}
+
+Test(doubling_fit, powers_survive_noise)
+{
+	for (int m = XP_MODEL_N; m <= XP_MODEL_N3; m++) {
+		double v[K];
+		struct xp_dbl_fit f;
+		struct xp_dbl_slope s;
+
+		if (m == XP_MODEL_NLOGN)
+			continue;
+		for (size_t i = 0; i < K; i++)
+			v[i] = 40 * g((enum xp_dbl_model)m, sizes[i]) * wobble(i);
+		xp_dbl_fit(sizes, v, K, &f);
+		xp_dbl_slope(sizes, v, K, &s);
+		cr_assert(f.ok);
+		cr_expect_eq((int)f.best, m, "%s fitted as %s", xp_dbl_model_name(m, false),
+			     xp_dbl_model_name(f.best, false));
+		cr_expect_float_eq(s.exponent,
+				   m == XP_MODEL_N    ? 1
+				   : m == XP_MODEL_N2 ? 2
+						      : 3,
+				   0.05);
+	}
+}
+
+Test(doubling_fit, a_flat_line_with_noise_stays_constant)
+{
+	double v[K];
+	struct xp_dbl_fit f;
+
+	for (size_t i = 0; i < K; i++)
+		v[i] = 1000 * wobble(i + 3);
+	xp_dbl_fit(sizes, v, K, &f);
+	cr_assert(f.ok);
+	cr_expect_eq(f.best, XP_MODEL_1, "fitted as %s", xp_dbl_model_name(f.best, false));
+}
+
+Test(doubling_fit, degenerate_cases)
+{
+	double two[2] = {10, 20}, v2[2] = {5, 10};
+	double zeros[K] = {0};
+	double late[K] = {0, 0, 0, 0, 0, 0, 9};
+	double decay[K];
+	struct xp_dbl_fit f;
+
+	xp_dbl_fit(two, v2, 2, &f);
+	cr_expect(!f.ok);
+	cr_expect_str_eq(f.why, "too few sizes");
+	xp_dbl_fit(sizes, zeros, K, &f);
+	cr_assert(f.ok);
+	cr_expect_eq(f.best, XP_MODEL_1);
+	cr_expect_eq(f.nrms[XP_MODEL_1], 0);
+	/* a lone value at the end: some growth, and no NaN anywhere */
+	xp_dbl_fit(sizes, late, K, &f);
+	cr_assert(f.ok);
+	for (int m = 0; m < XP_NMODELS; m++)
+		cr_expect(!isnan(f.nrms[m]), "model %d", m);
+	/* something that shrinks is no growth: the constant wins */
+	for (size_t i = 0; i < K; i++)
+		decay[i] = 1e6 / sizes[i];
+	xp_dbl_fit(sizes, decay, K, &f);
+	cr_assert(f.ok);
+	cr_expect_eq(f.best, XP_MODEL_1);
+}
+
+Test(doubling_fit, huge_sizes_stay_finite)
+{
+	static const double big[] = {1024, 2048, 4096, 8192, 1e6};
+	double v[NELEM(big)];
+	struct xp_dbl_fit f;
+
+	for (size_t i = 0; i < NELEM(big); i++)
+		v[i] = big[i] * big[i];
+	xp_dbl_fit(big, v, NELEM(big), &f);
+	cr_assert(f.ok);
+	cr_expect_eq(f.best, XP_MODEL_N2);
+	for (int m = 0; m < XP_NMODELS; m++) {
+		cr_expect(isfinite(f.nrms[m]), "model %d", m);
+		cr_expect(isfinite(f.a[m]), "model %d", m);
+	}
+}
+
+/* ---- reading runs ------------------------------------------------------- */
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = xt_tmpdir();
+}
+
+static void teardown(void)
+{
+	xt_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * One run at size @n in its own directory: "sq" costs n² per evaluation
+ * plus @extra once (its floor stays n²), called 3 times; "lin" costs n,
+ * called n times.  Calibration 2 is subtracted from every delta.
+ */
+static char *make_run(const char *name, uint64_t n, uint64_t extra, uint64_t pid,
+		      const char *counter)
+{
+	static const struct dump_decl_info decls[] = {
+		{"function", "sq", "prog", 0x1000},
+		{"function", "lin", "prog", 0x2000},
+	};
+	char *sub = xt_path(dir, name), *file;
+	struct dump_meta meta;
+	struct dump_map m;
+
+	cr_assert_eq(mkdir(sub, 0700), 0);
+	file = xt_path(sub, "a.xpd");
+	xt_meta(&meta, counter, 2, pid, pid);
+	xt_create(&m, file, &meta, decls, 2, 0);
+	xt_record(&m, 0, n * n + 2 + extra, 1);
+	xt_record(&m, 0, n * n + 2, 2);
+	xt_record(&m, 1, n + 2, n);
+	xt_finish(&m, true);
+	free(file);
+	return sub;
+}
+
+static int run(const char *const *argv, char **out, char **err);
+
+static const struct xp_dbl_decl *find(const struct xp_doubling *d, const char *sym)
+{
+	for (size_t i = 0; i < d->ndecls; i++)
+		if (!strcmp(d->decls[i].symbol, sym))
+			return &d->decls[i];
+	cr_assert_fail("no declaration %s", sym);
+	return NULL;
+}
+
+TestSuite(doubling_build, .init = setup, .fini = teardown, .timeout = 30);
+
+Test(doubling_build, sizes_fits_and_split)
+{
+	struct xp_dbl_input in[4];
+	struct xp_report_opts o;
+	struct xp_doubling d;
+	struct xp_err e;
+	const struct xp_dbl_decl *sq, *lin;
+	struct xp_dbl_split s;
+
+	for (int i = 0; i < 4; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%d", 100 << i);
+		in[i] = (struct xp_dbl_input){(uint64_t)100 << i,
+					      make_run(name, 100u << i, 0, 10 + i, NULL), -1};
+	}
+	xp_report_opts_init(&o);
+	cr_assert_eq(xp_dbl_build(&d, in, 4, &o, &e), 0, "%s", e.msg);
+	cr_expect_eq(d.nsizes, 4);
+	cr_expect(d.deterministic);
+	sq = find(&d, "sq");
+	lin = find(&d, "lin");
+	cr_expect_eq(sq->pts[3].v[XP_DBL_PER_EVAL], 800 * 800);
+	cr_expect_eq(sq->pts[3].v[XP_DBL_EVALUATIONS], 3);
+	cr_expect_eq(lin->pts[2].v[XP_DBL_EVALUATIONS], 400);
+	cr_expect_eq(lin->pts[2].v[XP_DBL_COST], 400 * 400);
+	for (int i = 0; i < 3; i++) {
+		cr_expect_eq(sq->g[XP_DBL_PER_EVAL].cls[i], XP_CLASS_N2);
+		cr_expect_eq(lin->g[XP_DBL_PER_EVAL].cls[i], XP_CLASS_N);
+		cr_expect_eq(lin->g[XP_DBL_EVALUATIONS].cls[i], XP_CLASS_N);
+		cr_expect_eq(lin->g[XP_DBL_COST].cls[i], XP_CLASS_N2);
+	}
+	cr_expect_eq(sq->g[XP_DBL_PER_EVAL].fit.best, XP_MODEL_N2);
+	cr_expect_float_eq(sq->g[XP_DBL_PER_EVAL].slope.exponent, 2.0, 1e-9);
+	cr_assert(xp_dbl_decl_split(&d, lin, &s));
+	cr_expect_float_eq(s.cost, 64.0, 1e-9);
+	cr_expect_float_eq(s.evaluations_share, 0.5, 1e-9);
+	/* most expensive at the largest size first */
+	cr_expect_str_eq(d.decls[0].symbol, "sq");
+	xp_dbl_free(&d);
+	for (int i = 0; i < 4; i++)
+		free(in[i].dir);
+}
+
+/* Three repeats at each size whose floors differ: --stat combines them. */
+Test(doubling_build, repeats_combine_by_stat)
+{
+	static const uint64_t bump[3] = {0, 30, 90}; /* added to lin's floor per repeat */
+	static const enum xp_stat stats[3] = {XP_STAT_MIN, XP_STAT_MEDIAN, XP_STAT_MEAN};
+	static const uint64_t want[3] = {200, 230, 240}; /* lin at N=200 */
+	struct xp_dbl_input in[6];
+	struct xp_report_opts o;
+	struct xp_doubling d;
+	struct xp_err e;
+
+	for (int i = 0; i < 6; i++) {
+		uint64_t n = i < 3 ? 100 : 200;
+		char name[16];
+
+		snprintf(name, sizeof(name), "r%d", i);
+		/* lin's floor raised by bump: every delta is n + bump */
+		in[i] = (struct xp_dbl_input){n, make_run(name, n + bump[i % 3], 0, 20 + i, NULL),
+					      -1};
+	}
+	for (int k = 0; k < 3; k++) {
+		xp_report_opts_init(&o);
+		o.stat = stats[k];
+		cr_assert_eq(xp_dbl_build(&d, in, 6, &o, &e), 0, "%s", e.msg);
+		cr_expect_eq(d.sizes[1].runs, 3);
+		cr_expect_eq(find(&d, "lin")->pts[1].v[XP_DBL_PER_EVAL], want[k], "stat %d: %llu",
+			     k, (unsigned long long)find(&d, "lin")->pts[1].v[XP_DBL_PER_EVAL]);
+		xp_dbl_free(&d);
+	}
+	for (int i = 0; i < 6; i++)
+		free(in[i].dir);
+}
+
+/* A directory of "extprof run --repeat" (DIR/repeat-K) is that many repeats. */
+Test(doubling_build, run_repeat_directories_are_repeats)
+{
+	char *a = xt_path(dir, "a"), *b = xt_path(dir, "b"), *na, *nb, *out, *err;
+	char *runs[4];
+
+	cr_assert_eq(mkdir(a, 0700), 0);
+	cr_assert_eq(mkdir(b, 0700), 0);
+	runs[0] = make_run("a/repeat-1", 100, 0, 1, NULL);
+	runs[1] = make_run("a/repeat-2", 100, 0, 2, NULL);
+	runs[2] = make_run("b/repeat-1", 200, 0, 3, NULL);
+	runs[3] = make_run("b/repeat-3", 200, 0, 4, NULL);
+	cr_assert(asprintf(&na, "100=%s", a) > 0);
+	cr_assert(asprintf(&nb, "200=%s", b) > 0);
+	{
+		const char *const argv[] = {"extprof", "doubling", na, nb, "--format", "json", NULL};
+
+		cr_expect_eq(run(argv, &out, &err), 0, "%s", err);
+		cr_expect(strstr(out, "\"runs\": 2"), "%s", out);
+		cr_expect(strstr(out, "/b/repeat-3\""), "%s", out);
+		free(out);
+		free(err);
+	}
+	for (int i = 0; i < 4; i++)
+		free(runs[i]);
+	free(na);
+	free(nb);
+	free(a);
+	free(b);
+}
+
+Test(doubling_build, different_counters_are_refused)
+{
+	struct xp_dbl_input in[2] = {{100, make_run("a", 100, 0, 1, "var:steps"), -1},
+				     {200, make_run("b", 200, 0, 2, "tsc"), -1}};
+	struct xp_report_opts o;
+	struct xp_doubling d;
+	struct xp_err e;
+
+	xp_report_opts_init(&o);
+	cr_expect_neq(xp_dbl_build(&d, in, 2, &o, &e), 0);
+	cr_expect(strstr(e.msg, "different counters"), "%s", e.msg);
+	free(in[0].dir);
+	free(in[1].dir);
+}
+
+/* ---- the command line --------------------------------------------------- */
+
+static int run(const char *const *argv, char **out, char **err)
+{
+	int status = xt_run(argv, NULL, out, err);
+
+	cr_assert(WIFEXITED(status), "extprof died: status %d", status);
+	return WEXITSTATUS(status);
+}
+
+Test(doubling_build, bad_command_lines_say_one_line_and_exit_2)
+{
+	char *a = make_run("a", 100, 0, 1, NULL), *b = make_run("b", 200, 0, 2, NULL);
+	char *na, *nb;
+	const char *const cases[][10] = {
+		{"extprof", "doubling", NULL},
+		{"extprof", "doubling", "100=x", NULL},
+		{"extprof", "doubling", "foo", "bar", NULL},
+		{"extprof", "doubling", "0=a", "1=b", NULL},
+		{"extprof", "doubling", "--hook", "function:f", "1=a", "2=b", NULL},
+		{"extprof", "doubling", "--sizes", "10", "--", "true", NULL},
+		{"extprof", "doubling", "--sizes", "10,x", "--", "true", NULL},
+		{"extprof", "doubling", "--sizes", "10,10", "--", "true", NULL},
+		{"extprof", "doubling", "--sizes", "10,20", NULL},
+		{"extprof", "doubling", "--plot", "x.gif", "1=a", "2=b", NULL},
+		{"extprof", "doubling", "--repeat", "0", "--sizes", "1,2", "--", "true", NULL},
+		{"extprof", "doubling", "--timeout", "-1", "--sizes", "1,2", "--", "true", NULL},
+		{"extprof", "doubling", "--sort", "observed", "1=a", "2=b", NULL},
+	};
+
+	cr_assert(asprintf(&na, "100=%s/nope", dir) > 0);
+	cr_assert(asprintf(&nb, "200=%s", b) > 0);
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		char *out, *err;
+
+		cr_expect_eq(run(cases[i], &out, &err), 2, "case %zu: %s", i, err);
+		cr_expect(!strncmp(err, "extprof: ", 9), "case %zu: %s", i, err);
+		cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "case %zu: not one line: %s",
+			  i, err);
+		free(out);
+		free(err);
+	}
+	{
+		const char *const missing[] = {"extprof", "doubling", na, nb, NULL};
+		char *out, *err;
+
+		cr_expect_eq(run(missing, &out, &err), 2);
+		cr_expect(strstr(err, "nope"), "%s", err);
+		free(out);
+		free(err);
+	}
+	free(na);
+	free(nb);
+	free(a);
+	free(b);
+}
+
+Test(doubling_build, options_after_the_runs_and_help)
+{
+	char *a = make_run("a", 100, 0, 1, NULL), *b = make_run("b", 200, 0, 2, NULL);
+	char *na, *nb, *out, *err;
+
+	cr_assert(asprintf(&na, "100=%s", a) > 0);
+	cr_assert(asprintf(&nb, "200=%s", b) > 0);
+	{
+		const char *const argv[] = {"extprof",	"doubling", na,	 nb,
+					    "--format", "json",	    NULL};
+
+		cr_expect_eq(run(argv, &out, &err), 0, "%s", err);
+		cr_expect(strstr(out, "\"declarations\""), "%s", out);
+		cr_expect(strstr(out, "\"class\": \"O(N^2)\""), "%s", out);
+		free(out);
+		free(err);
+	}
+	{
+		const char *const argv[] = {"extprof", "doubling", "--format", "csv", na, nb, NULL};
+
+		cr_expect_eq(run(argv, &out, &err), 0, "%s", err);
+		cr_expect(!strncmp(out, "kind,name,object,n,per_eval,", 28), "%s", out);
+		cr_expect(strstr(out, "function,sq,prog,200,40000,4,O(N^2),3,1,O(1)/O(log N),"),
+			  "%s", out);
+		free(out);
+		free(err);
+	}
+	{
+		const char *const argv[] = {"extprof", "doubling", "--help", NULL};
+
+		cr_expect_eq(run(argv, &out, &err), 0);
+		cr_expect(strstr(out, "--sizes"));
+		free(out);
+		free(err);
+	}
+	free(na);
+	free(nb);
+	free(a);
+	free(b);
+}

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The JSON report parsed back (jansson) and held against the text report of
+ * the same dumps: the same declarations in the same order, the same
+ * numbers in every column, the same flags, the same caller chains, and the
+ * same header figures; and the CSV against both.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "helpers.h"
+#include "xt_json.h"
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = xt_tmpdir();
+}
+
+static void teardown(void)
+{
+	xt_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(json, .init = setup, .fini = teardown, .timeout = 60);
+
+static int resolve(uint64_t pc, char *buf, size_t len, uint64_t *off)
+{
+	snprintf(buf, len, "caller%llu+0x%llx@checker", (unsigned long long)(pc >> 12),
+		 (unsigned long long)(pc & 0xfff));
+	*off = pc;
+	return 0;
+}
+
+/*
+ * Two processes, six declarations with every kind of row: thousands, a
+ * cheap one, one never called, a state-dependent one, recursion and
+ * abandoned calls, a chain or two.
+ */
+static void fixture(void)
+{
+	static const struct dump_decl_info decls[] = {
+		{"invariant", "quorum_agrees", "checker", 0x1130},
+		{"guard", "can_vote", "checker", 0x1200},
+		{"function", "tiny", "libx.so", 0x40},
+		{"terminal", "never_called", "checker", 0x1300},
+		{"transition", "do_step", "checker", 0x1400},
+		{"action_property", "stable", "checker", 0x1500},
+	};
+	for (int p = 0; p < 2; p++) {
+		char name[32], *path;
+		struct dump_meta meta;
+		struct dump_map m;
+
+		snprintf(name, sizeof(name), "p%d.xpd", p);
+		path = xt_path(dir, name);
+		xt_meta(&meta, NULL, 24 + 6 * (uint64_t)p, 100 + (uint64_t)p, 7 + (uint64_t)p);
+		meta.caller_slots = 4;
+		meta.callers_depth = 2;
+		xt_create(&m, path, &meta, decls, 6, 0);
+		xt_record(&m, 0, 2424 + 6 * (uint64_t)p, 1000 + 500 * (uint64_t)p);
+		xt_record(&m, 1, 54, 90);
+		xt_record(&m, 1, 1054, 10);
+		xt_record(&m, 2, 25, 3 + (uint64_t)p);
+		xt_record(&m, 4, 130000, 7);
+		xt_record(&m, 4, 131000, 2);
+		m.decls[4].recursive = 3;
+		m.decls[5].abandoned = 2;
+		xt_record(&m, 5, 700, 1);
+		m.callers[0] = (struct extprof_dump_caller){.decl = 0, .depth = 2, .evaluations = 600,
+							    .floor = 2424, .floor_hits = 600,
+							    .sum = 600 * 2424};
+		m.callers[0].pc[0] = 0x1011;
+		m.callers[0].pc[1] = 0x2022;
+		m.callers[1] = (struct extprof_dump_caller){.decl = 0, .depth = 1, .evaluations = 400,
+							    .floor = 2430, .floor_hits = 1,
+							    .sum = 400 * 2500};
+		m.callers[1].pc[0] = 0x3033;
+		m.hdr->run_total = 50000000;
+		cr_assert_eq(dump_write_compact_named(&m, EXTPROF_DUMP_F_COMPLETE, resolve), 0);
+		dump_unmap(&m);
+		free(path);
+	}
+}
+
+static char *report(const char *format, const char *stat)
+{
+	char *out, *err;
+	int st = xt_run((const char *[]){"x", "report", "--callers", "--format", format, "--stat",
+					 stat, dir, NULL},
+			NULL, &out, &err);
+
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", err);
+	free(err);
+	return out;
+}
+
+/* "1,234" or "-" as a number ("-": 0). */
+static long long num(const char *s)
+{
+	long long v = 0;
+
+	if (!strcmp(s, "-"))
+		return 0;
+	for (; *s; s++) {
+		if (*s == ',')
+			continue;
+		cr_assert(*s >= '0' && *s <= '9', "not a number: %s", s);
+		v = v * 10 + (*s - '0');
+	}
+	return v;
+}
+
+/* Split @line at runs of two or more blanks; up to @max cells. */
+static int cells(char *line, char **cell, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	while (*p == ' ')
+		p++;
+	while (*p && n < max) {
+		char *gap = strstr(p, "  ");
+
+		cell[n++] = p;
+		if (!gap)
+			break;
+		*gap = '\0';
+		p = gap + 2;
+		while (*p == ' ')
+			p++;
+	}
+	return n;
+}
+
+static const char *flags_of(json_t *d, char *buf, size_t size)
+{
+	json_t *f = json_object_get(d, "flags"), *x;
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(f, i, x)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? " " : "",
+					 json_string_value(x));
+	return buf;
+}
+
+/* One text row against its JSON declaration. */
+static void row_against(char **c, int n, json_t *d, json_t *root)
+{
+	long long evals = xt_json_int(d, "evaluations"), cost = xt_json_int(d, "cost");
+	double share = json_number_value(json_object_get(d, "share"));
+	char name[256], buf[256];
+
+	cr_assert_geq(n, 8, "short row");
+	snprintf(name, sizeof(name), "%s@%s", json_string_value(json_object_get(d, "name")),
+		 json_string_value(json_object_get(d, "object")));
+	cr_expect_str_eq(c[0], json_string_value(json_object_get(d, "kind")));
+	cr_expect_str_eq(c[1], name);
+	cr_expect_eq(num(c[2]), evals, "%s evaluations", name);
+	cr_expect_eq(num(c[3]), xt_json_int(d, "per_eval"), "%s per-eval", name);
+	cr_expect_eq(!strcmp(c[3], "-"), evals == 0, "%s", name);
+	cr_expect_eq(num(c[4]), cost, "%s cost", name);
+	if (!xt_json_int(root, "run_total"))
+		cr_expect_str_eq(c[5], "-");
+	else if (share > 0 && share < 0.0005)
+		cr_expect_str_eq(c[5], "<0.1%");
+	else {
+		snprintf(buf, sizeof(buf), "%.1f%%", share * 100);
+		cr_expect_str_eq(c[5], buf, "%s share", name);
+	}
+	cr_expect_eq(num(c[6]), xt_json_int(d, "observed"), "%s observed", name);
+	if (cost) {
+		snprintf(buf, sizeof(buf), "%.2f", (double)xt_json_int(d, "observed") / (double)cost);
+		cr_expect_str_eq(c[7], buf, "%s obs/cost", name);
+	} else {
+		cr_expect_str_eq(c[7], "-");
+	}
+	cr_expect_str_eq(n > 8 ? c[8] : "", flags_of(d, buf, sizeof(buf)), "%s flags", name);
+}
+
+/* "    <- a <- b   evaluations 1  per-eval 2  cost 3  observed 4[  unsettled]" */
+static void chain_against(char *line, json_t *c)
+{
+	json_t *frames = json_object_get(c, "chain");
+	char want[512] = "", tail[256];
+	size_t used = 0, i;
+	json_t *f;
+
+	if (!json_array_size(frames))
+		used = (size_t)snprintf(want, sizeof(want), " <- (other callers)");
+	json_array_foreach(frames, i, f)
+		used += (size_t)snprintf(want + used, sizeof(want) - used, " <- %s",
+					 json_string_value(f));
+	cr_expect_eq(strncmp(line + 3, want, strlen(want)), 0, "%s vs %s", line, want);
+	snprintf(tail, sizeof(tail), "   evaluations %lld  per-eval %lld  cost %lld  observed %lld%s",
+		 xt_json_int(c, "evaluations"), xt_json_int(c, "per_eval"),
+		 xt_json_int(c, "cost"), xt_json_int(c, "observed"),
+		 json_is_true(json_object_get(c, "settled")) ? "" : "  unsettled");
+	/* the text has thousands separators; compare without them */
+	{
+		char a[512], b[512];
+		size_t k = 0;
+
+		for (const char *p = line + 3 + strlen(want); *p && k < sizeof(a) - 1; p++)
+			if (*p != ',')
+				a[k++] = *p;
+		a[k] = '\0';
+		snprintf(b, sizeof(b), "%s", tail);
+		cr_expect_str_eq(a, b);
+	}
+}
+
+static void text_against_json(const char *stat)
+{
+	char *text = report("text", stat), *json = report("json", stat), *line, *save, *c[12];
+	json_t *root = xt_json_parse(json), *decls = json_object_get(root, "declarations");
+	size_t row = 0, chain = 0;
+	bool table = false;
+	json_t *d = NULL;
+	char want[128];
+
+	snprintf(want, sizeof(want), "extprof report: %lld processes (pids 100, 101), %lld workers",
+		 xt_json_int(root, "processes"), xt_json_int(root, "workers"));
+	cr_expect_eq(strncmp(text, want, strlen(want)), 0, "%s", text);
+	snprintf(want, sizeof(want), "calibration  %lld to %lld (each process its own) steps", xt_json_int(root, "calibration"),
+		 xt_json_int(root, "calibration_max"));
+	cr_expect_not_null(strstr(text, want), "%s", want);
+	snprintf(want, sizeof(want), "run total    %s steps", "100,000,000");
+	cr_expect_eq(xt_json_int(root, "run_total"), 100000000);
+	cr_expect_not_null(strstr(text, want), "%s", want);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "kind ", 5)) {
+			table = true;
+			continue;
+		}
+		if (!table)
+			continue;
+		if (!strncmp(line, "per-eval: ", 10))
+			break;
+		if (!strncmp(line, "    <- ", 7)) {
+			json_t *ch = json_object_get(d, "callers");
+
+			cr_assert_lt(chain, json_array_size(ch), "an extra chain: %s", line);
+			chain_against(line, json_array_get(ch, chain++));
+			continue;
+		}
+		if (d)
+			cr_expect_eq(chain, json_array_size(json_object_get(d, "callers")));
+		cr_assert_lt(row, json_array_size(decls), "an extra row: %s", line);
+		d = json_array_get(decls, row++);
+		chain = 0;
+		row_against(c, cells(line, c, 12), d, root);
+	}
+	cr_expect_eq(row, json_array_size(decls), "rows: %zu of %zu", row, json_array_size(decls));
+	cr_expect_eq(row, 6);
+	json_decref(root);
+	free(text);
+	free(json);
+}
+
+Test(json, text_and_json_agree)
+{
+	fixture();
+	text_against_json("min");
+}
+
+Test(json, text_and_json_agree_for_median_and_mean)
+{
+	fixture();
+	text_against_json("median");
+	text_against_json("mean");
+}
+
+/* The CSV says the same numbers as the JSON, row by row. */
+Test(json, csv_and_json_agree)
+{
+	char *csv, *json, *line, *save;
+	json_t *root, *decls;
+	size_t row = 0;
+
+	fixture();
+	csv = report("csv", "min");
+	json = report("json", "min");
+	root = xt_json_parse(json);
+	decls = json_object_get(root, "declarations");
+	for (line = strtok_r(csv, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
+		char want[512];
+		json_t *d;
+
+		if (!strncmp(line, "kind,", 5))
+			continue;
+		d = json_array_get(decls, row++);
+		snprintf(want, sizeof(want), "%s,%s,%s,%lld,%lld,%lld,",
+			 json_string_value(json_object_get(d, "kind")),
+			 json_string_value(json_object_get(d, "name")),
+			 json_string_value(json_object_get(d, "object")),
+			 xt_json_int(d, "evaluations"), xt_json_int(d, "per_eval"),
+			 xt_json_int(d, "cost"));
+		cr_expect_eq(strncmp(line, want, strlen(want)), 0, "%s vs %s", line, want);
+	}
+	cr_expect_eq(row, json_array_size(decls));
+	json_decref(root);
+	free(csv);
+	free(json);
+}
