@@ -22,6 +22,7 @@
 __thread struct xp_thread xp_self __attribute__((tls_model("initial-exec")));
 volatile int64_t xp_window_open;
 volatile uint64_t xp_window_epoch;
+uint64_t xp_lost;
 
 void xp_call_preserving(void (*fn)(void *), void *arg);
 
@@ -89,6 +90,17 @@ static void eval_reap_unwound(struct xp_thread *t, uint64_t ret, uint64_t slot)
 	}
 }
 
+/*
+ * A call of the program's that could not be counted (no worker to be had,
+ * the process finishing, no room): said in the dumps' "lost".  An atomic
+ * add, but only here, never for a counted evaluation.
+ */
+static __attribute__((cold)) int eval_lost(void)
+{
+	__atomic_add_fetch(&xp_lost, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
 /* Every case of the entry path: the first call of a thread, windows, ... */
 static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_t ret,
 							   uint64_t slot)
@@ -99,8 +111,12 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	uint32_t flags = 0, old, i;
 
 	if (__builtin_expect(!w, 0)) {
-		if (t->busy || t->released || xp.finished || !(xp.enabled || xp.calibrating))
+		/* the shim's own calls, and those before it is ready, are not the
+		 * program's evaluations; the others are lost */
+		if (t->busy || !(xp.enabled || xp.calibrating))
 			return 1;
+		if (t->released || xp.finished)
+			return eval_lost();
 		struct eval_slow s = {t, NULL};
 
 		t->busy = 1;
@@ -108,12 +124,15 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 		t->busy = 0;
 		w = s.w;
 		if (!w || !t->stack)
-			return 1;
+			return eval_lost();
 	}
 	/* idx past the worker's table: a declaration added (dlopen) after the
 	 * worker's dump ran out of room for more */
-	if (__builtin_expect(t->busy | xp.finished | (idx >= w->map.ndecls), 0))
+	if (__builtin_expect(t->busy | xp.finished | (idx >= w->map.ndecls), 0)) {
 		flags = XP_FRAME_UNCOUNTED;
+		if (!t->busy)
+			eval_lost();
+	}
 	/* interrupting a push (we are a signal handler): the frames below live */
 	if (!t->filling)
 		eval_reap_unwound(t, ret, slot);
@@ -122,7 +141,7 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 		xp_call_preserving(eval_slow_grow, t);
 		t->busy = 0;
 		if (t->depth + 1 >= t->cap)
-			return 1;
+			return eval_lost();
 	}
 
 	/*

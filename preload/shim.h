@@ -113,6 +113,7 @@ extern struct xp_state xp;
 extern __thread struct xp_thread xp_self __attribute__((tls_model("initial-exec")));
 extern volatile int64_t xp_window_open;	  /* activations of the window in progress */
 extern volatile uint64_t xp_window_epoch; /* times the window went from closed to open */
+extern uint64_t xp_lost;		  /* calls that could not be counted */
 
 /* eval.c: the evaluation path, called from the thunks */
 int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot);

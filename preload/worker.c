@@ -303,6 +303,14 @@ void worker_finish_all(void)
 	int err;
 
 	xp.finished = true;
+	/* the process's lost calls, said once, in the first dump */
+	for (uint32_t i = 0; i < n; i++) {
+		if (xp.workers[i].map.base) {
+			xp.workers[i].map.hdr->lost +=
+				__atomic_exchange_n(&xp_lost, 0, __ATOMIC_RELAXED);
+			break;
+		}
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct xp_worker *w = &xp.workers[i];
 		struct xp_thread *t = w->owner;

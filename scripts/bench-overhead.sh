@@ -12,6 +12,7 @@
 # docs/overhead.md shows a run and reads it.
 #   scripts/bench-overhead.sh [N]      N: the checker's -n (default 7)
 set -euo pipefail
+shopt -s inherit_errexit
 EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$EXTPROF_ROOT/scripts/build.sh"
 build_extprof
@@ -43,11 +44,11 @@ best() {
 	for _ in $(seq "$reps"); do
 		"$@" >>"$tmp/best"
 	done
-	python3 - "$tmp/best" $fields <<'EOF'
+	python3 - "$tmp/best" "$fields" <<'EOF'
 import sys
 words = open(sys.argv[1]).read().split()
 print(*(min(float(words[i + 1]) for i in range(len(words) - 1) if words[i] == f)
-        for f in sys.argv[2:]))
+        for f in sys.argv[2].split()))
 EOF
 }
 

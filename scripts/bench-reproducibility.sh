@@ -12,6 +12,7 @@
 # N RMs, consistent compares N² pairs (about 11 µs), type_ok, is_terminal and
 # decision_is_stable scan N.  The guards and transitions are O(1) at any N.
 set -euo pipefail
+shopt -s inherit_errexit
 EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$EXTPROF_ROOT/scripts/build.sh"
 build_extprof

@@ -5,8 +5,8 @@
 set -euo pipefail
 
 # build: compiler, meson, the x86 decoder, libelf; tests: Criterion, jansson,
-# clang (sanitizers, fuzzing), uftrace (the overhead benchmark); cairo draws the
-# doubling test's plots, expat reads them back in its test.
+# clang (sanitizers, fuzzing), uftrace, time and python3 (the benchmarks); cairo
+# draws the doubling test's plots, expat reads them back in its test.
 EXTPROF_PACKAGES=(
 	gcc
 	clang
@@ -23,6 +23,8 @@ EXTPROF_PACKAGES=(
 	libexpat1-dev
 	libclang-rt-14-dev
 	uftrace
+	time
+	python3
 )
 
 deps_missing() {

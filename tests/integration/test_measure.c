@@ -401,6 +401,31 @@ Test(measure_var, window_run_total)
 }
 
 /*
+ * 1030 threads alive at once, 6 more than the shim has workers: the shim
+ * says so, and what it could not count must show as "lost" (docs/json.md),
+ * so that evaluations + lost is every call.  Disabled: nothing in preload/
+ * ever adds to the dump header's "lost"; eval.c's pass-through paths
+ * (no worker, shadow stack full, a declaration past the dump's table)
+ * drop the evaluation without a trace, and the report says lost 0.
+ */
+Test(measure_var, crowd_nothing_unaccounted)
+{
+	const struct setup u = {"var:work_tls", "function:leaf", NULL, NULL};
+	const char *args[] = {"-n", "10", "-k", "5", "-d", "1030", "crowd", NULL};
+	struct run_result r;
+	json_t *rep = measure(&u, args, &r);
+	long long evals = harness_int(decl(rep, "leaf"), "evaluations");
+	long long lost = harness_int(rep, "lost");
+
+	cr_expect(strstr(r.err, "extprof: more than 1024 threads"), "%s", r.err);
+	cr_expect_eq(harness_truth(r.err, "leaf"), 10300);
+	cr_expect_eq(evals + lost, 10300, "evaluations %lld + lost %lld, not 10300", evals, lost);
+	cr_expect_gt(lost, 0);
+	json_decref(rep);
+	harness_free(&r);
+}
+
+/*
  * The window is open for every thread while it is in progress on one:
  * search_mt() has 3 threads make 100 calls of leaf(5) each; before it the
  * main thread makes 100, after it 3 more threads 100 each.  Thread-local

@@ -25,6 +25,7 @@
  *     window-mt
  *              N calls of leaf(K); then search_mt(), in which D threads
  *              make N calls of leaf(K) each; then D threads more do the same
+ *     crowd    D threads alive at once, each making N calls of leaf(K)
  *     callers  N calls of from_a(), 2N of from_b()
  *     wait, segv, exit
  *              N calls of leaf(1), "calls N" on stdout (flushed), then
@@ -192,6 +193,41 @@ static int leaf_threads(const struct params *p)
 	return n == p->d ? 0 : -1;
 }
 
+/*
+ * crowd: D threads alive at once (up to 2048, more than the shim's 1024
+ * workers), each making N calls of leaf(K) between two barriers.
+ */
+#define CROWD_MAX 2048
+static pthread_barrier_t crowd_in, crowd_out;
+
+static void *crowd_thread(void *arg)
+{
+	pthread_barrier_wait(&crowd_in);
+	leaf_thread(arg);
+	pthread_barrier_wait(&crowd_out);
+	return NULL;
+}
+
+static int crowd(const struct params *p)
+{
+	static pthread_t th[CROWD_MAX];
+	pthread_attr_t attr;
+	uint64_t i;
+
+	if (p->d < 1 || p->d > CROWD_MAX)
+		return -1;
+	pthread_barrier_init(&crowd_in, NULL, (unsigned)p->d);
+	pthread_barrier_init(&crowd_out, NULL, (unsigned)p->d);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 << 10);
+	for (i = 0; i < p->d; i++)
+		if (pthread_create(&th[i], &attr, crowd_thread, (void *)p))
+			return -1; /* the others wait at the barrier: exit status 3 */
+	for (i = 0; i < p->d; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
 HOOKED int search_mt(const struct params *p)
 {
 	int err = leaf_threads(p);
@@ -234,6 +270,8 @@ static int run_scenario(const struct params *p)
 			leaf(p->k);
 		if (search_mt(p) || leaf_threads(p))
 			return -1;
+	} else if (!strcmp(s, "crowd")) {
+		return crowd(p);
 	} else if (!strcmp(s, "callers")) {
 		for (uint64_t i = 0; i < p->n; i++) {
 			from_a();
@@ -247,8 +285,8 @@ static int run_scenario(const struct params *p)
 }
 
 static const char *const scenarios[] = {
-	"basic", "nested", "vary", "rec", "window", "window-mt", "callers", "wait", "segv", "exit",
-	NULL,
+	"basic", "nested", "vary", "rec", "window", "window-mt", "crowd",
+	"callers", "wait", "segv", "exit", NULL,
 };
 
 static int known(const char *s)
@@ -283,7 +321,7 @@ static void run_ending(const struct params *p)
 static void usage(void)
 {
 	fprintf(stderr, "usage: work [-n N] [-k K] [-d D] [-t T] "
-			"basic|nested|vary|rec|window|window-mt|callers|wait|segv|exit\n");
+			"basic|nested|vary|rec|window|window-mt|crowd|callers|wait|segv|exit\n");
 	exit(2);
 }
 
