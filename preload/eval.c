@@ -101,6 +101,33 @@ static __attribute__((cold)) int eval_lost(void)
 	return 1;
 }
 
+/*
+ * Pushing an activation: entry @i is marked as being filled, so that a
+ * signal handler's hooked call arriving meanwhile takes the one above it
+ * (eval_enter_slow); the depth counts it only once it is whole.
+ */
+static inline struct xp_frame *eval_push_begin(struct xp_thread *t, uint32_t i, uint32_t idx,
+					       uint64_t ret, uint64_t slot)
+{
+	struct xp_frame *f = &t->stack[i];
+
+	t->filling = i + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	f->ret = ret;
+	f->slot = slot;
+	f->nested = 0;
+	f->idx = idx;
+	return f;
+}
+
+static inline void eval_push_end(struct xp_thread *t, uint32_t i, uint32_t filling_before)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->depth = i + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->filling = filling_before;
+}
+
 /* Every case of the entry path: the first call of a thread, windows, ... */
 static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_t ret,
 							   uint64_t slot)
@@ -151,13 +178,7 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	 */
 	old = t->filling;
 	i = old && old - 1 >= t->depth ? old : t->depth;
-	t->filling = i + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	f = &t->stack[i];
-	f->ret = ret;
-	f->slot = slot;
-	f->nested = 0;
-	f->idx = idx;
+	f = eval_push_begin(t, i, idx, ret, slot);
 	if (!flags) {
 		if (w->map.decls[idx].open++)
 			flags |= XP_FRAME_RECURSIVE;
@@ -170,11 +191,7 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 		}
 	}
 	f->flags = flags;
-	/* The frame is whole before a signal handler could push above it. */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->depth = i + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->filling = old;
+	eval_push_end(t, i, old);
 	f->start = counter_read_inline();
 	return 0;
 }
@@ -200,20 +217,9 @@ int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
 	/* a frame at or below our slot was unwound past (longjmp, ...) */
 	if (__builtin_expect(depth && t->stack[depth - 1].slot <= slot, 0))
 		return eval_enter_slow(idx, ret, slot);
-	/* A signal handler's hooked call while the entry is being filled
-	 * takes the one above it (eval_enter_slow). */
-	t->filling = depth + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	f = &t->stack[depth];
-	f->ret = ret;
-	f->slot = slot;
-	f->nested = 0;
-	f->idx = idx;
+	f = eval_push_begin(t, depth, idx, ret, slot);
 	f->flags = w->map.decls[idx].open++ ? XP_FRAME_RECURSIVE : 0;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->depth = depth + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->filling = 0;
+	eval_push_end(t, depth, 0);
 	f->start = counter_read_inline();
 	return 0;
 }
