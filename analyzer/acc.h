@@ -51,6 +51,8 @@ int xp_acc_add(struct xp_acc *dst, const struct xp_acc *src);
 void xp_acc_free(struct xp_acc *a);
 
 int xp_hist_merge(struct xp_hist *out, const struct xp_hist *a, const struct xp_hist *b);
+/* @dst += @src, in place.  0 or -ENOMEM (@dst unchanged). */
+int xp_hist_add(struct xp_hist *dst, const struct xp_hist *src);
 void xp_hist_free(struct xp_hist *h);
 
 /* Representative value of bucket @b: its midpoint (exact below 128). */

@@ -129,8 +129,13 @@ static int cmp_chain(const void *pa, const void *pb)
 int xp_chains_sorted(struct xp_chain *const *h, bool mean, struct xp_chain ***out, size_t *n)
 {
 	size_t count = HASH_COUNT(*h), i = 0;
-	struct xp_chain **v = calloc(count + 1, sizeof(*v)), *c, *tmp;
+	struct xp_chain **v, *c, *tmp;
 
+	*out = NULL;
+	*n = 0;
+	if (!count)
+		return 0;
+	v = calloc(count, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	HASH_ITER(hh, *h, c, tmp)

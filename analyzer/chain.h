@@ -16,8 +16,8 @@
 #include <uthash.h>
 
 struct xp_chain {
-	char *key;     /* the frames' names one after another, each NUL-terminated */
-	size_t keylen; /* 0 for "other" */
+	char *key;	/* the frames' names one after another, each NUL-terminated */
+	size_t keylen;	/* 0 for "other" */
 	uint32_t depth; /* frames in key; 0 for "other" */
 	uint64_t evaluations;
 	uint64_t floor; /* raw, or calibrated once finalized; EXTPROF_FLOOR_NONE if none */
@@ -48,7 +48,7 @@ void xp_chain_merge(struct xp_chain *dst, const struct xp_chain *src);
  * The chains of @h as an array, most expensive first (cost, then
  * evaluations, then key), "other" last; per_eval, cost and settled set:
  * per_eval is the mean (observed / evaluations) for @mean, else the floor.
- * The array points into @h; free() it.  0 or -ENOMEM.
+ * The array points into @h; free() it (NULL when @h is empty).  0 or -ENOMEM.
  */
 int xp_chains_sorted(struct xp_chain *const *h, bool mean, struct xp_chain ***out, size_t *n);
 

@@ -81,7 +81,12 @@ static int collect_sparse(const struct xp_dump *d, struct xp_acc *accs)
 			e[n++] = &d->sparse[i];
 			per[d->sparse[i].decl]++;
 		}
-	qsort(e, n, sizeof(*e), cmp_entry);
+	/* the shim writes them in order: sort only when they are not */
+	for (size_t i = 1; i < n; i++)
+		if (cmp_entry(&e[i - 1], &e[i]) > 0) {
+			qsort(e, n, sizeof(*e), cmp_entry);
+			break;
+		}
 	for (uint64_t i = 0; i < d->ndecls; i++) {
 		if (per[i] && !(accs[i].hist.bins = malloc(per[i] * sizeof(struct xp_hbin))))
 			goto out;

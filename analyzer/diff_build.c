@@ -113,7 +113,8 @@ static int diff_warnings(struct xp_diff *d)
 				b->cpu_model);
 	if (!err && (strcmp(a->build_id, b->build_id) ||
 		     (!strcmp(a->build_id, "none") && strcmp(a->exe_path, b->exe_path))))
-		err = diff_warn(d, "executables differ: base %s (build-id %s), new %s (build-id %s)",
+		err = diff_warn(d,
+				"executables differ: base %s (build-id %s), new %s (build-id %s)",
 				a->exe_path, a->build_id, b->exe_path, b->build_id);
 	for (size_t i = 0; !err && i < a->nwarnings; i++)
 		err = diff_warn(d, "base: %s", a->warnings[i]);
@@ -191,10 +192,10 @@ static void row_set(struct xp_diff *d, struct xp_diff_row *x)
 					 xp_diff_value(x->next, (enum xp_diff_metric)m));
 		same = same && x->change[m] == 0.0;
 	}
-	x->status = !x->base ? XP_DIFF_APPEARED
+	x->status = !x->base   ? XP_DIFF_APPEARED
 		    : !x->next ? XP_DIFF_VANISHED
-		    : same    ? XP_DIFF_SAME
-			      : XP_DIFF_CHANGED;
+		    : same     ? XP_DIFF_SAME
+			       : XP_DIFF_CHANGED;
 	x->over = d->opts.fail_above >= 0 && x->base && x->next &&
 		  x->change[d->opts.metric] > d->opts.fail_above;
 	d->nover += x->over;

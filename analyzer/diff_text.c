@@ -87,17 +87,17 @@ static void text_row(struct xp_table *t, const struct xp_diff *d, const struct x
 	if (x->over)
 		xp_table_addf(t, "over %.10g%%", d->opts.fail_above);
 	else
-		xp_table_add(t, x->status >= XP_DIFF_APPEARED ? xp_diff_status_names[x->status]
-							      : "");
+		xp_table_add(t,
+			     x->status >= XP_DIFF_APPEARED ? xp_diff_status_names[x->status] : "");
 }
 
 int xp_diff_text(const struct xp_diff *d, FILE *out, bool colour)
 {
-	static const bool right[] = {false, false, true, true, true, true, true, true,
-				     true,  true,  true, false};
+	static const bool right[] = {false, false, true, true, true, true,
+				     true,  true,  true, true, true, false};
 	static const char *const heads[] = {
-		"kind",	       "declaration", "per-eval", "new",  "change", "evaluations",
-		"new", "change",      "cost",	  "new", "change", "",
+		"kind", "declaration", "per-eval", "new", "change", "evaluations",
+		"new",	"change",      "cost",	   "new", "change", "",
 	};
 	const char *bold = colour ? "\033[1m" : "", *warn = colour ? "\033[33m" : "";
 	const char *off = colour ? "\033[0m" : "";
@@ -116,7 +116,8 @@ int xp_diff_text(const struct xp_diff *d, FILE *out, bool colour)
 		xp_table_print(&t, out, bold, warn, off);
 	xp_table_free(&t);
 	if (!err)
-		fputs("\nper-eval, evaluations, cost: the base's, then the new one's (new); change ="
+		fputs("\nper-eval, evaluations, cost: the base's, then the new one's (new); change "
+		      "="
 		      " (new - base) / base\n"
 		      "(+inf%: from 0; -: not in one of them); appeared: only in the new one;"
 		      " vanished: only in the base\n",

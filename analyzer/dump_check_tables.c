@@ -104,8 +104,11 @@ int xp_dump_decl_order(const struct xp_dump *d, uint32_t **out)
 	return 0;
 }
 
-/* Declarations are keyed by (kind, symbol, object): a repeat would double count. */
-static int check_unique(const struct xp_dump *d, uint64_t base, struct xp_err *e)
+/*
+ * Declarations are keyed by (kind, symbol, object): a repeat would double
+ * count.  The order found is kept for the merge (d->order).
+ */
+static int check_unique(struct xp_dump *d, uint64_t base, struct xp_err *e)
 {
 	uint32_t *idx;
 	int err = xp_dump_decl_order(d, &idx);
@@ -120,11 +123,14 @@ static int check_unique(const struct xp_dump *d, uint64_t base, struct xp_err *e
 			err = xp_err_at(e, d->path, DECL_OFF(hi, kind),
 					"decls[%u] repeats the declaration of decls[%u]", hi, lo);
 	}
-	free(idx);
+	if (err)
+		free(idx);
+	else
+		d->order = idx;
 	return err;
 }
 
-int xp_dump_check_decls(const struct xp_dump *d, struct xp_err *e)
+int xp_dump_check_decls(struct xp_dump *d, struct xp_err *e)
 {
 	uint64_t base = sec_offset(d, EXTPROF_SECTION_DECLS);
 	int err;

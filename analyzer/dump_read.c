@@ -146,6 +146,7 @@ fail:
 
 void xp_dump_free(struct xp_dump *d)
 {
+	free(d->order);
 	free(d->buf);
 	free(d->path);
 	memset(d, 0, sizeof(*d));

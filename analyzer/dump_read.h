@@ -33,6 +33,7 @@ struct xp_dump {
 	uint64_t nsparse;
 	const struct extprof_dump_caller *callers;
 	uint64_t ncallers;
+	uint32_t *order; /* declarations by (kind, symbol, object), from the checks */
 };
 
 /*
@@ -66,7 +67,7 @@ static inline const char *xp_dump_str(const struct xp_dump *d, uint32_t off)
 /* Validation steps, in dump_check_*.c; each returns 0 or -EINVAL with @e set. */
 int xp_dump_check_header(struct xp_dump *d, struct xp_err *e);
 int xp_dump_check_sections(struct xp_dump *d, struct xp_err *e);
-int xp_dump_check_decls(const struct xp_dump *d, struct xp_err *e);
+int xp_dump_check_decls(struct xp_dump *d, struct xp_err *e); /* sets d->order */
 int xp_dump_check_hist(const struct xp_dump *d, struct xp_err *e);
 int xp_dump_check_callers(const struct xp_dump *d, struct xp_err *e);
 

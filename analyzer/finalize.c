@@ -28,13 +28,14 @@ static uint64_t bucket_value(const struct xp_acc *acc, uint32_t bucket)
 	return v;
 }
 
+/* Into @out->bins, which has room for acc->hist.n bins (allocated when NULL). */
 static int finalize_hist(struct xp_vhist *out, const struct xp_acc *acc, uint64_t calibration)
 {
 	out->n = 0;
-	out->bins = NULL;
 	if (!acc->hist.n)
 		return 0;
-	out->bins = malloc(acc->hist.n * sizeof(*out->bins));
+	if (!out->bins)
+		out->bins = malloc(acc->hist.n * sizeof(*out->bins));
 	if (!out->bins)
 		return -ENOMEM;
 	for (size_t i = 0; i < acc->hist.n; i++) {
@@ -72,6 +73,45 @@ static uint64_t hits_in_hist(const struct xp_acc *acc, uint32_t counter)
 		n = xp_sat_add(n, acc->hist.bins[i].count);
 	}
 	return n;
+}
+
+/* The figures of xp_finalize; the histogram and chains are left to the callers. */
+static void finalize_fields(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration,
+			    uint32_t counter)
+{
+	uint64_t near = hits_in_hist(acc, counter);
+
+	out->evaluations = acc->evaluations;
+	out->floor = acc->floor == EXTPROF_FLOOR_NONE ? EXTPROF_FLOOR_NONE
+						      : sub_clamp(acc->floor, calibration);
+	out->hits = acc->hits > near ? acc->hits : near;
+	out->observed = sub_clamp(acc->sum, xp_sat_mul(calibration, acc->evaluations));
+	out->recursive = acc->recursive;
+	out->abandoned = acc->abandoned;
+	out->outside = acc->outside;
+}
+
+/* Room on the stack for the usual histogram: no allocation per process and declaration. */
+#define FIN_STACK_BINS 64
+
+int xp_finalize_add(struct xp_fin *dst, const struct xp_acc *acc, uint64_t calibration,
+		    uint32_t counter)
+{
+	struct xp_vbin stack[FIN_STACK_BINS];
+	struct xp_fin f = {0};
+	int err;
+
+	finalize_fields(&f, acc, calibration, counter);
+	f.vals.bins = acc->hist.n <= FIN_STACK_BINS ? stack : NULL;
+	err = finalize_hist(&f.vals, acc, calibration);
+	if (!err)
+		err = xp_chains_finalize(&f.chains, &acc->chains, calibration);
+	if (!err)
+		err = xp_fin_add(dst, &f);
+	if (f.vals.bins == stack)
+		f.vals.bins = NULL;
+	xp_fin_free(&f);
+	return err;
 }
 
 int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration,
@@ -125,6 +165,46 @@ static int vhist_merge(struct xp_vhist *out, const struct xp_vhist *a, const str
 	return 0;
 }
 
+/* @dst += @src in place, as xp_hist_add does for buckets. */
+static int vhist_add(struct xp_vhist *dst, const struct xp_vhist *src)
+{
+	size_t i = 0, j = 0, fresh = 0, k;
+	struct xp_vbin *bins;
+
+	while (j < src->n) {
+		if (i < dst->n && dst->bins[i].value < src->bins[j].value) {
+			i++;
+		} else if (i < dst->n && dst->bins[i].value == src->bins[j].value) {
+			dst->bins[i].count = xp_sat_add(dst->bins[i].count, src->bins[j].count);
+			i++, j++;
+		} else {
+			fresh++;
+			j++;
+		}
+	}
+	if (!fresh)
+		return 0;
+	bins = realloc(dst->bins, (dst->n + fresh) * sizeof(*bins));
+	if (!bins)
+		return -ENOMEM;
+	dst->bins = bins;
+	i = dst->n;
+	j = src->n;
+	k = dst->n + fresh;
+	while (j > 0) {
+		if (i > 0 && bins[i - 1].value > src->bins[j - 1].value) {
+			bins[--k] = bins[--i];
+		} else if (i > 0 && bins[i - 1].value == src->bins[j - 1].value) {
+			bins[--k] = bins[--i];
+			j--;
+		} else {
+			bins[--k] = src->bins[--j];
+		}
+	}
+	dst->n += fresh;
+	return 0;
+}
+
 int xp_fin_combine(struct xp_fin *out, const struct xp_fin *a, const struct xp_fin *b)
 {
 	int err;
@@ -152,24 +232,28 @@ int xp_fin_combine(struct xp_fin *out, const struct xp_fin *a, const struct xp_f
 	return err;
 }
 
-/* As xp_fin_combine, but @dst's chains stay where they are and take @src's in. */
+/* @dst = combine(@dst, @src), in place: the same figures as xp_fin_combine. */
 int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src)
 {
-	struct xp_fin a = *dst, b = *src, m;
+	struct xp_fin a = *dst;
 	int err;
 
-	a.chains = NULL;
-	b.chains = NULL;
-	err = xp_fin_combine(&m, &a, &b);
+	err = vhist_add(&dst->vals, &src->vals);
 	if (!err)
 		err = xp_chains_add(&dst->chains, &src->chains);
-	if (err) {
-		xp_fin_free(&m);
+	if (err)
 		return err;
+	dst->evaluations = xp_sat_add(a.evaluations, src->evaluations);
+	if (a.floor != src->floor) {
+		dst->floor = a.floor < src->floor ? a.floor : src->floor;
+		dst->hits = a.floor < src->floor ? a.hits : src->hits;
+	} else {
+		dst->hits = xp_sat_add(a.hits, src->hits);
 	}
-	free(dst->vals.bins);
-	m.chains = dst->chains;
-	*dst = m;
+	dst->observed = xp_sat_add(a.observed, src->observed);
+	dst->recursive = xp_sat_add(a.recursive, src->recursive);
+	dst->abandoned = xp_sat_add(a.abandoned, src->abandoned);
+	dst->outside = xp_sat_add(a.outside, src->outside);
 	return 0;
 }
 

@@ -45,6 +45,13 @@ int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibrati
 		uint32_t counter);
 
 /*
+ * @dst = combine(@dst, finalize(@acc)): the same as xp_finalize then
+ * xp_fin_add, without allocating for the usual histogram.  0 or -ENOMEM.
+ */
+int xp_finalize_add(struct xp_fin *dst, const struct xp_acc *acc, uint64_t calibration,
+		    uint32_t counter);
+
+/*
  * Combine two finalized processes: floor = min (hits of the lower, added
  * when equal); evaluations, observed and tallies add; value histograms
  * merge; chains combine by their names the same way.  @out must not alias

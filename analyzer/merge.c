@@ -43,6 +43,51 @@ int xp_hist_merge(struct xp_hist *out, const struct xp_hist *a, const struct xp_
 	return 0;
 }
 
+/*
+ * @dst += @src in place: counts of shared buckets add, new buckets are
+ * merged in from the back after one realloc.  Workers of a process mostly
+ * share their buckets, so mostly nothing is allocated at all.
+ */
+int xp_hist_add(struct xp_hist *dst, const struct xp_hist *src)
+{
+	size_t i = 0, j = 0, fresh = 0, k;
+	struct xp_hbin *bins;
+
+	while (j < src->n) {
+		if (i < dst->n && dst->bins[i].bucket < src->bins[j].bucket) {
+			i++;
+		} else if (i < dst->n && dst->bins[i].bucket == src->bins[j].bucket) {
+			dst->bins[i].count = xp_sat_add(dst->bins[i].count, src->bins[j].count);
+			i++, j++;
+		} else {
+			fresh++;
+			j++;
+		}
+	}
+	if (!fresh)
+		return 0;
+	bins = realloc(dst->bins, (dst->n + fresh) * sizeof(*bins));
+	if (!bins)
+		return -ENOMEM;
+	dst->bins = bins;
+	/* from the back: the shared buckets were added above, only new ones move in */
+	i = dst->n;
+	j = src->n;
+	k = dst->n + fresh;
+	while (j > 0) {
+		if (i > 0 && bins[i - 1].bucket > src->bins[j - 1].bucket) {
+			bins[--k] = bins[--i];
+		} else if (i > 0 && bins[i - 1].bucket == src->bins[j - 1].bucket) {
+			bins[--k] = bins[--i];
+			j--;
+		} else {
+			bins[--k] = src->bins[--j];
+		}
+	}
+	dst->n += fresh;
+	return 0;
+}
+
 static void merge_floor(struct xp_acc *out, const struct xp_acc *a, const struct xp_acc *b)
 {
 	if (a->floor < b->floor) {
@@ -79,24 +124,24 @@ int xp_acc_merge(struct xp_acc *out, const struct xp_acc *a, const struct xp_acc
 	return err;
 }
 
-/* As xp_acc_merge, but @dst's chains stay where they are and take @src's in. */
+/* @dst = merge(@dst, @src), in place: the same figures as xp_acc_merge. */
 int xp_acc_add(struct xp_acc *dst, const struct xp_acc *src)
 {
-	struct xp_acc a = *dst, b = *src, m;
+	struct xp_acc a = *dst;
 	int err;
 
-	a.chains = NULL;
-	b.chains = NULL;
-	err = xp_acc_merge(&m, &a, &b);
+	err = xp_hist_add(&dst->hist, &src->hist);
 	if (!err)
 		err = xp_chains_add(&dst->chains, &src->chains);
-	if (err) {
-		xp_acc_free(&m);
+	if (err)
 		return err;
-	}
-	xp_hist_free(&dst->hist);
-	m.chains = dst->chains;
-	*dst = m;
+	dst->evaluations = xp_sat_add(a.evaluations, src->evaluations);
+	merge_floor(dst, &a, src);
+	dst->sum = xp_sat_add(a.sum, src->sum);
+	dst->max = a.max > src->max ? a.max : src->max;
+	dst->recursive = xp_sat_add(a.recursive, src->recursive);
+	dst->abandoned = xp_sat_add(a.abandoned, src->abandoned);
+	dst->outside = xp_sat_add(a.outside, src->outside);
 	return 0;
 }
 

@@ -256,18 +256,15 @@ static int procset_fold(struct xp_procset *s, const struct xp_dump *d, const uin
 int xp_procset_add(struct xp_procset *s, const struct xp_dump *d, struct xp_err *e)
 {
 	struct xp_acc *accs = calloc(d->ndecls + 1, sizeof(*accs));
-	uint32_t *order = NULL;
 	int err = -ENOMEM;
 
-	if (!accs || xp_dump_decl_order(d, &order) || xp_collect(d, accs)) {
+	if (!accs || xp_collect(d, accs)) {
 		free(accs);
-		free(order);
 		return xp_err_set(e, err, "%s: out of memory", d->path);
 	}
-	err = procset_fold(s, d, order, accs, e);
+	err = procset_fold(s, d, d->order, accs, e);
 	for (uint64_t i = 0; i < d->ndecls; i++)
 		xp_acc_free(&accs[i]);
 	free(accs);
-	free(order);
 	return err;
 }

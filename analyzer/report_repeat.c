@@ -148,8 +148,8 @@ static int repeat_chain(struct xp_row *row, const struct agg *a, size_t k, enum 
 	return xp_chains_put(&row->fin.chains, &c);
 }
 
-static int repeat_chains(struct xp_row *row, const struct xp_row **in, size_t k,
-			 enum xp_stat stat, uint64_t *v)
+static int repeat_chains(struct xp_row *row, const struct xp_row **in, size_t k, enum xp_stat stat,
+			 uint64_t *v)
 {
 	struct agg *h = NULL, *a;
 	int err = 0;
@@ -318,8 +318,8 @@ static int repeat_head(struct xp_report *r, const struct xp_report *runs, size_t
 	return 0;
 }
 
-int xp_report_repeat(struct xp_report *r, const struct xp_report *runs, size_t k,
-		     unsigned warmup, struct xp_err *e)
+int xp_report_repeat(struct xp_report *r, const struct xp_report *runs, size_t k, unsigned warmup,
+		     struct xp_err *e)
 {
 	const struct xp_report *x = &runs[0];
 	int err;

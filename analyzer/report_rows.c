@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "num.h"
 #include "report.h"
@@ -55,37 +56,51 @@ static struct xp_row *row_new(const struct xp_pdecl *x, char *hkey)
 	return NULL;
 }
 
+/* The neutral element of xp_fin_add: what a row starts from. */
+static const struct xp_fin fin_zero = {.floor = EXTPROF_FLOOR_NONE};
+
+/* "kind\x1fsymbol\x1fobject" into @buf when it fits, else malloc'd: its length, or -ENOMEM. */
+static ssize_t row_key(char *buf, size_t size, char **key, const struct xp_pdecl *x)
+{
+	const char *obj = base_name(x->object);
+	size_t k = strlen(x->kind), s = strlen(x->symbol), o = strlen(obj), n = k + s + o + 2;
+	char *p = n < size ? buf : malloc(n + 1);
+
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, x->kind, k);
+	p[k] = 0x1f;
+	memcpy(p + k + 1, x->symbol, s);
+	p[k + 1 + s] = 0x1f;
+	memcpy(p + k + s + 2, obj, o + 1);
+	*key = p;
+	return (ssize_t)n;
+}
+
 /* Finalize one declaration of one process and fold it into its row. */
 static int rows_fold(struct xp_row **hash, const struct xp_pdecl *x,
 		     const struct extprof_dump_header *h)
 {
+	char buf[512], *hkey;
 	struct xp_row *row;
-	struct xp_fin fin;
-	char *hkey;
-	int err;
+	ssize_t n = row_key(buf, sizeof(buf), &hkey, x);
 
-	if (asprintf(&hkey, "%s\x1f%s\x1f%s", x->kind, x->symbol, base_name(x->object)) < 0)
-		return -ENOMEM;
-	err = xp_finalize(&fin, &x->acc, h->calibration, h->counter);
-	if (err) {
-		free(hkey);
-		return err;
-	}
-	HASH_FIND_STR(*hash, hkey, row);
-	if (row) {
-		free(hkey);
-		err = xp_fin_add(&row->fin, &fin);
-		xp_fin_free(&fin);
-		return err;
-	}
-	row = row_new(x, hkey);
+	if (n < 0)
+		return (int)n;
+	HASH_FIND(hh, *hash, hkey, (size_t)n, row);
 	if (!row) {
-		xp_fin_free(&fin);
-		return -ENOMEM;
+		if (hkey == buf && !(hkey = strdup(buf)))
+			return -ENOMEM;
+		row = row_new(x, hkey); /* takes @hkey, also when it fails */
+		if (!row)
+			return -ENOMEM;
+		hkey = buf; /* now the row's */
+		row->fin = fin_zero;
+		HASH_ADD_KEYPTR(hh, *hash, row->hkey, (size_t)n, row);
 	}
-	row->fin = fin;
-	HASH_ADD_KEYPTR(hh, *hash, row->hkey, strlen(row->hkey), row);
-	return 0;
+	if (hkey != buf)
+		free(hkey);
+	return xp_finalize_add(&row->fin, &x->acc, h->calibration, h->counter);
 }
 
 static uint64_t row_per_eval(const struct xp_row *row, enum xp_stat stat)

@@ -257,8 +257,9 @@ static void text_legend(FILE *out, const struct xp_report *r)
 	      " not an evaluation\n",
 	      out);
 	if (r->opts.callers && r->callers_depth)
-		fprintf(out, "callers: <- the nearest caller <- its caller ...; per chain,"
-			     " per-eval is %s; (other callers): chains the shim had no room for\n",
+		fprintf(out,
+			"callers: <- the nearest caller <- its caller ...; per chain,"
+			" per-eval is %s; (other callers): chains the shim had no room for\n",
 			r->opts.stat == XP_STAT_MEAN ? "observed / evaluations"
 						     : "the chain's floor less calibration");
 }

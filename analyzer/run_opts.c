@@ -26,7 +26,7 @@ void cmd_run_usage(FILE *out)
 	      "  --counter C              auto|instructions|cycles|tsc|ns|var:SYMBOL\n"
 	      "                           (EXTPROF_COUNTER, default auto)\n"
 	      "  -o DIR                   dump directory (EXTPROF_DIR, default extprof.data);\n"
-	      "                           it may hold only extprof dumps\n"
+	      "                           it may hold only extprof dumps (and repeat-N runs)\n"
 	      "  --callers N              attribute to callers N frames deep, 0..8, and show\n"
 	      "                           the chains under each declaration (EXTPROF_CALLERS)\n"
 	      "  --no-aslr                run PROGRAM without address space "

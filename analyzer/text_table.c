@@ -148,7 +148,8 @@ void xp_table_print(const struct xp_table *t, FILE *out, const char *head_on, co
 
 		table_cell(t, out, i, on, off);
 		/* notes are added in row order */
-		while (col == t->ncols - 1 && note < t->nnotes && t->note_row[note] == i / t->ncols) {
+		while (col == t->ncols - 1 && note < t->nnotes &&
+		       t->note_row[note] == i / t->ncols) {
 			xp_text_put(out, t->notes[note++]);
 			fputc('\n', out);
 		}

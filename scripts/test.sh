@@ -44,6 +44,7 @@ PY
 )
 	ninja -C "$asan" "${unit_targets[@]}" >&2
 	ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
+	LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$EXTPROF_ROOT/tests/unit/lsan.supp:print_suppressions=0} \
 	UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
 		meson test -C "$asan" --no-rebuild --suite unit --print-errorlogs || status=$?
 	logs+=("$asan/meson-logs/testlog.txt")

@@ -228,8 +228,9 @@ Test(callers, report_callers_text_and_json)
 	worker("w0.xpd", 10, 5, 0, c, 2, true);
 	cr_assert_eq(run((const char *[]){"x", "report", "--callers", dir, NULL}, &out, &err), 0,
 		     "%s", err);
-	cr_expect_not_null(strstr(out, "callers      up to 2 frames deep: each declaration's chains "
-				       "under it\n"),
+	cr_expect_not_null(strstr(out,
+				  "callers      up to 2 frames deep: each declaration's chains "
+				  "under it\n"),
 			   "%s", out);
 	cr_expect_not_null(strstr(out, "\n    <- from_a+0x10@prog <- main+0x30@prog   evaluations "
 				       "10  per-eval 100  cost 1,000  observed 1,050\n"
@@ -244,8 +245,9 @@ Test(callers, report_callers_text_and_json)
 	cr_expect_null(strstr(out, "<- from_a"), "%s", out);
 	free(out);
 	free(err);
-	cr_assert_eq(run((const char *[]){"x", "report", "--format", "json", dir, NULL}, &out, &err),
-		     0, "%s", err);
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--format", "json", dir, NULL}, &out, &err), 0,
+		"%s", err);
 	root = xt_json_parse(out);
 	cr_expect_eq(xt_json_int(root, "callers_depth"), 2);
 	ch = json_object_get(xt_json_decl(root, "pred"), "callers");
@@ -269,10 +271,10 @@ Test(callers, no_callers_key_without_callers)
 	char *path = xt_path(dir, "s.xpd"), *out, *err;
 
 	xt_sample_dump(path, 5, 2);
-	cr_assert_eq(run((const char *[]){"x", "report", "--format", "json", "--callers", dir,
-					  NULL},
-			 &out, &err),
-		     0, "%s", err);
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--format", "json", "--callers", dir, NULL},
+		    &out, &err),
+		0, "%s", err);
 	cr_expect_null(strstr(out, "\"callers\":"), "%s", out);
 	cr_expect_not_null(strstr(out, "\"callers_depth\": 0"), "%s", out);
 	free(out);
@@ -321,8 +323,7 @@ static void expect_real(json_t *root, size_t depth)
 	cr_expect_eq(xt_json_int(b, "cost"), 600);
 	cr_expect(json_is_true(json_object_get(b, "settled")));
 	if (depth > 1) {
-		const char *f1 = json_string_value(
-			json_array_get(json_object_get(a, "chain"), 1));
+		const char *f1 = json_string_value(json_array_get(json_object_get(a, "chain"), 1));
 
 		cr_expect(f1 && !strncmp(f1, "main+0x", 7), "%s", f1);
 	}
@@ -344,9 +345,13 @@ Test(callers, real_shim_one_frame)
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		char *const env[] = {preload, env_dir, "EXTPROF_HOOKS=function:pred",
-				     "EXTPROF_COUNTER=var:xt_work", "EXTPROF_CALLERS=1",
-				     "EXTPROF_LOG=off", NULL};
+		char *const env[] = {preload,
+				     env_dir,
+				     "EXTPROF_HOOKS=function:pred",
+				     "EXTPROF_COUNTER=var:xt_work",
+				     "EXTPROF_CALLERS=1",
+				     "EXTPROF_LOG=off",
+				     NULL};
 		int null = open("/dev/null", 1);
 
 		dup2(null, 1);
@@ -355,9 +360,9 @@ Test(callers, real_shim_one_frame)
 	}
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "target: status %d", status);
-	cr_assert_eq(run((const char *[]){"x", "report", "--format", "json", data, NULL}, &out,
-			 &err),
-		     0, "%s", err);
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--format", "json", data, NULL}, &out, &err), 0,
+		"%s", err);
 	expect_real(xt_json_parse(out), 1);
 	free(out);
 	free(err);

@@ -155,16 +155,17 @@ Test(diff, text_most_grown_first_then_appeared_and_vanished)
 	cr_expect_not_null(strstr(out, "kind      declaration  per-eval  new  change  evaluations  "
 				       "new  change   cost    new  change\n"),
 			   "%s", out);
-	cr_expect_not_null(strstr(out, "function  z@checker           -   50   +inf%            0    "
-				       "2   +inf%      0    100   +inf%\n"
-				       "function  f@checker         100  150  +50.0%           10   "
-				       "10    0.0%  1,000  1,500  +50.0%\n"
-				       "function  g@checker          20   20    0.0%            4    "
-				       "4    0.0%     80     80    0.0%\n"
-				       "function  k@checker           -   10       -            -    "
-				       "5       -      -     50       -  appeared\n"
-				       "function  h@checker          50    -       -            1    "
-				       "-       -     50      -       -  vanished\n"),
+	cr_expect_not_null(strstr(out,
+				  "function  z@checker           -   50   +inf%            0    "
+				  "2   +inf%      0    100   +inf%\n"
+				  "function  f@checker         100  150  +50.0%           10   "
+				  "10    0.0%  1,000  1,500  +50.0%\n"
+				  "function  g@checker          20   20    0.0%            4    "
+				  "4    0.0%     80     80    0.0%\n"
+				  "function  k@checker           -   10       -            -    "
+				  "5       -      -     50       -  appeared\n"
+				  "function  h@checker          50    -       -            1    "
+				  "-       -     50      -       -  vanished\n"),
 			   "%s", out);
 	free(out);
 	free(err);
@@ -175,12 +176,13 @@ Test(diff, csv_columns)
 	char *out, *err;
 
 	sides();
-	cr_assert_eq(run((const char *[]){"x", "diff", "--format", "csv", base, next, NULL}, &out,
-			 &err),
-		     0, "%s", err);
-	cr_expect_eq(strstr(out, "kind,name,object,status,base_per_eval,new_per_eval,"
-				 "per_eval_change,base_evaluations,new_evaluations,evaluations_change,"
-				 "base_cost,new_cost,cost_change,over\r\nfunction,z,"),
+	cr_assert_eq(
+		run((const char *[]){"x", "diff", "--format", "csv", base, next, NULL}, &out, &err),
+		0, "%s", err);
+	cr_expect_eq(strstr(out,
+			    "kind,name,object,status,base_per_eval,new_per_eval,"
+			    "per_eval_change,base_evaluations,new_evaluations,evaluations_change,"
+			    "base_cost,new_cost,cost_change,over\r\nfunction,z,"),
 		     out, "%s", out);
 	cr_expect_not_null(strstr(out, "\r\nfunction,f,checker,changed,100,150,50.0000,10,10,"
 				       "0.0000,1000,1500,50.0000,false\r\n"),
@@ -215,8 +217,8 @@ Test(diff, fail_above_each_metric)
 	free(out);
 	free(err);
 	/* without z in the way: per-eval of f grew 50 %, not more than 50 */
-	side(next, 2, (const struct decl_run[]){{"f", 160, 10}, {"g", 30, 4}, {"z", 0, 0}}, 3,
-	     NULL, NULL);
+	side(next, 2, (const struct decl_run[]){{"f", 160, 10}, {"g", 30, 4}, {"z", 0, 0}}, 3, NULL,
+	     NULL);
 	cr_expect_eq(run((const char *[]){"x", "diff", "--metric", "per-eval", "--fail-above",
 					  "50%", base, next, NULL},
 			 &out, &err),
@@ -252,8 +254,8 @@ Test(diff, several_paths_a_side)
 	sides();
 	cr_assert_eq(mkdir(b2, 0700), 0);
 	side(b2, 3, (const struct decl_run[]){{"f", 90, 5}}, 1, NULL, NULL);
-	cr_assert_eq(run((const char *[]){"x", "diff", "--format", "json", "--base", base,
-					  "--base", b2, "--new", next, NULL},
+	cr_assert_eq(run((const char *[]){"x", "diff", "--format", "json", "--base", base, "--base",
+					  b2, "--new", next, NULL},
 			 &out, &err),
 		     0, "%s", err);
 	root = xt_json_parse(out);
@@ -320,10 +322,11 @@ Test(diff, real_runs_name_the_slower_function)
 		cr_skip_test("sanitized build: the shim cannot be preloaded");
 	cr_assert(asprintf(&shim_env, "EXTPROF_SHIM=%s", shim) > 0);
 	for (int i = 0; i < 2; i++) {
-		int status = xt_run((const char *[]){"x", "run", "-o", dirs[i], "--counter",
-						     "var:xt_work", "-H", "function:pred", "-H",
-						     "function:check", "--", targets[i], "10", NULL},
-				    (const char *[]){shim_env, "EXTPROF_LOG=off", NULL}, &out, &err);
+		int status =
+			xt_run((const char *[]){"x", "run", "-o", dirs[i], "--counter",
+						"var:xt_work", "-H", "function:pred", "-H",
+						"function:check", "--", targets[i], "10", NULL},
+			       (const char *[]){shim_env, "EXTPROF_LOG=off", NULL}, &out, &err);
 
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", err);
 		free(out);

@@ -225,7 +225,11 @@ Test(hostile, every_defect_is_one_line_and_exit_2)
 		cr_assert_eq(mkdir(sub, 0700), 0);
 		path = xt_path(sub, "p.w000.xpd");
 		write_case(c, path);
-		xt_sample_dump(xt_path(sub, "q.w000.xpd"), 9, 2);
+		free(path);
+		path = xt_path(sub, "q.w000.xpd");
+		xt_sample_dump(path, 9, 2);
+		free(path);
+		path = xt_path(sub, "p.w000.xpd");
 		expect_one_line((const char *[]){"x", "report", "--strict", sub, NULL}, path,
 				c->want, c->name);
 		free(path);
@@ -303,9 +307,9 @@ Test(hostile, thousands_of_dumps, .timeout = 120)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	cr_assert_eq(run((const char *[]){"x", "report", "--format", "json", sub, NULL}, &out,
-			 &err),
-		     0, "%s", err);
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--format", "json", sub, NULL}, &out, &err), 0,
+		"%s", err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	cr_log_info("3000 dumps reported in %.3f s", secs);
@@ -581,8 +585,8 @@ static void snap_same(const struct snap *s, int n)
 		if (s[i].bytes) {
 			unsigned char *b = xt_slurp(p, &size);
 
-			cr_expect(size == s[i].size && !memcmp(b, s[i].bytes, size),
-				  "%s changed", p);
+			cr_expect(size == s[i].size && !memcmp(b, s[i].bytes, size), "%s changed",
+				  p);
 			free(b);
 		}
 		free(p);

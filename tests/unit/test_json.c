@@ -72,13 +72,19 @@ static void fixture(void)
 		m.decls[4].recursive = 3;
 		m.decls[5].abandoned = 2;
 		xt_record(&m, 5, 700, 1);
-		m.callers[0] = (struct extprof_dump_caller){.decl = 0, .depth = 2, .evaluations = 600,
-							    .floor = 2424, .floor_hits = 600,
+		m.callers[0] = (struct extprof_dump_caller){.decl = 0,
+							    .depth = 2,
+							    .evaluations = 600,
+							    .floor = 2424,
+							    .floor_hits = 600,
 							    .sum = 600 * 2424};
 		m.callers[0].pc[0] = 0x1011;
 		m.callers[0].pc[1] = 0x2022;
-		m.callers[1] = (struct extprof_dump_caller){.decl = 0, .depth = 1, .evaluations = 400,
-							    .floor = 2430, .floor_hits = 1,
+		m.callers[1] = (struct extprof_dump_caller){.decl = 0,
+							    .depth = 1,
+							    .evaluations = 400,
+							    .floor = 2430,
+							    .floor_hits = 1,
 							    .sum = 400 * 2500};
 		m.callers[1].pc[0] = 0x3033;
 		m.hdr->run_total = 50000000;
@@ -144,9 +150,8 @@ static const char *flags_of(json_t *d, char *buf, size_t size)
 	size_t i, used = 0;
 
 	buf[0] = '\0';
-	json_array_foreach(f, i, x)
-		used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? " " : "",
-					 json_string_value(x));
+	json_array_foreach(f, i, x) used += (size_t)snprintf(buf + used, size - used, "%s%s",
+							     i ? " " : "", json_string_value(x));
 	return buf;
 }
 
@@ -176,7 +181,8 @@ static void row_against(char **c, int n, json_t *d, json_t *root)
 	}
 	cr_expect_eq(num(c[6]), xt_json_int(d, "observed"), "%s observed", name);
 	if (cost) {
-		snprintf(buf, sizeof(buf), "%.2f", (double)xt_json_int(d, "observed") / (double)cost);
+		snprintf(buf, sizeof(buf), "%.2f",
+			 (double)xt_json_int(d, "observed") / (double)cost);
 		cr_expect_str_eq(c[7], buf, "%s obs/cost", name);
 	} else {
 		cr_expect_str_eq(c[7], "-");
@@ -194,13 +200,13 @@ static void chain_against(char *line, json_t *c)
 
 	if (!json_array_size(frames))
 		used = (size_t)snprintf(want, sizeof(want), " <- (other callers)");
-	json_array_foreach(frames, i, f)
-		used += (size_t)snprintf(want + used, sizeof(want) - used, " <- %s",
-					 json_string_value(f));
+	json_array_foreach(frames, i, f) used +=
+		(size_t)snprintf(want + used, sizeof(want) - used, " <- %s", json_string_value(f));
 	cr_expect_eq(strncmp(line + 3, want, strlen(want)), 0, "%s vs %s", line, want);
-	snprintf(tail, sizeof(tail), "   evaluations %lld  per-eval %lld  cost %lld  observed %lld%s",
-		 xt_json_int(c, "evaluations"), xt_json_int(c, "per_eval"),
-		 xt_json_int(c, "cost"), xt_json_int(c, "observed"),
+	snprintf(tail, sizeof(tail),
+		 "   evaluations %lld  per-eval %lld  cost %lld  observed %lld%s",
+		 xt_json_int(c, "evaluations"), xt_json_int(c, "per_eval"), xt_json_int(c, "cost"),
+		 xt_json_int(c, "observed"),
 		 json_is_true(json_object_get(c, "settled")) ? "" : "  unsettled");
 	/* the text has thousands separators; compare without them */
 	{
@@ -228,8 +234,8 @@ static void text_against_json(const char *stat)
 	snprintf(want, sizeof(want), "extprof report: %lld processes (pids 100, 101), %lld workers",
 		 xt_json_int(root, "processes"), xt_json_int(root, "workers"));
 	cr_expect_eq(strncmp(text, want, strlen(want)), 0, "%s", text);
-	snprintf(want, sizeof(want), "calibration  %lld to %lld (each process its own) steps", xt_json_int(root, "calibration"),
-		 xt_json_int(root, "calibration_max"));
+	snprintf(want, sizeof(want), "calibration  %lld to %lld (each process its own) steps",
+		 xt_json_int(root, "calibration"), xt_json_int(root, "calibration_max"));
 	cr_expect_not_null(strstr(text, want), "%s", want);
 	snprintf(want, sizeof(want), "run total    %s steps", "100,000,000");
 	cr_expect_eq(xt_json_int(root, "run_total"), 100000000);

@@ -659,6 +659,36 @@ Test(merge, random_merge_is_associative_and_commutative)
 	}
 }
 
+/* The in-place forms (used when folding dumps) give what the pure ones give. */
+Test(merge, in_place_add_equals_merge)
+{
+	unsigned seed = 31;
+
+	for (int round = 0; round < 600; round++) {
+		struct xp_acc a = acc_random(&seed), b = acc_random(&seed), m, inplace;
+		struct xp_fin fa, fb, fm, finplace;
+
+		cr_assert_eq(xp_acc_merge(&m, &a, &b), 0);
+		cr_assert_eq(xp_acc_merge(&inplace, &a, &(struct xp_acc){.floor = EXTPROF_FLOOR_NONE}),
+			     0);
+		cr_assert_eq(xp_acc_add(&inplace, &b), 0);
+		expect_acc_eq(&m, &inplace);
+		cr_assert_eq(xp_finalize(&fa, &a, 7, EXTPROF_COUNTER_VAR), 0);
+		cr_assert_eq(xp_finalize(&fb, &b, 3, EXTPROF_COUNTER_VAR), 0);
+		cr_assert_eq(xp_fin_combine(&fm, &fa, &fb), 0);
+		cr_assert_eq(xp_fin_add(&fa, &fb), 0);
+		finplace = fa;
+		expect_fin_eq(&fm, &finplace);
+		xp_fin_free(&fm);
+		xp_fin_free(&finplace);
+		xp_fin_free(&fb);
+		xp_acc_free(&m);
+		xp_acc_free(&inplace);
+		xp_acc_free(&a);
+		xp_acc_free(&b);
+	}
+}
+
 Test(merge, random_combine_across_processes_is_associative_and_commutative)
 {
 	unsigned seed = 77;

@@ -89,10 +89,10 @@ static size_t count(const char *s, const char *what)
 Test(repeat, warmup_then_runs_each_in_its_own_directory)
 {
 	char *out, *err, *sub;
-	int status = run_sh("echo ran; exit 3",
-			    (const char *[]){"-H", "function:work", "--warmup", "2", "--repeat",
-					     "3", NULL},
-			    &out, &err);
+	int status = run_sh(
+		"echo ran; exit 3",
+		(const char *[]){"-H", "function:work", "--warmup", "2", "--repeat", "3", NULL},
+		&out, &err);
 
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 3, "status %d: %s", status, err);
 	cr_expect_eq(count(out, "ran\n"), 5, "%s", out);
@@ -114,6 +114,23 @@ Test(repeat, warmup_then_runs_each_in_its_own_directory)
 		free(sub);
 	}
 	/* the warmup's directory is gone */
+	cr_expect_eq(entries(tmp_dir), 0);
+	free(out);
+	free(err);
+}
+
+/* --warmup alone: the warmup runs leave nothing, the one measured run is reported. */
+Test(repeat, warmup_alone)
+{
+	char *out, *err;
+	int status =
+		run_sh("echo ran", (const char *[]){"-H", "function:work", "--warmup", "2", NULL},
+		       &out, &err);
+
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d: %s", status, err);
+	cr_expect_eq(count(out, "ran\n"), 3, "%s", out);
+	cr_expect_not_null(strstr(out, "extprof report: 1 process"), "%s", out);
+	cr_expect_eq(entries(out_dir), 1);
 	cr_expect_eq(entries(tmp_dir), 0);
 	free(out);
 	free(err);
@@ -154,12 +171,11 @@ Test(repeat, a_second_series_numbers_on)
 Test(repeat, a_run_killed_by_a_signal_ends_the_series)
 {
 	char *out, *err;
-	int status = run_sh("echo ran; kill -TERM $$",
-			    (const char *[]){"-H", "function:work", "--repeat", "4", NULL}, &out,
-			    &err);
+	int status =
+		run_sh("echo ran; kill -TERM $$",
+		       (const char *[]){"-H", "function:work", "--repeat", "4", NULL}, &out, &err);
 
-	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %d: %s", status,
-		  err);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %d: %s", status, err);
 	cr_expect_eq(count(out, "ran\n"), 1, "%s", out);
 	cr_expect_not_null(strstr(out, "extprof report: 1 process"), "%s", out);
 	cr_expect_eq(entries(out_dir), 1);
@@ -175,7 +191,8 @@ Test(repeat, bad_counts_and_foreign_directories)
 	int status;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		status = run_sh("true", (const char *[]){"-H", "function:w", bad[i][0], bad[i][1], NULL},
+		status = run_sh("true",
+				(const char *[]){"-H", "function:w", bad[i][0], bad[i][1], NULL},
 				&out, &err);
 		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s %s", bad[i][0],
 			  bad[i][1]);
@@ -201,8 +218,8 @@ Test(repeat, bad_counts_and_foreign_directories)
 /* ---- the aggregation, with exact numbers ---- */
 
 /* One run's report: f evaluated @n times at @delta (calibration 10). */
-static void one_run(struct xp_report *r, const char *name, uint64_t pid, uint64_t delta,
-		    uint64_t n, enum xp_stat stat)
+static void one_run(struct xp_report *r, const char *name, uint64_t pid, uint64_t delta, uint64_t n,
+		    enum xp_stat stat)
 {
 	static const struct dump_decl_info f = {"function", "f", "checker", 0x10};
 	char *sub = xt_path(dir, name), *path;
@@ -294,10 +311,12 @@ Test(repeat, real_shim_runs_agree)
 	if (!shim)
 		cr_skip_test("sanitized build: the shim cannot be preloaded");
 	cr_assert(asprintf(&env, "EXTPROF_SHIM=%s", shim) > 0);
-	status = xt_run((const char *[]){"x", "run", "-o", out_dir, "--warmup", "1", "--repeat",
-					 "3", "--stat", "median", "--callers", "1", "--counter",
-					 "var:xt_work", "-H", "function:pred", "--format", "json",
-					 "--", xt_target(false), "4", "5", NULL},
+	status = xt_run((const char *[]){"x",	      "run",	     "-o",	  out_dir,
+					 "--warmup",  "1",	     "--repeat",  "3",
+					 "--stat",    "median",	     "--callers", "1",
+					 "--counter", "var:xt_work", "-H",	  "function:pred",
+					 "--format",  "json",	     "--",	  xt_target(false),
+					 "4",	      "5",	     NULL},
 			(const char *[]){env, tmp_env, "EXTPROF_LOG=off", NULL}, &out, &err);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 5, "status %d: %s", status, err);
 	cr_assert_eq(count(out, "target 4\n"), 4, "%s", out);

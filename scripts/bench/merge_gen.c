@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/*
+ * merge_gen: the dumps of scripts/bench-merge.sh.  DUMPS compact, complete
+ * dumps of DECLS declarations each, written by the shim's own writer
+ * (preload/dump.c), WORKERS dumps per process; every declaration has a
+ * histogram of about 20 buckets (tsc-like deltas from a few hundred ticks
+ * to a few hundred thousand), so the merge has real work to do.
+ *
+ *   merge_gen DIR DUMPS DECLS WORKERS
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump.h"
+
+static const char *const kinds[] = {"invariant", "guard", "transition", "function"};
+
+static void gen_meta(struct dump_meta *m, uint64_t p)
+{
+	memset(m, 0, sizeof(*m));
+	m->counter = EXTPROF_COUNTER_TSC;
+	m->counter_flags = EXTPROF_COUNTER_F_CALIBRATION_SETTLED;
+	strcpy(m->counter_name, "tsc");
+	strcpy(m->counter_unit, "ticks");
+	m->calibration = 24 + p % 3;
+	m->nested_overhead = 80;
+	m->resolution = 26;
+	m->process_id = 0x9e3779b97f4a7c15ull * (p + 1);
+	m->pid = 10000 + p;
+	m->ppid = 1;
+	m->start_ns = 1700000000000000000ll + (int64_t)p * 1000000000ll;
+	strcpy(m->hostname, "bench");
+	strcpy(m->cpu_model, "Bench CPU");
+	strcpy(m->kernel, "Linux bench");
+	strcpy(m->exe_path, "/bench/checker");
+	m->build_id_size = 20;
+	memset(m->build_id, 0xab, 20);
+}
+
+/* One declaration's evaluations in worker @w: about 20 buckets of deltas. */
+static void gen_decl(struct dump_map *m, uint32_t i, uint64_t w, unsigned *seed)
+{
+	struct extprof_dump_decl *d = &m->decls[i];
+	uint64_t base = 300 + (uint64_t)i * 97 % 5000;
+
+	d->evaluations = d->floor_hits = d->sum = d->max = 0;
+	d->floor = EXTPROF_FLOOR_NONE;
+	for (int k = 0; k < 20; k++) {
+		uint64_t v = base + base * (uint64_t)(k * k) / 4 + (uint64_t)(rand_r(seed) % 7) + w;
+		uint64_t n = 1 + (uint64_t)(rand_r(seed) % 50);
+
+		if (v < d->floor) {
+			d->floor = v;
+			d->floor_hits = n;
+		}
+		d->evaluations += n;
+		d->sum += v * n;
+		if (v > d->max)
+			d->max = v;
+		m->hist[(size_t)i * EXTPROF_HIST_BUCKETS + extprof_hist_bucket(v)] += n;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct dump_decl_info *decls;
+	unsigned long ndumps, ndecls, workers;
+	unsigned seed = 1;
+	char(*names)[48];
+	int err = 0;
+
+	if (argc != 5) {
+		fputs("usage: merge_gen DIR DUMPS DECLS WORKERS\n", stderr);
+		return 2;
+	}
+	ndumps = strtoul(argv[2], NULL, 10);
+	ndecls = strtoul(argv[3], NULL, 10);
+	workers = strtoul(argv[4], NULL, 10);
+	if (!ndumps || !ndecls || !workers) {
+		fputs("merge_gen: DUMPS, DECLS and WORKERS must be above 0\n", stderr);
+		return 2;
+	}
+	decls = calloc(ndecls, sizeof(*decls));
+	names = calloc(ndecls, sizeof(*names));
+	if (!decls || !names)
+		return 1;
+	for (unsigned long i = 0; i < ndecls; i++) {
+		snprintf(names[i], sizeof(names[i]), "predicate_%04lu", i);
+		decls[i] = (struct dump_decl_info){kinds[i % 4], names[i], "checker",
+						   0x1000 + 16 * i, 0};
+	}
+	for (unsigned long n = 0; n < ndumps && !err; n++) {
+		uint64_t p = n / workers, w = n % workers;
+		struct dump_meta meta;
+		struct dump_map m;
+
+		gen_meta(&meta, p);
+		/* in memory: only the compact file is written */
+		err = dump_create_anonymous(&m, &meta, decls, (uint32_t)ndecls, (uint32_t)w);
+		if (err)
+			break;
+		snprintf(m.path, sizeof(m.path), "%s/checker.bench.%llu.%016llx.w%03llu.xpd",
+			 argv[1], (unsigned long long)meta.pid, (unsigned long long)meta.process_id,
+			 (unsigned long long)w);
+		for (uint32_t i = 0; i < ndecls; i++)
+			gen_decl(&m, i, w, &seed);
+		m.hdr->run_total = 4000000000ull;
+		m.hdr->threads = 1;
+		m.hdr->end_ns = meta.start_ns + 2000000000ll;
+		err = dump_write_compact(&m, EXTPROF_DUMP_F_COMPLETE);
+		dump_unmap(&m);
+	}
+	free(decls);
+	free(names);
+	if (err) {
+		fprintf(stderr, "merge_gen: %s: %s\n", argv[1], strerror(-err));
+		return 1;
+	}
+	return 0;
+}
