@@ -63,7 +63,8 @@ static size_t repeats_of(const char *dir, unsigned **ks)
 	close(fd);
 	xp_names_free(&dumps);
 	xp_names_free(&others);
-	qsort(*ks, n, sizeof(**ks), cmp_repeat);
+	if (n)
+		qsort(*ks, n, sizeof(**ks), cmp_repeat);
 	return n;
 }
 
