@@ -1,22 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* diff_print: the comparison in the chosen format; colour only for a terminal. */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "diff.h"
-
-static bool want_colour(FILE *out)
-{
-	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
-
-	if (no && *no)
-		return false;
-	if (term && !strcmp(term, "dumb"))
-		return false;
-	return isatty(fileno(out));
-}
+#include "out.h"
 
 int xp_diff_print(const struct xp_diff *d, FILE *out)
 {
@@ -31,10 +16,8 @@ int xp_diff_print(const struct xp_diff *d, FILE *out)
 		break;
 	case XP_FORMAT_TEXT:
 	default:
-		err = xp_diff_text(d, out, want_colour(out));
+		err = xp_diff_text(d, out, xp_out_colour(out));
 		break;
 	}
-	if (!err && (fflush(out) == EOF || ferror(out)))
-		err = errno ? -errno : -EIO;
-	return err;
+	return xp_out_finish(out, err);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "doubling.h"
+#include "out.h"
 
 static void csv_field(FILE *out, const char *s)
 {
@@ -81,7 +82,5 @@ int xp_dbl_print(const struct xp_doubling *d, FILE *out)
 		err = xp_dbl_text(d, out);
 		break;
 	}
-	if (!err && (fflush(out) == EOF || ferror(out)))
-		err = errno ? -errno : -EIO;
-	return err;
+	return xp_out_finish(out, err);
 }

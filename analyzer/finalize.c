@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "finalize.h"
+#include "bins_add.h"
 #include "num.h"
 
 static uint64_t sub_clamp(uint64_t a, uint64_t b)
@@ -166,46 +167,9 @@ static int vhist_merge(struct xp_vhist *out, const struct xp_vhist *a, const str
 }
 
 /* @dst += @src in place, as xp_hist_add does for buckets. */
-static int vhist_add(struct xp_vhist *dst, const struct xp_vhist *src)
-{
-	size_t i = 0, j = 0, fresh = 0, k;
-	struct xp_vbin *bins;
+static XP_DEFINE_BINS_ADD(vhist_add, struct xp_vhist, struct xp_vbin, value)
 
-	while (j < src->n) {
-		if (i < dst->n && dst->bins[i].value < src->bins[j].value) {
-			i++;
-		} else if (i < dst->n && dst->bins[i].value == src->bins[j].value) {
-			dst->bins[i].count = xp_sat_add(dst->bins[i].count, src->bins[j].count);
-			i++, j++;
-		} else {
-			fresh++;
-			j++;
-		}
-	}
-	if (!fresh)
-		return 0;
-	bins = realloc(dst->bins, (dst->n + fresh) * sizeof(*bins));
-	if (!bins)
-		return -ENOMEM;
-	dst->bins = bins;
-	i = dst->n;
-	j = src->n;
-	k = dst->n + fresh;
-	while (j > 0) {
-		if (i > 0 && bins[i - 1].value > src->bins[j - 1].value) {
-			bins[--k] = bins[--i];
-		} else if (i > 0 && bins[i - 1].value == src->bins[j - 1].value) {
-			bins[--k] = bins[--i];
-			j--;
-		} else {
-			bins[--k] = src->bins[--j];
-		}
-	}
-	dst->n += fresh;
-	return 0;
-}
-
-int xp_fin_combine(struct xp_fin *out, const struct xp_fin *a, const struct xp_fin *b)
+	int xp_fin_combine(struct xp_fin *out, const struct xp_fin *a, const struct xp_fin *b)
 {
 	int err;
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "acc.h"
+#include "bins_add.h"
 #include "num.h"
 
 void xp_hist_free(struct xp_hist *h)
@@ -43,50 +44,7 @@ int xp_hist_merge(struct xp_hist *out, const struct xp_hist *a, const struct xp_
 	return 0;
 }
 
-/*
- * @dst += @src in place: counts of shared buckets add, new buckets are
- * merged in from the back after one realloc.  Workers of a process mostly
- * share their buckets, so mostly nothing is allocated at all.
- */
-int xp_hist_add(struct xp_hist *dst, const struct xp_hist *src)
-{
-	size_t i = 0, j = 0, fresh = 0, k;
-	struct xp_hbin *bins;
-
-	while (j < src->n) {
-		if (i < dst->n && dst->bins[i].bucket < src->bins[j].bucket) {
-			i++;
-		} else if (i < dst->n && dst->bins[i].bucket == src->bins[j].bucket) {
-			dst->bins[i].count = xp_sat_add(dst->bins[i].count, src->bins[j].count);
-			i++, j++;
-		} else {
-			fresh++;
-			j++;
-		}
-	}
-	if (!fresh)
-		return 0;
-	bins = realloc(dst->bins, (dst->n + fresh) * sizeof(*bins));
-	if (!bins)
-		return -ENOMEM;
-	dst->bins = bins;
-	/* from the back: the shared buckets were added above, only new ones move in */
-	i = dst->n;
-	j = src->n;
-	k = dst->n + fresh;
-	while (j > 0) {
-		if (i > 0 && bins[i - 1].bucket > src->bins[j - 1].bucket) {
-			bins[--k] = bins[--i];
-		} else if (i > 0 && bins[i - 1].bucket == src->bins[j - 1].bucket) {
-			bins[--k] = bins[--i];
-			j--;
-		} else {
-			bins[--k] = src->bins[--j];
-		}
-	}
-	dst->n += fresh;
-	return 0;
-}
+XP_DEFINE_BINS_ADD(xp_hist_add, struct xp_hist, struct xp_hbin, bucket)
 
 static void merge_floor(struct xp_acc *out, const struct xp_acc *a, const struct xp_acc *b)
 {

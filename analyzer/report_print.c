@@ -1,23 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* report_print: the report in the chosen format; colour only for a terminal. */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "report.h"
-
-/* https://no-color.org: any non-empty NO_COLOR turns colour off. */
-static bool want_colour(FILE *out)
-{
-	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
-
-	if (no && *no)
-		return false;
-	if (term && !strcmp(term, "dumb"))
-		return false;
-	return isatty(fileno(out));
-}
+#include "out.h"
 
 int xp_report_print(const struct xp_report *r, FILE *out)
 {
@@ -32,10 +16,8 @@ int xp_report_print(const struct xp_report *r, FILE *out)
 		break;
 	case XP_FORMAT_TEXT:
 	default:
-		err = xp_report_text(r, out, want_colour(out));
+		err = xp_report_text(r, out, xp_out_colour(out));
 		break;
 	}
-	if (!err && (fflush(out) == EOF || ferror(out)))
-		err = errno ? -errno : -EIO;
-	return err;
+	return xp_out_finish(out, err);
 }

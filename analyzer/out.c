@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+/* out: colour only for a terminal; a write error said once, at the end. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "out.h"
+
+/* https://no-color.org: any non-empty NO_COLOR turns colour off. */
+bool xp_out_colour(FILE *out)
+{
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	if (no && *no)
+		return false;
+	if (term && !strcmp(term, "dumb"))
+		return false;
+	return isatty(fileno(out));
+}
+
+/* @err, or the error flushing @out left (a full disk, a closed pipe). */
+int xp_out_finish(FILE *out, int err)
+{
+	if (!err && (fflush(out) == EOF || ferror(out)))
+		err = errno ? -errno : -EIO;
+	return err;
+}

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* out: what every printed output shares: whether to colour it, how to end it. */
+#ifndef EXTPROF_ANALYZER_OUT_H
+#define EXTPROF_ANALYZER_OUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+bool xp_out_colour(FILE *out);
+int xp_out_finish(FILE *out, int err);
+
+#endif
