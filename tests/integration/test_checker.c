@@ -66,8 +66,8 @@ static void checker_expect_truth(const char *workers)
 		d = harness_decl(report, symbol);
 		cr_assert(d, "%s is not in the report", symbol);
 		cr_expect_eq(harness_int(d, "evaluations"), count,
-			     "%s: %lld evaluations in the report, %lld by the checker's count", symbol,
-			     harness_int(d, "evaluations"), count);
+			     "%s: %lld evaluations in the report, %lld by the checker's count",
+			     symbol, harness_int(d, "evaluations"), count);
 		cr_expect_eq(harness_int(d, "abandoned"), 0);
 		cr_expect_eq(harness_int(d, "recursive"), 0);
 	}
@@ -143,4 +143,64 @@ Test(checker, same_usage_error)
 	free(specv);
 	free(spec);
 	harness_rmdir(dir);
+}
+
+/* Run @exe under the shim with var:checker_work into @dir. */
+static void checker_run_var(const char *exe, const char *dir)
+{
+	const char *argv[] = {exe, "-n", "5", "-w", "2", NULL};
+	char *spec = checker_spec(), *preload, *dumps, *specv;
+	struct run_result r;
+
+	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", harness_path("EXTPROF_SHIM")) > 0);
+	cr_assert(asprintf(&dumps, "EXTPROF_DIR=%s", dir) > 0);
+	cr_assert(asprintf(&specv, "EXTPROF_SPEC=%s", spec) > 0);
+	const char *env[] = {preload, dumps, specv, "EXTPROF_COUNTER=var:checker_work", NULL};
+
+	harness_run(argv, env, &r);
+	cr_assert_eq(r.status, 0, "%s: %s", exe, r.err);
+	harness_free(&r);
+	free(preload);
+	free(dumps);
+	free(specv);
+	free(spec);
+}
+
+/*
+ * extprof diff on two runs of the example, the second built with a slower
+ * type_ok: it names type_ok (+100 % per-eval: 2(N+1) units for N+1), and
+ * --fail-above fails the command; without it the command succeeds.
+ */
+Test(checker, diff_names_the_slower_predicate)
+{
+	char *base = harness_tmpdir("diff-base"), *slow = harness_tmpdir("diff-new");
+	const char *bin = harness_path("EXTPROF_BIN");
+	struct run_result plain, gated;
+	const char *line;
+
+	checker_run_var(harness_path("CHECKER_PLAIN_O2"), base);
+	checker_run_var(harness_path("CHECKER_SLOW_O2"), slow);
+
+	const char *argv[] = {bin, "diff", base, slow, NULL};
+	const char *argv_gate[] = {bin, "diff", "--fail-above", "10", base, slow, NULL};
+
+	harness_run(argv, NULL, &plain);
+	harness_run(argv_gate, NULL, &gated);
+	cr_expect_eq(plain.status, 0, "diff: %s", plain.err);
+	cr_expect_eq(gated.status, 1, "diff --fail-above 10: status %d: %s", gated.status,
+		     gated.err);
+	line = strstr(plain.out, "type_ok");
+	cr_assert(line, "diff does not name type_ok: %s", plain.out);
+	cr_expect(strstr(line, "+100.0%") && strstr(line, "+100.0%") < strchr(line, '\n'),
+		  "type_ok's line does not say +100.0%%: %s", plain.out);
+	/* the others did not change */
+	cr_expect(!strstr(plain.out, "consistent") ||
+			  !strstr(strstr(plain.out, "consistent"), "+100.0%") ||
+			  strstr(strstr(plain.out, "consistent"), "+100.0%") >
+				  strchr(strstr(plain.out, "consistent"), '\n'),
+		  "consistent changed: %s", plain.out);
+	harness_free(&plain);
+	harness_free(&gated);
+	harness_rmdir(base);
+	harness_rmdir(slow);
 }
