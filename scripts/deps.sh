@@ -9,6 +9,7 @@ set -euo pipefail
 # draws the doubling test's plots, expat reads them back in its test.
 EXTPROF_PACKAGES=(
 	gcc
+	g++
 	clang
 	meson
 	ninja-build
