@@ -13,6 +13,7 @@
 #include <uthash.h>
 
 #include "diff.h"
+#include "out.h"
 #include "num.h"
 
 const char *const xp_diff_metric_keys[XP_DIFF_NMETRICS] = {"per_eval", "evaluations", "cost"};
@@ -81,20 +82,13 @@ static int diff_warn(struct xp_diff *d, const char *fmt, ...) __attribute__((for
 
 static int diff_warn(struct xp_diff *d, const char *fmt, ...)
 {
-	char **w = realloc(d->warnings, (d->nwarnings + 1) * sizeof(*w));
 	va_list ap;
-	int n;
+	int err;
 
-	if (!w)
-		return -ENOMEM;
-	d->warnings = w;
 	va_start(ap, fmt);
-	n = vasprintf(&w[d->nwarnings], fmt, ap);
+	err = xp_strv_vappendf(&d->warnings, &d->nwarnings, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	d->nwarnings++;
-	return 0;
+	return err;
 }
 
 /* What makes the two sides measure different things. */

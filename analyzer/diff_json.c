@@ -19,15 +19,7 @@ static void json_side(struct xp_json *j, const char *key, const char *name,
 	xp_json_begin(j, '{');
 	xp_json_key(j, "input");
 	xp_json_str(j, name);
-	xp_json_key(j, "counter");
-	xp_json_begin(j, '{');
-	xp_json_key(j, "name");
-	xp_json_str(j, r->counter_name);
-	xp_json_key(j, "unit");
-	xp_json_str(j, r->counter_unit);
-	xp_json_key(j, "deterministic");
-	xp_json_bool(j, r->deterministic);
-	xp_json_end(j, '}');
+	xp_report_json_counter(j, r);
 	json_key_u64(j, "calibration", r->calibration);
 	json_key_u64(j, "processes", r->processes);
 	json_key_u64(j, "workers", r->workers);

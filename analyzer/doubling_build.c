@@ -16,6 +16,7 @@
 #include <uthash.h>
 
 #include "doubling.h"
+#include "out.h"
 #include "load.h"
 #include "num.h"
 
@@ -38,20 +39,13 @@ struct build {
 
 int xp_dbl_warn(struct xp_doubling *d, const char *fmt, ...)
 {
-	char **w = realloc(d->warnings, (d->nwarnings + 1) * sizeof(*w));
 	va_list ap;
-	int n;
+	int err;
 
-	if (!w)
-		return -ENOMEM;
-	d->warnings = w;
 	va_start(ap, fmt);
-	n = vasprintf(&w[d->nwarnings], fmt, ap);
+	err = xp_strv_vappendf(&d->warnings, &d->nwarnings, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	d->nwarnings++;
-	return 0;
+	return err;
 }
 
 static struct pending *pending_get(struct build *b, const struct xp_row *row)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* out: colour only for a terminal; a write error said once, at the end. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,4 +27,18 @@ int xp_out_finish(FILE *out, int err)
 	if (!err && (fflush(out) == EOF || ferror(out)))
 		err = errno ? -errno : -EIO;
 	return err;
+}
+
+/* Append a formatted string to the list @v of @n: 0 or -ENOMEM. */
+int xp_strv_vappendf(char ***v, size_t *n, const char *fmt, va_list ap)
+{
+	char **w = realloc(*v, (*n + 1) * sizeof(*w));
+
+	if (!w)
+		return -ENOMEM;
+	*v = w;
+	if (vasprintf(&w[*n], fmt, ap) < 0)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
 }

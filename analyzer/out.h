@@ -3,10 +3,13 @@
 #ifndef EXTPROF_ANALYZER_OUT_H
 #define EXTPROF_ANALYZER_OUT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 bool xp_out_colour(FILE *out);
 int xp_out_finish(FILE *out, int err);
+int xp_strv_vappendf(char ***v, size_t *n, const char *fmt, va_list ap);
 
 #endif

@@ -70,7 +70,7 @@ struct xp_row {
 	uint64_t p99;
 	double share; /* cost / run_total */
 	bool settled;
-	unsigned flags; /* 1u << enum xp_flag */
+	unsigned flags;		  /* 1u << enum xp_flag */
 	struct xp_chain **chains; /* fin.chains, most expensive first, "other" last */
 	size_t nchains;
 	char *hkey; /* "kind\x1fsymbol\x1fobject" while rows are matched */
@@ -129,8 +129,8 @@ void xp_report_free(struct xp_report *r);
  * per declaration and chain, the --stat of the runs' per-evals and the
  * median of their evaluations.  0 or -errno with @e set.
  */
-int xp_report_repeat(struct xp_report *r, const struct xp_report *runs, size_t k,
-		     unsigned warmup, struct xp_err *e);
+int xp_report_repeat(struct xp_report *r, const struct xp_report *runs, size_t k, unsigned warmup,
+		     struct xp_err *e);
 /* Sort the rows by opts.sort. */
 void xp_report_sort(struct xp_report *r);
 
@@ -148,6 +148,9 @@ unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r);
 int xp_report_print(const struct xp_report *r, FILE *out);
 int xp_report_text(const struct xp_report *r, FILE *out, bool colour);
 int xp_report_json(const struct xp_report *r, FILE *out);
+struct xp_json;
+/* "counter": {name, unit, deterministic}, as every JSON output has it */
+void xp_report_json_counter(struct xp_json *j, const struct xp_report *r);
 int xp_report_csv(const struct xp_report *r, FILE *out);
 
 #endif

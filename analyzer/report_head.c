@@ -11,24 +11,18 @@
 #include <string.h>
 
 #include "num.h"
+#include "out.h"
 #include "report.h"
 
 int xp_report_warn(struct xp_report *r, const char *fmt, ...)
 {
-	char **w = realloc(r->warnings, (r->nwarnings + 1) * sizeof(*w));
 	va_list ap;
-	int n;
+	int err;
 
-	if (!w)
-		return -ENOMEM;
-	r->warnings = w;
 	va_start(ap, fmt);
-	n = vasprintf(&w[r->nwarnings], fmt, ap);
+	err = xp_strv_vappendf(&r->warnings, &r->nwarnings, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	r->nwarnings++;
-	return 0;
+	return err;
 }
 
 static bool same_counter(const struct extprof_dump_header *a, const struct extprof_dump_header *b)

@@ -8,7 +8,7 @@
 #include "json_out.h"
 #include "report.h"
 
-static void json_counter(struct xp_json *j, const struct xp_report *r)
+void xp_report_json_counter(struct xp_json *j, const struct xp_report *r)
 {
 	xp_json_key(j, "counter");
 	xp_json_begin(j, '{');
@@ -32,7 +32,7 @@ static void json_u64_list(struct xp_json *j, const char *key, const uint64_t *v,
 
 static void json_head(struct xp_json *j, const struct xp_report *r)
 {
-	json_counter(j, r);
+	xp_report_json_counter(j, r);
 	xp_json_key(j, "calibration");
 	xp_json_u64(j, r->calibration);
 	xp_json_key(j, "processes");
