@@ -11,7 +11,8 @@
 struct arch_hook {
 	uint64_t at;	 /* the patch start (after endbr64) */
 	uint32_t length; /* bytes overwritten */
-	void *stub;
+	void *entry;	 /* where the patched entry jumps: the stub's fast path, or its head */
+	void *stub;	 /* the stub's head (stub_layout.h) */
 };
 
 /*
@@ -23,11 +24,21 @@ int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, struct arch_ho
 		      size_t whylen);
 int arch_commit_hook(const struct arch_hook *h, char *why, size_t whylen);
 
-/* A stub for one of the shim's own functions, not patched: for calibration. */
-int arch_make_stub(uint64_t fn, uint32_t idx, void **stub);
+/*
+ * A stub for one of the shim's own functions, not patched: for calibration.
+ * Call @entry; @stub is its head.
+ */
+int arch_make_stub(uint64_t fn, uint32_t idx, void **entry, void **stub);
 
 /* Stubs made from now on attribute callers (EXTPROF_CALLERS). */
 void arch_use_callers_thunk(void);
+
+/*
+ * Stubs made from now on carry the fast path for counter @c, if it has one
+ * and there are neither callers nor a window (stub_fast.c).
+ */
+struct xp_counter;
+void arch_choose_fast_path(const struct xp_counter *c, bool callers, bool window);
 
 /* Make every stub page read+execute only. */
 void arch_seal_code(void);

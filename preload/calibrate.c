@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <string.h>
 
-
 #include "arch.h"
 #include "counter_read.h"
 #include "shim.h"
@@ -75,9 +74,9 @@ int calibrate_hook(void)
 	int stable = 0, rounds, err;
 
 	for (int i = 0; i < CAL_N; i++) {
-		void *stub;
+		void *entry, *stub;
 
-		err = arch_make_stub((uint64_t)fns[i], (uint32_t)i, &stub);
+		err = arch_make_stub((uint64_t)fns[i], (uint32_t)i, &entry, &stub);
 		if (err)
 			return err;
 		memset(&xp.decls[i], 0, sizeof(xp.decls[i]));
@@ -85,7 +84,7 @@ int calibrate_hook(void)
 		strcpy(xp.decls[i].symbol, cal_names[i]);
 		strcpy(xp.decls[i].object, "libextprof.so");
 		xp.decls[i].stub = stub;
-		stubs[i] = (void (*)(void))stub;
+		stubs[i] = (void (*)(void))entry;
 	}
 	cal_empty_stub = stubs[CAL_EMPTY];
 	cal_empty_plain = cal_empty;

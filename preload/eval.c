@@ -58,10 +58,15 @@ static void eval_abandon(struct xp_worker *w, const struct xp_frame *f)
 	w->map.decls[f->idx].abandoned++;
 }
 
-/* F reached through a tail call (jmp) from this activation's own body. */
+/*
+ * F reached through a tail call (jmp) from this activation's own body: its
+ * return address is the activation's R2, in the head or in the fast path.
+ */
 static int eval_is_tail_call(const struct xp_frame *f, uint64_t ret)
 {
-	return ret == (uint64_t)xp.decls[f->idx].stub + STUB_RET;
+	uint64_t head = (uint64_t)xp.decls[f->idx].stub;
+
+	return ret == head + STUB_RET || (xp_stub_fast_ret && ret == head + xp_stub_fast_ret);
 }
 
 /*
@@ -415,6 +420,12 @@ void xp_eval_exit(uint64_t *slot)
 	/* the parent, unless it is the entry an interrupted push is filling */
 	if (depth > 1 && t->filling != depth - 1)
 		t->stack[depth - 2].nested += f.nested + xp.meta.nested_overhead;
+}
+
+/* Called by the fast exit thunks for every case but the common one. */
+void xp_eval_exit_now(uint64_t *slot, uint64_t now)
+{
+	eval_exit(slot, NULL, now);
 }
 
 /* Called by xp_thunk_exit_callers, with the caller's callee-saved registers. */

@@ -122,6 +122,8 @@ __attribute__((constructor)) static void init_shim(void)
 		arch_use_callers_thunk();
 	}
 	counter_setup(getenv("EXTPROF_COUNTER"));
+	arch_choose_fast_path(&xp.counter, xp.callers != 0,
+			      getenv("EXTPROF_WINDOW") && *getenv("EXTPROF_WINDOW"));
 	init_fill_meta();
 	arch_probe_xsave();
 	err = worker_init_pool();

@@ -114,11 +114,13 @@ extern __thread struct xp_thread xp_self __attribute__((tls_model("initial-exec"
 extern volatile int64_t xp_window_open;	  /* activations of the window in progress */
 extern volatile uint64_t xp_window_epoch; /* times the window went from closed to open */
 extern uint64_t xp_lost;		  /* calls that could not be counted */
+extern int64_t xp_stub_fast_ret;	  /* R2 of the stubs' fast path from their head, 0: none */
 
 /* eval.c: the evaluation path, called from the thunks */
 int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot);
 void xp_eval_exit(uint64_t *slot);
 void xp_eval_exit_callers(uint64_t *slot, const uint64_t *regs);
+void xp_eval_exit_now(uint64_t *slot, uint64_t now);
 uint64_t xp_counter_read(void);
 
 /* worker.c */

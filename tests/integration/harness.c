@@ -500,17 +500,20 @@ void matrix_run(const char *const argv[], const char *hooks, const char *dir,
 		const char *const env[], struct run_result *r)
 {
 	const char *all[32];
-	char *preload = NULL, *hookv = NULL, *dirv = NULL;
+	char *preload = NULL, *hookv = NULL, *dirv = NULL, *counterv = NULL;
+	/* tsc takes the stubs' fast path; ns their C path (meson's *_cpath tests) */
+	const char *counter = getenv("EXTPROF_MATRIX_COUNTER");
 	int n = 0;
 
 	if (hooks) {
 		cr_assert(asprintf(&preload, "LD_PRELOAD=%s", harness_path("EXTPROF_SHIM")) > 0);
 		cr_assert(asprintf(&hookv, "EXTPROF_HOOKS=%s", hooks) > 0);
 		cr_assert(asprintf(&dirv, "EXTPROF_DIR=%s", dir) > 0);
+		cr_assert(asprintf(&counterv, "EXTPROF_COUNTER=%s", counter ? counter : "tsc") > 0);
 		all[n++] = preload;
 		all[n++] = hookv;
 		all[n++] = dirv;
-		all[n++] = "EXTPROF_COUNTER=tsc";
+		all[n++] = counterv;
 		all[n++] = "EXTPROF_LOG=stderr";
 	} else {
 		all[n++] = "LD_PRELOAD=";
@@ -525,6 +528,7 @@ void matrix_run(const char *const argv[], const char *hooks, const char *dir,
 	free(preload);
 	free(hookv);
 	free(dirv);
+	free(counterv);
 }
 
 void matrix_summary(const struct matrix_tally *t)

@@ -4,13 +4,18 @@
  *
  *      F (in the program's text)             stub_F (our page, within 2 GiB)
  *   +------------------------------+       +--------------------------------+
- *   | endbr64          (kept)      |       | push $idx                      |
- *   | jmp stub_F  -----------------+-----> | call *enter  -> xp_thunk_enter |
- *   | int3 ...   (rest of the      |       | call *orig   --------------+   |
- *   |            moved insns)      |       | sub $8,%rsp  <- F returns  |   |
- *   | ...rest of F... <------------+--+    | call *exit   -> xp_thunk_exit  |
- *   | ret                          |  |    | ret          -> the caller |   |
- *   +------------------------------+  |    | orig: endbr64           <--+   |
+ *   | endbr64          (kept)      |       | fast path (stub_fast.S), when  |
+ *   | jmp stub_F  -----------------+-----> |   the counter has one: counts  |
+ *   | int3 ...   (rest of the      |       |   and calls orig itself; any   |
+ *   |            moved insns)      |       |   doubt: on to the head        |
+ *   | ...rest of F... <------------+--+    +- head (stub_layout.h) ---------+
+ *   | ret                          |  |    | push $idx                      |
+ *   +------------------------------+  |    | call *enter  -> xp_thunk_enter |
+ *                                     |    | call orig   ---------------+   |
+ *                                     |    | sub $8,%rsp  <- F returns  |   |
+ *                                     |    | call *exit   -> xp_thunk_exit  |
+ *                                     |    | ret          -> the caller |   |
+ *                                     |    | orig: endbr64           <--+   |
  *                                     |    |   moved insns (re-aimed)       |
  *                                     +----+-- jmp *[rip] F+start+length    |
  *                                          +--------------------------------+
@@ -29,6 +34,7 @@
 
 #include "../../arch.h"
 #include "insn.h"
+#include "stub_fast.h"
 #include "stub_layout.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -39,9 +45,11 @@
 #define CODEMEM_MAX   1024
 #define NEAR_LIMIT    ((uint64_t)0x7fff0000)
 
-extern char xp_thunk_enter[], xp_thunk_exit[], xp_thunk_exit_callers[];
+extern char xp_thunk_enter[], xp_thunk_exit[];
 
-/* The exit thunk new stubs use: the plain one, or the callers' one. */
+extern char xp_thunk_exit_callers[];
+
+/* The exit thunk new stubs' heads use: the plain one, or the callers' one. */
 static char *patch_exit_thunk = xp_thunk_exit;
 
 void arch_use_callers_thunk(void)
@@ -174,6 +182,36 @@ static void stub_write_head(uint8_t *s, uint32_t idx)
 	memcpy(s + STUB_ORIG, endbr64, sizeof(endbr64));
 }
 
+/*
+ * Room for a stub near @near: the fast path's copy when the counter has one,
+ * then the head and @tail bytes for the relocated prologue.  Returns where
+ * the function's entry must jump, and the head in @head.
+ */
+static uint8_t *stub_alloc(uint64_t near, size_t tail, uint8_t **head)
+{
+	const struct stub_template *t = stub_fast_template();
+	size_t copy = t ? (size_t)(t->end - t->start) : 0;
+	uint8_t *entry = codemem_alloc_near(near, copy + STUB_HEADER_SIZE + tail);
+
+	if (entry)
+		*head = entry + copy;
+	return entry;
+}
+
+/* The head, and in front of it the fast path's copy with its literals. */
+static void stub_write(uint8_t *entry, uint8_t *head, uint32_t idx)
+{
+	const struct stub_template *t = stub_fast_template();
+	struct stub_lits lits;
+
+	stub_write_head(head, idx);
+	if (!t || entry == head)
+		return;
+	memcpy(entry, t->start, (size_t)(t->end - t->start));
+	stub_fast_fill_lits(&lits, idx, (uint64_t)(head + STUB_ORIG));
+	memcpy(head - sizeof(lits), &lits, sizeof(lits));
+}
+
 static int patch_write_entry(uint64_t at, uint32_t length, const uint8_t *stub)
 {
 	uint64_t page = at & ~(uint64_t)(getpagesize() - 1);
@@ -203,17 +241,17 @@ int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, struct arch_ho
 {
 	const uint8_t *code = (const uint8_t *)addr;
 	struct insn_plan plan;
-	uint8_t *stub;
+	uint8_t *entry, *stub;
 	long n;
 
 	if (insn_plan_patch(code, size, addr, &plan, why, whylen))
 		return -EINVAL;
-	stub = codemem_alloc_near(addr, STUB_HEADER_SIZE + insn_relocated_size(&plan));
-	if (!stub) {
+	entry = stub_alloc(addr, insn_relocated_size(&plan), &stub);
+	if (!entry) {
 		snprintf(why, whylen, "no memory for its stub within 2 GiB");
 		return -ENOMEM;
 	}
-	stub_write_head(stub, idx);
+	stub_write(entry, stub, idx);
 	n = insn_relocate(&plan, code, addr, (uint64_t)stub + STUB_HEADER_SIZE,
 			  stub + STUB_HEADER_SIZE);
 	if (n < 0) {
@@ -222,6 +260,7 @@ int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, struct arch_ho
 	}
 	h->at = addr + plan.start;
 	h->length = plan.length;
+	h->entry = entry;
 	h->stub = stub;
 	return 0;
 }
@@ -229,7 +268,7 @@ int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, struct arch_ho
 /* Send the function's entry to its stub. */
 int arch_commit_hook(const struct arch_hook *h, char *why, size_t whylen)
 {
-	int err = patch_write_entry(h->at, h->length, h->stub);
+	int err = patch_write_entry(h->at, h->length, h->entry);
 
 	if (err)
 		snprintf(why, whylen, "cannot write its entry: %s", strerror(-err));
@@ -237,21 +276,22 @@ int arch_commit_hook(const struct arch_hook *h, char *why, size_t whylen)
 }
 
 /*
- * A stub for the shim's own function @fn (calibration): the same head, and
- * an orig that simply jumps to @fn.  Nothing is patched; callers call the
- * stub directly.
+ * A stub for the shim's own function @fn (calibration): the same fast path
+ * and head, and an orig that simply jumps to @fn.  Nothing is patched;
+ * callers call @entryp directly.
  */
-int arch_make_stub(uint64_t fn, uint32_t idx, void **stubp)
+int arch_make_stub(uint64_t fn, uint32_t idx, void **entryp, void **stubp)
 {
-	uint8_t *stub = codemem_alloc_near((uint64_t)xp_thunk_enter, STUB_HEADER_SIZE + 14);
+	uint8_t *stub, *entry = stub_alloc((uint64_t)xp_thunk_enter, 14, &stub);
 
-	if (!stub)
+	if (!entry)
 		return -ENOMEM;
-	stub_write_head(stub, idx);
+	stub_write(entry, stub, idx);
 	stub[STUB_HEADER_SIZE] = 0xff;
 	stub[STUB_HEADER_SIZE + 1] = 0x25;
 	memset(stub + STUB_HEADER_SIZE + 2, 0, 4);
 	memcpy(stub + STUB_HEADER_SIZE + 6, &fn, 8);
+	*entryp = entry;
 	*stubp = stub;
 	return 0;
 }

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stub_fast: which fast path the stubs carry, and its literals.
+ *
+ *   tsc                  xp_stub_tsc     (stub_fast.S)
+ *   var:, a global       xp_stub_var
+ *   var:, a __thread     xp_stub_tvar
+ *   ns, instructions,    none: the head's C path (thunk.S, eval.c);
+ *   cycles, EXTPROF_WINDOW, EXTPROF_CALLERS
+ *
+ * Chosen once, before calibration makes its stubs, so that calibration
+ * measures the very path the declarations take.  The template reads and
+ * writes the shim's structures at the offsets of stub_offsets.h, checked
+ * here against the C definitions.
+ */
+#include <stddef.h>
+
+#include "../../arch.h"
+#include "../../shim.h"
+#include "stub_fast.h"
+#include "stub_layout.h"
+#include "stub_offsets.h"
+
+extern const uint8_t xp_stub_tsc[], xp_stub_tsc_ret[], xp_stub_tsc_end[];
+extern const uint8_t xp_stub_var[], xp_stub_var_ret[], xp_stub_var_end[];
+extern const uint8_t xp_stub_tvar[], xp_stub_tvar_ret[], xp_stub_tvar_end[];
+
+static const struct stub_template stub_fast_tsc = {xp_stub_tsc, xp_stub_tsc_ret, xp_stub_tsc_end};
+static const struct stub_template stub_fast_var = {xp_stub_var, xp_stub_var_ret, xp_stub_var_end};
+static const struct stub_template stub_fast_tvar = {xp_stub_tvar, xp_stub_tvar_ret,
+						    xp_stub_tvar_end};
+static const struct stub_template *stub_fast_chosen;
+
+int64_t xp_stub_fast_ret;
+
+#define STUB_OFFSET(c, type, field)                                                                \
+	_Static_assert(c == offsetof(type, field), #c " is not offsetof(" #type ", " #field ")")
+
+STUB_OFFSET(XT_WORKER, struct xp_thread, worker);
+STUB_OFFSET(XT_STACK, struct xp_thread, stack);
+STUB_OFFSET(XT_DEPTH, struct xp_thread, depth);
+STUB_OFFSET(XT_CAP, struct xp_thread, cap);
+STUB_OFFSET(XT_BUSY, struct xp_thread, busy);
+STUB_OFFSET(XT_FILLING, struct xp_thread, filling);
+STUB_OFFSET(XF_RET, struct xp_frame, ret);
+STUB_OFFSET(XF_SLOT, struct xp_frame, slot);
+STUB_OFFSET(XF_START, struct xp_frame, start);
+STUB_OFFSET(XF_NESTED, struct xp_frame, nested);
+STUB_OFFSET(XF_IDX, struct xp_frame, idx);
+STUB_OFFSET(XF_FLAGS, struct xp_frame, flags);
+_Static_assert(XF_SIZE == sizeof(struct xp_frame), "XF_SIZE");
+STUB_OFFSET(XW_DECLS, struct xp_worker, map.decls);
+STUB_OFFSET(XW_HIST, struct xp_worker, map.hist);
+STUB_OFFSET(XW_NDECLS, struct xp_worker, map.ndecls);
+STUB_OFFSET(XD_EVALUATIONS, struct extprof_dump_decl, evaluations);
+STUB_OFFSET(XD_FLOOR, struct extprof_dump_decl, floor);
+STUB_OFFSET(XD_FLOOR_HITS, struct extprof_dump_decl, floor_hits);
+STUB_OFFSET(XD_SUM, struct extprof_dump_decl, sum);
+STUB_OFFSET(XD_MAX, struct extprof_dump_decl, max);
+STUB_OFFSET(XD_OPEN, struct extprof_dump_decl, open);
+_Static_assert(XD_SIZE == sizeof(struct extprof_dump_decl), "XD_SIZE");
+STUB_OFFSET(XS_FINISHED, struct xp_state, finished);
+_Static_assert(sizeof(((struct xp_state *)0)->finished) == 1, "finished is read as a byte");
+STUB_OFFSET(XS_NESTED_OVERHEAD, struct xp_state, meta.nested_overhead);
+_Static_assert(XH_BUCKETS == EXTPROF_HIST_BUCKETS && XH_EXACT == EXTPROF_HIST_EXACT &&
+		       XH_SUB_BITS == EXTPROF_HIST_SUB_BITS,
+	       "the histogram's layout");
+_Static_assert(XP_FRAME_RECURSIVE == 1, "the fast entry sets flags to 0 or 1");
+STUB_OFFSET(LIT_TPOFF, struct stub_lits, tpoff);
+STUB_OFFSET(LIT_XP, struct stub_lits, xp);
+STUB_OFFSET(LIT_VAR, struct stub_lits, var);
+STUB_OFFSET(LIT_IDX, struct stub_lits, idx);
+STUB_OFFSET(LIT_ORIG, struct stub_lits, orig);
+STUB_OFFSET(LIT_EXIT, struct stub_lits, exit_now);
+_Static_assert(LIT_SIZE == sizeof(struct stub_lits), "LIT_SIZE");
+
+void arch_choose_fast_path(const struct xp_counter *c, bool callers, bool window)
+{
+	const struct stub_template *t = NULL;
+
+	if (!callers && !window && c->kind == EXTPROF_COUNTER_TSC)
+		t = &stub_fast_tsc;
+	else if (!callers && !window && c->kind == EXTPROF_COUNTER_VAR)
+		t = c->var_tls ? &stub_fast_tvar : &stub_fast_var;
+	stub_fast_chosen = t;
+	/* R2 of the fast path, from the head that follows the copy */
+	xp_stub_fast_ret = t ? -(int64_t)(t->end - t->ret) : 0;
+}
+
+const struct stub_template *stub_fast_template(void)
+{
+	return stub_fast_chosen;
+}
+
+void stub_fast_fill_lits(struct stub_lits *l, uint32_t idx, uint64_t orig)
+{
+	uint64_t tp;
+
+	/* initial-exec TLS: the same offset from the thread pointer in every thread */
+	__asm__("movq %%fs:0, %0" : "=r"(tp));
+	l->tpoff = (uint64_t)&xp_self - tp;
+	l->xp = (uint64_t)&xp;
+	l->var = xp.counter.var_tls ? (uint64_t)xp.counter.var_tpoff : xp.counter.var_addr;
+	l->idx = idx;
+	l->orig = orig;
+	l->exit_now = (uint64_t)xp_eval_exit_now;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The field offsets stub_fast.S reads and writes, by hand: an assembler
+ * file cannot include shim.h.  stub_fast.c checks every one of them
+ * against the C structures at compile time, so a change to a structure
+ * breaks the build rather than the profiled program.
+ */
+#ifndef EXTPROF_STUB_OFFSETS_H
+#define EXTPROF_STUB_OFFSETS_H
+
+/* struct xp_thread (initial-exec TLS: xp_self) */
+#define XT_WORKER  0
+#define XT_STACK   8
+#define XT_DEPTH   16
+#define XT_CAP	   20
+#define XT_BUSY	   24 /* busy and filling, read as one 64-bit word */
+#define XT_FILLING 28
+
+/* struct xp_frame, one shadow-stack entry */
+#define XF_RET	  0
+#define XF_SLOT	  8
+#define XF_START  16
+#define XF_NESTED 24
+#define XF_IDX	  32
+#define XF_FLAGS  36
+#define XF_SIZE	  40
+
+/* struct xp_worker: its dump_map's pointers */
+#define XW_DECLS  32
+#define XW_HIST	  40
+#define XW_NDECLS 64
+
+/* struct extprof_dump_decl */
+#define XD_EVALUATIONS 24
+#define XD_FLOOR       32
+#define XD_FLOOR_HITS  40
+#define XD_SUM	       48
+#define XD_MAX	       56
+#define XD_OPEN	       88
+#define XD_SIZE	       112
+
+/* struct xp_state (the global xp) */
+#define XS_FINISHED	   1
+#define XS_NESTED_OVERHEAD 2392272
+
+/* struct stub_lits: the literals at the end of every copy of a template */
+#define LIT_TPOFF 0  /* xp_self's offset from the thread pointer */
+#define LIT_XP	  8  /* &xp */
+#define LIT_VAR	  16 /* var: the variable's address, or its offset from the thread pointer */
+#define LIT_IDX	  24 /* the declaration's index */
+#define LIT_ORIG  32 /* the relocated prologue, in the stub's head */
+#define LIT_EXIT  40 /* xp_eval_exit_now */
+#define LIT_SIZE  48
+
+/* the histogram (include/extprof/dump.h) */
+#define XH_BUCKETS  3776
+#define XH_EXACT    128
+#define XH_SUB_BITS 6
+
+#endif
