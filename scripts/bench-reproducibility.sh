@@ -26,6 +26,13 @@ extprof=$build/analyzer/extprof
 shim=$build/preload/libextprof.so
 checker=$build/examples/checker/checker
 out=$(mktemp -d "${TMPDIR:-/tmp}/extprof-repro.XXXXXX")
+# Without address space randomisation, as `extprof run --no-aslr` runs a
+# program: where the heap and the stacks fall moves a predicate's floor from
+# run to run (docs/measurement.md), a difference in the program's layout
+# rather than in its work.  ASLR=1 keeps the randomisation, to see how much.
+norand=(setarch "$(uname -m)" -R)
+[ "${ASLR:-0}" = 0 ] || norand=()
+aslr_note=$([ "${ASLR:-0}" = 0 ] && echo "no ASLR" || echo "ASLR on")
 busy=()
 
 stop_busy() {
@@ -46,16 +53,20 @@ trap 'exit 130' INT TERM
 one_run() {
 	local dir=$out/$1-$2 t0 t1
 	t0=$(date +%s.%N)
-	LD_PRELOAD=$shim EXTPROF_DIR=$dir EXTPROF_COUNTER=tsc EXTPROF_LOG=off \
-		EXTPROF_SPEC=$EXTPROF_ROOT/examples/checker/checker.hooks \
+	"${norand[@]}" env LD_PRELOAD="$shim" EXTPROF_DIR="$dir" EXTPROF_COUNTER=tsc \
+		EXTPROF_LOG=off EXTPROF_SPEC="$EXTPROF_ROOT/examples/checker/checker.hooks" \
 		"$checker" -n "$n" -m "$max_states" -w 1 >"$out/$1-$2.out"
 	t1=$(date +%s.%N)
 	echo "$1 $2 $t0 $t1" >>"$out/times"
 	"$extprof" report --format json "$dir" >"$out/$1-$2.json"
+	# the hook's own floor, measured by the shim at start-up: the speed of the
+	# CPU during this run, as a pure instruction stream that no load can enter
+	"$extprof" dump "$dir"/*.xpd | awk '$1 == "nested_overhead" && !n {print $2; n = 1}' \
+		>"$out/$1-$2.nested"
 	rm -rf "$dir"
 }
 
-echo "checker -n $n -m $max_states -w 1, all 18 predicates hooked, counter tsc;" \
+echo "checker -n $n -m $max_states -w 1, all 18 predicates hooked, counter tsc, $aslr_note;" \
 	"$runs runs idle, $runs beside $nbusy busy processes ($(nproc) CPUs)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for i in $(seq "$runs"); do
@@ -126,4 +137,25 @@ for name in order:
 print()
 print("spread = (max - min) / min over all runs; within 3 % = runs whose per_eval is within")
 print("3 % of the median of all runs (a per_eval of 0 in every run counts as within)")
+
+# Run by run: the shim's nested overhead (what a hooked call costs its caller,
+# measured at start-up before any of the program's work) says how fast the CPU
+# ran; a floor cannot be steadier than that.
+nested = {k: int(open(f"{out}/{k[0]}-{k[1]}.nested").read() or 0) for k in labels}
+top = [n for n in order if max(d["per_eval"] for d in rows[n].values()) > 0][:4]
+print()
+print("run by run: the hook's own nested overhead (ticks, measured at start-up) and per_eval")
+print(f"{'run':<8} {'wall s':>6} {'nested':>6} " + " ".join(f"{n[:18]:>18}" for n in top))
+for k in labels:
+    print(f"{k[0] + ' ' + str(k[1]):<8} {times[k]:6.2f} {nested[k]:6} " +
+          " ".join(f"{rows[n][k]['per_eval']:>18}" for n in top))
+least = min(nested.values())
+same = [k for k in labels if nested[k] == least]
+print()
+print(f"runs at the least nested overhead ({least} ticks): {len(same)}/{len(labels)}; among them:")
+for n in top:
+    v = [rows[n][k]["per_eval"] for k in same]
+    med = statistics.median(v)
+    within = sum(abs(p - med) <= 0.03 * med for p in v)
+    print(f"  {n:<22} per_eval {min(v)}-{max(v)}, spread {spread(v)}, within 3 %: {within}/{len(v)}")
 EOF

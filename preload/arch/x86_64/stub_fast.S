@@ -61,27 +61,30 @@
 .endm
 
 /*
- * Is \diff within the floor's margin of \base (extprof_floor_margin)?  Falls
- * through if so, jumps to \no if not; \tmp is clobbered.
+ * Is \diff within the floor's margin of \base (extprof_floor_margin)?  1 or 0
+ * in %r8, without a branch: a state-dependent function's deltas fall on
+ * either side of the margin at random.  \diff, %r9 and %rax are clobbered.
  *   PCT: the larger of 2 units and 1 % of \base (tsc, ns):
  *        diff <= 2, or diff <= base / 100, that is 100 * diff <= base
+ *        (and no overflow)
  *   ABS: 2 units (var)
  */
-.macro WITHIN_PCT diff, base, tmp, no
+.macro WITHIN_PCT diff, base
 	cmpq $2, \diff
-	jbe 101f
+	setbe %r8b
+	imulq $100, \diff, \diff
+	setno %r9b
 	cmpq \base, \diff
-	ja \no
-	imulq $100, \diff, \tmp
-	jo \no
-	cmpq \base, \tmp
-	ja \no
-101:
+	setbe %al
+	andb %al, %r9b
+	orb %r9b, %r8b
+	movzbl %r8b, %r8d
 .endm
 
-.macro WITHIN_ABS diff, base, tmp, no
+.macro WITHIN_ABS diff, base
 	cmpq $2, \diff
-	ja \no
+	setbe %r8b
+	movzbl %r8b, %r8d
 .endm
 
 .macro TEMPLATE name, read, within
@@ -167,7 +170,8 @@
 	push %rsi
 	push %rdi
 	push %r8
-	/* 48 bytes pushed: the room at 48(%rsp); rax = now */
+	push %r9
+	/* 56 bytes pushed: the room at 56(%rsp); rax = now */
 	movq .L\name\()_lits+LIT_TPOFF(%rip), %rsi
 	movl %fs:XT_DEPTH(%rsi), %ecx
 	testl %ecx, %ecx
@@ -179,14 +183,14 @@
 	shlq $3, %rdi
 	addq %fs:XT_STACK(%rsi), %rdi
 	subq $XF_SIZE, %rdi
-	leaq 48(%rsp), %rdx
+	leaq 56(%rsp), %rdx
 	cmpq %rdx, XF_SLOT(%rdi)
 	jne .L\name\()_slow_exit
 	cmpl $0, XF_FLAGS(%rdi)
 	jne .L\name\()_slow_exit
 	/* everything read before the pop: a signal handler may reuse the entry */
 	movq XF_RET(%rdi), %r8
-	movq %r8, 48(%rsp)
+	movq %r8, 56(%rsp)
 	subq XF_START(%rdi), %rax
 	movq XF_NESTED(%rdi), %rdx
 	movl XF_IDX(%rdi), %r8d
@@ -211,21 +215,22 @@
 	decq XD_OPEN(%rdi)
 	incq XD_EVALUATIONS(%rdi)
 	addq %rax, XD_SUM(%rdi)
-	cmpq XD_MAX(%rdi), %rax
-	jbe 3f
-	movq %rax, XD_MAX(%rdi)
-3:
-	/* extprof_hist_bucket: exact below 128, then 64 buckets per power of
-	 * two, (delta >> (e - 6)) + ((e - 6) << 6) with e the top bit */
-	movq %rax, %rdx
-	cmpq $XH_EXACT, %rax
-	jb 4f
-	bsrq %rax, %rcx
+	/* max, the bucket and the floor's hits without a branch either */
+	movq XD_MAX(%rdi), %rdx
+	cmpq %rdx, %rax
+	cmovaq %rax, %rdx
+	movq %rdx, XD_MAX(%rdi)
+	/* extprof_hist_bucket: with e the top bit of (delta | 64),
+	 * (delta >> (e - 6)) + ((e - 6) << 6): delta itself below 128, then
+	 * 64 buckets per power of two */
+	movq %rax, %rcx
+	orq $(1 << XH_SUB_BITS), %rcx
+	bsrq %rcx, %rcx
 	subl $XH_SUB_BITS, %ecx
+	movq %rax, %rdx
 	shrq %cl, %rdx
 	shlq $XH_SUB_BITS, %rcx
 	addq %rcx, %rdx
-4:
 	imulq $XH_BUCKETS, %r8, %rcx
 	addq %rdx, %rcx
 	movq XW_HIST(%rsi), %rdx
@@ -235,19 +240,24 @@
 	movq %rax, %rcx
 	subq %rdx, %rcx
 	jb 5f
-	\within %rcx, %rdx, %r8, 8f
-	incq XD_FLOOR_HITS(%rdi)
+	\within %rcx, %rdx
+	addq %r8, XD_FLOOR_HITS(%rdi)
 	jmp 8f
 5:
-	/* a new floor; its hits go on if the old one was within its margin */
+	/* a new floor (rare): its hits go on if the old one was within its
+	 * margin, or start again at 1 */
 	negq %rcx
 	movq %rax, XD_FLOOR(%rdi)
-	\within %rcx, %rax, %r8, 6f
-	incq XD_FLOOR_HITS(%rdi)
-	jmp 8f
-6:
-	movq $1, XD_FLOOR_HITS(%rdi)
+	movq %rax, %rdx
+	\within %rcx, %rdx
+	movq XD_FLOOR_HITS(%rdi), %rdx
+	incq %rdx
+	movl $1, %ecx
+	testl %r8d, %r8d
+	cmovzq %rcx, %rdx
+	movq %rdx, XD_FLOOR_HITS(%rdi)
 8:
+	pop %r9
 	pop %r8
 	pop %rdi
 	pop %rsi
@@ -270,7 +280,6 @@
 	/* every other case, in C, with the counter as read; C may clobber
 	 * every caller-saved register, so save the rest, and align the call
 	 * (rbx is C's to keep) */
-	push %r9
 	push %r10
 	push %r11
 	leaq 72(%rsp), %rdi
@@ -283,7 +292,6 @@
 	pop %rbx
 	pop %r11
 	pop %r10
-	pop %r9
 	jmp 8b
 
 	.p2align 3
