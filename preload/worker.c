@@ -55,32 +55,43 @@ static void worker_find_stack(struct xp_thread *t)
 	pthread_attr_destroy(&attr);
 }
 
+/*
+ * The shadow stack, with one entry more below the first: a sentinel whose
+ * slot is above every real one, so that the stubs' fast path never has to
+ * test for an empty stack (stub_fast.S).
+ */
 static int worker_map_stack(struct xp_thread *t)
 {
-	size_t size = WORKER_STACK_FRAMES * sizeof(struct xp_frame);
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	size_t size = (WORKER_STACK_FRAMES + 1) * sizeof(struct xp_frame);
+	struct xp_frame *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	if (p == MAP_FAILED)
 		return -errno;
-	t->stack = p;
+	p[0].slot = UINT64_MAX;
+	t->stack = p + 1;
 	t->cap = WORKER_STACK_FRAMES;
 	t->depth = 0;
 	return 0;
 }
 
+static size_t worker_stack_bytes(uint32_t cap)
+{
+	return ((size_t)cap + 1) * sizeof(struct xp_frame);
+}
+
 /* Deeper than 65536 hooked activations: double the shadow stack. */
 void worker_grow_stack(struct xp_thread *t)
 {
-	size_t old = (size_t)t->cap * sizeof(struct xp_frame);
-	void *p = mremap(t->stack, old, old * 2, MREMAP_MAYMOVE);
+	struct xp_frame *p = mremap(t->stack - 1, worker_stack_bytes(t->cap),
+				    worker_stack_bytes(t->cap * 2), MREMAP_MAYMOVE);
 
 	if (p == MAP_FAILED) {
 		log_once(LOG_ONCE_STACK,
 			 "shadow stack full at depth %u; deeper calls pass uncounted", t->depth);
 		return;
 	}
-	t->stack = p;
+	t->stack = p + 1;
 	t->cap *= 2;
 }
 
@@ -231,7 +242,7 @@ void worker_release_self(void)
 	t->worker = NULL;
 	__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
 	if (t->stack) {
-		munmap(t->stack, (size_t)t->cap * sizeof(struct xp_frame));
+		munmap(t->stack - 1, worker_stack_bytes(t->cap));
 		t->stack = NULL;
 	}
 }

@@ -134,9 +134,11 @@ struct extprof_dump_decl {
 	uint64_t recursive;
 	uint64_t abandoned;
 	uint64_t outside;
-	uint64_t open; /* activations in progress at the last update: abandoned, if the
-			* process never finished */
-	uint64_t reserved[2];
+	uint64_t open;	      /* activations in progress at the last update: abandoned, if the
+			       * process never finished */
+	uint64_t floor_limit; /* the shim's own: floor + its margin, for its fast path;
+			       * readers ignore it */
+	uint64_t reserved[1];
 };
 
 struct extprof_dump_hist_entry {

@@ -61,33 +61,28 @@
 .endm
 
 /*
- * Is \diff within the floor's margin of \base (extprof_floor_margin)?  1 or 0
- * in %r8, without a branch: a state-dependent function's deltas fall on
- * either side of the margin at random.  \diff, %r9 and %rax are clobbered.
- *   PCT: the larger of 2 units and 1 % of \base (tsc, ns):
- *        diff <= 2, or diff <= base / 100, that is 100 * diff <= base
- *        (and no overflow)
+ * The margin of the floor %rax (extprof_floor_margin) into %rcx; %rdx is
+ * clobbered.  Only when a floor falls, which is rare.
+ *   PCT: the larger of 2 units and 1 % of the floor (tsc, ns)
  *   ABS: 2 units (var)
  */
-.macro WITHIN_PCT diff, base
-	cmpq $2, \diff
-	setbe %r8b
-	imulq $100, \diff, \diff
-	setno %r9b
-	cmpq \base, \diff
-	setbe %al
-	andb %al, %r9b
-	orb %r9b, %r8b
-	movzbl %r8b, %r8d
+.macro MARGIN_PCT
+	push %rax
+	xorl %edx, %edx
+	movl $100, %ecx
+	divq %rcx
+	movq %rax, %rcx
+	pop %rax
+	movl $2, %edx
+	cmpq %rdx, %rcx
+	cmovbq %rdx, %rcx
 .endm
 
-.macro WITHIN_ABS diff, base
-	cmpq $2, \diff
-	setbe %r8b
-	movzbl %r8b, %r8d
+.macro MARGIN_ABS
+	movl $2, %ecx
 .endm
 
-.macro TEMPLATE name, read, within
+.macro TEMPLATE name, read, margin
 	.globl \name, \name\()_ret, \name\()_end
 	.hidden \name, \name\()_ret, \name\()_end
 	.type \name, @function
@@ -113,9 +108,12 @@
 	movl .L\name\()_lits+LIT_IDX(%rip), %edi
 	cmpl XW_NDECLS(%rcx), %edi
 	jae .L\name\()_slow_enter
-	/* rdx = the declaration's accumulator */
-	imulq $XD_SIZE, %rdi, %rdx
+	/* rdx = the declaration's accumulator; open already: a recursive
+	 * activation, which the C path tallies */
+	movq .L\name\()_lits+LIT_DOFF(%rip), %rdx
 	addq XW_DECLS(%rcx), %rdx
+	cmpq $0, XD_OPEN(%rdx)
+	jne .L\name\()_slow_enter
 	movl %fs:XT_DEPTH(%rsi), %eax
 	leal 1(%rax), %ecx
 	cmpl %fs:XT_CAP(%rsi), %ecx
@@ -124,28 +122,21 @@
 	leaq (%rax,%rax,4), %rax
 	shlq $3, %rax
 	addq %fs:XT_STACK(%rsi), %rax
-	/* an activation at or below our slot was unwound past (longjmp, ...) */
-	cmpl $1, %ecx
-	je 1f
+	/* the entry below must lie above our slot, or a longjmp (...) went
+	 * past it; below the first entry is a sentinel above every slot */
 	leaq 40(%rsp), %rdi
 	cmpq %rdi, XF_SLOT-XF_SIZE(%rax)
 	jbe .L\name\()_slow_enter
-1:
 	/* the push: filling first, depth last (eval_push_begin/end) */
 	movl %ecx, %fs:XT_FILLING(%rsi)
-	leaq 40(%rsp), %rdi
 	movq %rdi, XF_SLOT(%rax)
-	movq 40(%rsp), %rdi
+	movq (%rdi), %rdi
 	movq %rdi, XF_RET(%rax)
 	movq $0, XF_NESTED(%rax)
-	/* open++, and the activation is recursive if one was open already */
-	xorl %edi, %edi
-	cmpq $0, XD_OPEN(%rdx)
-	setne %dil
+	/* idx, and flags 0: one word */
+	movq .L\name\()_lits+LIT_IDX(%rip), %rdi
+	movq %rdi, XF_IDX(%rax)
 	incq XD_OPEN(%rdx)
-	movl %edi, XF_FLAGS(%rax)
-	movl .L\name\()_lits+LIT_IDX(%rip), %edi
-	movl %edi, XF_IDX(%rax)
 	movl %ecx, %fs:XT_DEPTH(%rsi)
 	movl $0, %fs:XT_FILLING(%rsi)
 	movq %rax, %rcx
@@ -170,27 +161,25 @@
 	push %rsi
 	push %rdi
 	push %r8
-	push %r9
-	/* 56 bytes pushed: the room at 56(%rsp); rax = now */
+	/* 48 bytes pushed: the room at 48(%rsp); rax = now */
 	movq .L\name\()_lits+LIT_TPOFF(%rip), %rsi
-	movl %fs:XT_DEPTH(%rsi), %ecx
-	testl %ecx, %ecx
-	jz .L\name\()_slow_exit
 	cmpl $0, %fs:XT_FILLING(%rsi)
 	jne .L\name\()_slow_exit
-	/* rdi = the top entry, stack + (depth - 1) * 40 */
+	/* rdi = the top entry, stack + (depth - 1) * 40: with depth 0 the
+	 * sentinel, whose slot is no one's */
+	movl %fs:XT_DEPTH(%rsi), %ecx
 	leaq (%rcx,%rcx,4), %rdi
 	shlq $3, %rdi
 	addq %fs:XT_STACK(%rsi), %rdi
 	subq $XF_SIZE, %rdi
-	leaq 56(%rsp), %rdx
+	leaq 48(%rsp), %rdx
 	cmpq %rdx, XF_SLOT(%rdi)
 	jne .L\name\()_slow_exit
 	cmpl $0, XF_FLAGS(%rdi)
 	jne .L\name\()_slow_exit
 	/* everything read before the pop: a signal handler may reuse the entry */
 	movq XF_RET(%rdi), %r8
-	movq %r8, 56(%rsp)
+	movq %r8, (%rdx)
 	subq XF_START(%rdi), %rax
 	movq XF_NESTED(%rdi), %rdx
 	movl XF_IDX(%rdi), %r8d
@@ -204,18 +193,19 @@
 	/* the parent pays for the hooks nested in us, not for their work */
 	testl %ecx, %ecx
 	jz 2f
-	movq .L\name\()_lits+LIT_XP(%rip), %rcx
-	addq XS_NESTED_OVERHEAD(%rcx), %rdx
+	addq .L\name\()_lits+LIT_NEST(%rip), %rdx
 	addq %rdx, XF_NESTED-XF_SIZE(%rdi)
 2:
-	/* eval_record: rsi = the worker, rdi = its declaration, r8 = idx */
+	/* eval_record: rsi = the worker, rdi = its declaration, r8 = idx (the
+	 * entry's: a tail-called function returns through its caller's stub) */
 	movq %fs:XT_WORKER(%rsi), %rsi
 	imulq $XD_SIZE, %r8, %rdi
 	addq XW_DECLS(%rsi), %rdi
 	decq XD_OPEN(%rdi)
 	incq XD_EVALUATIONS(%rdi)
 	addq %rax, XD_SUM(%rdi)
-	/* max, the bucket and the floor's hits without a branch either */
+	/* max, the bucket and the floor's hits without a branch: a
+	 * state-dependent function's deltas go up and down at random */
 	movq XD_MAX(%rdi), %rdx
 	cmpq %rdx, %rax
 	cmovaq %rax, %rdx
@@ -235,29 +225,15 @@
 	addq %rdx, %rcx
 	movq XW_HIST(%rsi), %rdx
 	incq (%rdx,%rcx,8)
-	/* eval_floor: rcx = delta - floor */
-	movq XD_FLOOR(%rdi), %rdx
-	movq %rax, %rcx
-	subq %rdx, %rcx
+	/* eval_floor: a hit is a delta from the floor to floor + margin,
+	 * floor_limit (kept by whoever moves the floor) */
+	cmpq XD_FLOOR(%rdi), %rax
 	jb 5f
-	\within %rcx, %rdx
-	addq %r8, XD_FLOOR_HITS(%rdi)
-	jmp 8f
-5:
-	/* a new floor (rare): its hits go on if the old one was within its
-	 * margin, or start again at 1 */
-	negq %rcx
-	movq %rax, XD_FLOOR(%rdi)
-	movq %rax, %rdx
-	\within %rcx, %rdx
-	movq XD_FLOOR_HITS(%rdi), %rdx
-	incq %rdx
-	movl $1, %ecx
-	testl %r8d, %r8d
-	cmovzq %rcx, %rdx
-	movq %rdx, XD_FLOOR_HITS(%rdi)
+	xorl %ecx, %ecx
+	cmpq XD_FLOOR_LIMIT(%rdi), %rax
+	setbe %cl
+	addq %rcx, XD_FLOOR_HITS(%rdi)
 8:
-	pop %r9
 	pop %r8
 	pop %rdi
 	pop %rsi
@@ -265,6 +241,22 @@
 	pop %rdx
 	pop %rax
 	ret
+5:
+	/* a new floor: its hits go on if the old one was within the new
+	 * one's margin, else start again */
+	\margin
+	movq XD_FLOOR(%rdi), %rdx
+	subq %rax, %rdx
+	movq %rax, XD_FLOOR(%rdi)
+	addq %rcx, %rax
+	movq %rax, XD_FLOOR_LIMIT(%rdi)
+	cmpq %rcx, %rdx
+	ja 6f
+	incq XD_FLOOR_HITS(%rdi)
+	jmp 8b
+6:
+	movq $1, XD_FLOOR_HITS(%rdi)
+	jmp 8b
 
 .L\name\()_slow_enter:
 	/* the C path, in the head right after this copy, as if F had jumped
@@ -280,6 +272,7 @@
 	/* every other case, in C, with the counter as read; C may clobber
 	 * every caller-saved register, so save the rest, and align the call
 	 * (rbx is C's to keep) */
+	push %r9
 	push %r10
 	push %r11
 	leaq 72(%rsp), %rdi
@@ -292,17 +285,18 @@
 	pop %rbx
 	pop %r11
 	pop %r10
+	pop %r9
 	jmp 8b
 
 	.p2align 3
 .L\name\()_lits:
-	.quad 0, 0, 0, 0, 0, 0
+	.quad 0, 0, 0, 0, 0, 0, 0, 0
 \name\()_end:
 	.size \name, .-\name
 .endm
 
-TEMPLATE xp_stub_tsc, READ_TSC, WITHIN_PCT
-TEMPLATE xp_stub_var, READ_VAR, WITHIN_ABS
-TEMPLATE xp_stub_tvar, READ_TVAR, WITHIN_ABS
+TEMPLATE xp_stub_tsc, READ_TSC, MARGIN_PCT
+TEMPLATE xp_stub_var, READ_VAR, MARGIN_ABS
+TEMPLATE xp_stub_tvar, READ_TVAR, MARGIN_ABS
 
 	.section .note.GNU-stack,"",@progbits

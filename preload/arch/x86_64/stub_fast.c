@@ -58,18 +58,20 @@ STUB_OFFSET(XD_FLOOR_HITS, struct extprof_dump_decl, floor_hits);
 STUB_OFFSET(XD_SUM, struct extprof_dump_decl, sum);
 STUB_OFFSET(XD_MAX, struct extprof_dump_decl, max);
 STUB_OFFSET(XD_OPEN, struct extprof_dump_decl, open);
+STUB_OFFSET(XD_FLOOR_LIMIT, struct extprof_dump_decl, floor_limit);
 _Static_assert(XD_SIZE == sizeof(struct extprof_dump_decl), "XD_SIZE");
 STUB_OFFSET(XS_FINISHED, struct xp_state, finished);
 _Static_assert(sizeof(((struct xp_state *)0)->finished) == 1, "finished is read as a byte");
-STUB_OFFSET(XS_NESTED_OVERHEAD, struct xp_state, meta.nested_overhead);
 _Static_assert(XH_BUCKETS == EXTPROF_HIST_BUCKETS && XH_EXACT == EXTPROF_HIST_EXACT &&
 		       XH_SUB_BITS == EXTPROF_HIST_SUB_BITS,
 	       "the histogram's layout");
-_Static_assert(XP_FRAME_RECURSIVE == 1, "the fast entry sets flags to 0 or 1");
+_Static_assert(XF_FLAGS == XF_IDX + 4, "the fast entry writes idx and flags 0 as one word");
 STUB_OFFSET(LIT_TPOFF, struct stub_lits, tpoff);
 STUB_OFFSET(LIT_XP, struct stub_lits, xp);
 STUB_OFFSET(LIT_VAR, struct stub_lits, var);
 STUB_OFFSET(LIT_IDX, struct stub_lits, idx);
+STUB_OFFSET(LIT_DOFF, struct stub_lits, doff);
+STUB_OFFSET(LIT_NEST, struct stub_lits, nested);
 STUB_OFFSET(LIT_ORIG, struct stub_lits, orig);
 STUB_OFFSET(LIT_EXIT, struct stub_lits, exit_now);
 _Static_assert(LIT_SIZE == sizeof(struct stub_lits), "LIT_SIZE");
@@ -102,6 +104,8 @@ void stub_fast_fill_lits(struct stub_lits *l, uint32_t idx, uint64_t orig)
 	l->xp = (uint64_t)&xp;
 	l->var = xp.counter.var_tls ? (uint64_t)xp.counter.var_tpoff : xp.counter.var_addr;
 	l->idx = idx;
+	l->doff = (uint64_t)idx * sizeof(struct extprof_dump_decl);
+	l->nested = xp.meta.nested_overhead;
 	l->orig = orig;
 	l->exit_now = (uint64_t)xp_eval_exit_now;
 }

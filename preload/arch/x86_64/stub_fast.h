@@ -22,6 +22,8 @@ struct stub_lits {
 	uint64_t xp;
 	uint64_t var;
 	uint64_t idx;
+	uint64_t doff;
+	uint64_t nested;
 	uint64_t orig;
 	uint64_t exit_now;
 };

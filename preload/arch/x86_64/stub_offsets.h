@@ -37,20 +37,22 @@
 #define XD_SUM	       48
 #define XD_MAX	       56
 #define XD_OPEN	       88
+#define XD_FLOOR_LIMIT 96
 #define XD_SIZE	       112
 
 /* struct xp_state (the global xp) */
-#define XS_FINISHED	   1
-#define XS_NESTED_OVERHEAD 2392272
+#define XS_FINISHED 1
 
 /* struct stub_lits: the literals at the end of every copy of a template */
 #define LIT_TPOFF 0  /* xp_self's offset from the thread pointer */
 #define LIT_XP	  8  /* &xp */
 #define LIT_VAR	  16 /* var: the variable's address, or its offset from the thread pointer */
 #define LIT_IDX	  24 /* the declaration's index */
-#define LIT_ORIG  32 /* the relocated prologue, in the stub's head */
-#define LIT_EXIT  40 /* xp_eval_exit_now */
-#define LIT_SIZE  48
+#define LIT_DOFF  32 /* its accumulator's offset in a worker's declarations */
+#define LIT_NEST  40 /* the nested overhead (calibration's stubs: 0, as it is then) */
+#define LIT_ORIG  48 /* the relocated prologue, in the stub's head */
+#define LIT_EXIT  56 /* xp_eval_exit_now */
+#define LIT_SIZE  64
 
 /* the histogram (include/extprof/dump.h) */
 #define XH_BUCKETS  3776
