@@ -5,6 +5,7 @@
 #   (c) the example checker, native
 #   (d) the checker under extprof, all 18 predicates hooked (tsc)
 #   (e) the checker under `uftrace record`, the same 18 patched dynamically
+# and the instructions a hooked call executes (callgrind, when valgrind is there)
 # then the hook's CPU per call for 1, 2, 4, 8 and 16 threads.  Every figure
 # is the best of REPS runs (default 5): on a shared machine the least
 # disturbed run is the one that says what the code costs.  CPU is user +
@@ -102,6 +103,28 @@ print(f"  added to a bare call: floor {floor - bare:.2f}, hook {hook - bare:.2f}
       f" ({(hook - bare) / (floor - bare):.2f} x)")
 print()
 EOF
+
+# Instructions per hooked call, which no neighbour can move: callgrind's count
+# for M and 2M calls, the difference over M; through the hook (counter var:,
+# so that calibration runs the same rounds both times) and without it.
+if command -v valgrind >/dev/null; then
+	ir() {
+		rm -rf "$tmp/d"
+		LD_PRELOAD=$1 EXTPROF_HOOKS=function:bench_empty EXTPROF_COUNTER=var:bench_bare_calls \
+			EXTPROF_DIR=$tmp/d EXTPROF_LOG=off valgrind --tool=callgrind --smc-check=all \
+			--callgrind-out-file="$tmp/cg.out" "$tmp/call" plain "$2" 1 2>&1 |
+			awk '/Collected/ {gsub(",", "", $4); print $4}'
+	}
+	python3 - "$(ir "$shim" 100000)" "$(ir "$shim" 200000)" "$(ir "" 100000)" \
+		"$(ir "" 200000)" <<'EOF'
+import sys
+a, b, c, d = map(int, sys.argv[1:])
+hook, bare = (b - a) / 1e5, (d - c) / 1e5
+print(f"instructions per call (callgrind): bare {bare:.0f}, through the hook {hook:.0f}:"
+      f" the hook's own {hook - bare:.0f}")
+print()
+EOF
+fi
 
 # --- (c), (d), (e): the checker ---------------------------------------------------
 res=$(best "cpu wall" run_native)
