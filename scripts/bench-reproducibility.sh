@@ -27,9 +27,8 @@ shim=$build/preload/libextprof.so
 checker=$build/examples/checker/checker
 out=$(mktemp -d "${TMPDIR:-/tmp}/extprof-repro.XXXXXX")
 # Without address space randomisation, as `extprof run --no-aslr` runs a
-# program: where the heap and the stacks fall moves a predicate's floor from
-# run to run (docs/measurement.md), a difference in the program's layout
-# rather than in its work.  ASLR=1 keeps the randomisation, to see how much.
+# program, to take where the heap and the stacks fall out of the comparison
+# (docs/measurement.md).  ASLR=1 keeps the randomisation.
 norand=(setarch "$(uname -m)" -R)
 [ "${ASLR:-0}" = 0 ] || norand=()
 aslr_note=$([ "${ASLR:-0}" = 0 ] && echo "no ASLR" || echo "ASLR on")
