@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <linux/perf_event.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -19,6 +20,16 @@
 #include "elfsyms.h"
 #include "log.h"
 #include "shim.h"
+
+/*
+ * EXTPROF_PMU_SOFTWARE=1, for tests on machines without a PMU: instructions
+ * and cycles open the kernel's task clock (ns of the thread's CPU time), a
+ * software event, so that the whole path runs (a perf event per thread at
+ * its first evaluation, the mapped page, and the read() fallback, as a
+ * software event has no rdpmc index).  The counter is then called
+ * "task-clock", in ns.
+ */
+static bool counter_pmu_software;
 
 static int counter_perf_open(uint32_t kind, void **page)
 {
@@ -31,6 +42,10 @@ static int counter_perf_open(uint32_t kind, void **page)
 	attr.type = PERF_TYPE_HARDWARE;
 	attr.config = kind == EXTPROF_COUNTER_CYCLES ? PERF_COUNT_HW_CPU_CYCLES
 						     : PERF_COUNT_HW_INSTRUCTIONS;
+	if (counter_pmu_software) {
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	}
 	/* user mode only: allowed at perf_event_paranoid 2, and what we mean */
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
@@ -199,7 +214,9 @@ int counter_setup(const char *spec)
 		uint32_t kind = strcmp(spec, "cycles") ? EXTPROF_COUNTER_INSTRUCTIONS
 						       : EXTPROF_COUNTER_CYCLES;
 		const char *name = kind == EXTPROF_COUNTER_CYCLES ? "cycles" : "instructions";
+		const char *sw = getenv("EXTPROF_PMU_SOFTWARE");
 
+		counter_pmu_software = sw && !strcmp(sw, "1");
 		err = counter_probe_pmu(kind, &rdpmc);
 		if (err) {
 			log_msg("no PMU for %s (perf_event_open: %s); counting tsc", name,
@@ -207,10 +224,14 @@ int counter_setup(const char *spec)
 			counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
 			return strcmp(spec, "auto") ? err : 0;
 		}
-		counter_set(kind, name, name,
-			    (kind == EXTPROF_COUNTER_INSTRUCTIONS ? EXTPROF_COUNTER_F_DETERMINISTIC
-								  : 0) |
-				    (rdpmc ? EXTPROF_COUNTER_F_RDPMC : 0));
+		if (counter_pmu_software)
+			counter_set(kind, "task-clock", "ns", rdpmc ? EXTPROF_COUNTER_F_RDPMC : 0);
+		else
+			counter_set(kind, name, name,
+				    (kind == EXTPROF_COUNTER_INSTRUCTIONS
+					     ? EXTPROF_COUNTER_F_DETERMINISTIC
+					     : 0) |
+					    (rdpmc ? EXTPROF_COUNTER_F_RDPMC : 0));
 	} else {
 		log_msg("EXTPROF_COUNTER=%s: not auto, instructions, cycles, tsc, ns or "
 			"var:SYMBOL; "

@@ -27,6 +27,7 @@ struct setup {
 	const char *hooks;
 	const char *window;  /* NULL: the whole run */
 	const char *callers; /* NULL: off */
+	bool pmu_software;   /* EXTPROF_PMU_SOFTWARE=1 */
 };
 
 static char *setting(const char *name, const char *value)
@@ -40,7 +41,7 @@ static char *setting(const char *name, const char *value)
 /* The environment of a run under the shim; free with env_free(). */
 static char **env_make(const struct setup *u, const char *dir)
 {
-	char **env = calloc(8, sizeof(*env));
+	char **env = calloc(9, sizeof(*env));
 
 	cr_assert(env);
 	env[0] = setting("LD_PRELOAD", harness_path("EXTPROF_SHIM"));
@@ -50,6 +51,7 @@ static char **env_make(const struct setup *u, const char *dir)
 	env[4] = setting("EXTPROF_WINDOW", u->window);
 	env[5] = setting("EXTPROF_CALLERS", u->callers);
 	env[6] = setting("EXTPROF_SPEC", NULL);
+	env[7] = setting("EXTPROF_PMU_SOFTWARE", u->pmu_software ? "1" : NULL);
 	return env;
 }
 
@@ -459,14 +461,14 @@ Test(measure_var, window_on_other_threads)
  */
 typedef char *(*tsc_check)(json_t *report);
 
-static void tsc_tries(const char *hooks, const char *const args[], tsc_check check)
+/* Run under @u until @check passes, at most 3 times: the counter is not deterministic. */
+static void tries(const struct setup *u, const char *const args[], tsc_check check)
 {
-	const struct setup u = {"tsc", hooks, NULL, NULL};
 	char *why = NULL;
 
 	for (int i = 0; i < 3; i++) {
 		struct run_result r;
-		json_t *rep = measure(&u, args, &r);
+		json_t *rep = measure(u, args, &r);
 
 		free(why);
 		why = check(rep);
@@ -474,10 +476,17 @@ static void tsc_tries(const char *hooks, const char *const args[], tsc_check che
 		harness_free(&r);
 		if (!why)
 			return;
-		cr_log_warn("tsc try %d: %s", i + 1, why);
+		cr_log_warn("try %d: %s", i + 1, why);
 	}
 	cr_expect_fail("all 3 tries failed; the last: %s", why);
 	free(why);
+}
+
+static void tsc_tries(const char *hooks, const char *const args[], tsc_check check)
+{
+	const struct setup u = {"tsc", hooks, NULL, NULL, false};
+
+	tries(&u, args, check);
 }
 
 static long long per_eval(json_t *report, const char *name)
@@ -503,6 +512,35 @@ Test(measure_tsc, twice_the_work_twice_the_per_eval)
 	const char *args[] = {"-n", "300", "-k", "2000", "basic", NULL};
 
 	tsc_tries(basic_hooks, args, ratio_check);
+}
+
+/*
+ * The PMU counters' path where there is no PMU: with EXTPROF_PMU_SOFTWARE=1,
+ * "instructions" opens the kernel's task clock, a software event, in each
+ * of two threads at its first evaluation, and reads it through read() (a
+ * software event has no rdpmc index).  Every evaluation is counted, and
+ * twice(2000) costs twice leaf(2000) in ns of CPU time.
+ */
+static char *pmu_software_check(json_t *rep)
+{
+	json_t *counter = json_object_get(rep, "counter");
+	const char *name = json_string_value(json_object_get(counter, "name"));
+	const char *unit = json_string_value(json_object_get(counter, "unit"));
+
+	cr_assert(name && !strcmp(name, "task-clock"), "counter %s, not task-clock", name);
+	cr_assert(unit && !strcmp(unit, "ns"), "unit %s, not ns", unit);
+	expect_field(rep, "leaf", "evaluations", 600);
+	expect_field(rep, "twice", "evaluations", 600);
+	cr_expect_eq(harness_int(rep, "threads"), 2);
+	return ratio_check(rep);
+}
+
+Test(measure_pmu, software_event_through_the_pmu_path)
+{
+	const struct setup u = {"instructions", basic_hooks, NULL, NULL, true};
+	const char *args[] = {"-n", "300", "-k", "2000", "-t", "2", "basic", NULL};
+
+	tries(&u, args, pmu_software_check);
 }
 
 static char *empty_check(json_t *rep)
