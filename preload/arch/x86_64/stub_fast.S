@@ -11,7 +11,8 @@
  *   +-------------------------------+      +---------------------------+
  *   | save 5 registers              |      | push $idx                 |
  *   | checks of xp_eval_enter  -----+----->| call *xp_thunk_enter (C)  |
- *   |   (any doubt: restore, jmp)   |      | call orig   <- also ours  |
+ *   |   (any doubt, or recursion:   |      | call orig   <- also ours  |
+ *   |   restore, jmp to the head)   |      |                           |
  *   | push the activation, R1 moves |      | sub $8,%rsp; call *exit   |
  *   | to the shadow stack           |      | ret                       |
  *   | read the counter              |      | orig: endbr64             |
@@ -27,7 +28,9 @@
  *   |   the parent's nested         |
  *   | restore; ret      -> R1       |
  *   | literals: tpoff, &xp, var,    |
- *   |   idx, orig, xp_eval_exit_now |
+ *   |   idx, its accumulator's      |
+ *   |   offset, nested overhead,    |
+ *   |   orig, xp_eval_exit_now      |
  *   +-------------------------------+
  *
  * The head is the C path of thunk.S, unchanged: the fast entry falls back
@@ -35,9 +38,12 @@
  * frame returns through it.  Both paths push and pop the same shadow-stack
  * entries and write the same dump fields in the same order (eval.c says
  * why that order is safe against a signal handler on the same thread).
- * One call and one ret, in step, as in the head: F's own.  The code uses
- * only rip-relative references to its own literals, so that a copy works
- * wherever it lies.  No vector register is touched.
+ * Below the shadow stack's first entry lies a sentinel whose slot is above
+ * every real one (worker.c), so neither side tests for an empty stack; a
+ * floor_limit kept beside the floor (eval.c keeps it too) makes a hit one
+ * comparison.  One call and one ret, in step, as in the head: F's own.
+ * The code uses only rip-relative references to its own literals, so that
+ * a copy works wherever it lies.  No vector register is touched.
  */
 #include "stub_offsets.h"
 
