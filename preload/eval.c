@@ -424,7 +424,7 @@ void xp_eval_exit(uint64_t *slot)
 		t->stack[depth - 2].nested += f.nested + xp.meta.nested_overhead;
 }
 
-/* Called by the fast exit thunks for every case but the common one. */
+/* Called by the stubs' fast path (stub_fast.S) for every exit but the common one. */
 void xp_eval_exit_now(uint64_t *slot, uint64_t now)
 {
 	eval_exit(slot, NULL, now);

@@ -60,11 +60,16 @@ static void worker_find_stack(struct xp_thread *t)
  * slot is above every real one, so that the stubs' fast path never has to
  * test for an empty stack (stub_fast.S).
  */
+static size_t worker_stack_bytes(uint32_t cap)
+{
+	return ((size_t)cap + 1) * sizeof(struct xp_frame);
+}
+
 static int worker_map_stack(struct xp_thread *t)
 {
-	size_t size = (WORKER_STACK_FRAMES + 1) * sizeof(struct xp_frame);
-	struct xp_frame *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	struct xp_frame *p =
+		mmap(NULL, worker_stack_bytes(WORKER_STACK_FRAMES), PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	if (p == MAP_FAILED)
 		return -errno;
@@ -73,11 +78,6 @@ static int worker_map_stack(struct xp_thread *t)
 	t->cap = WORKER_STACK_FRAMES;
 	t->depth = 0;
 	return 0;
-}
-
-static size_t worker_stack_bytes(uint32_t cap)
-{
-	return ((size_t)cap + 1) * sizeof(struct xp_frame);
 }
 
 /* Deeper than 65536 hooked activations: double the shadow stack. */
