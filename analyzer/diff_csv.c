@@ -9,21 +9,7 @@
 #include <string.h>
 
 #include "diff.h"
-
-static void csv_field(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
+#include "out.h"
 
 static void csv_value(FILE *out, const struct xp_row *row, enum xp_diff_metric m)
 {
@@ -36,11 +22,11 @@ static void csv_row(FILE *out, const struct xp_diff_row *x)
 {
 	const struct xp_row *any = x->next ? x->next : x->base;
 
-	csv_field(out, any->kind);
+	xp_out_csv_field(out, any->kind);
 	fputc(',', out);
-	csv_field(out, any->symbol);
+	xp_out_csv_field(out, any->symbol);
 	fputc(',', out);
-	csv_field(out, any->object);
+	xp_out_csv_field(out, any->object);
 	fprintf(out, ",%s", xp_diff_status_names[x->status]);
 	for (int m = 0; m < XP_DIFF_NMETRICS; m++) {
 		csv_value(out, x->base, (enum xp_diff_metric)m);

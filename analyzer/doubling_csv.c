@@ -12,21 +12,6 @@
 #include "doubling.h"
 #include "out.h"
 
-static void csv_field(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 /* ",value,ratio,class" of one value at size @i (ratio and class empty at the first). */
 static void csv_value(FILE *out, const struct xp_dbl_decl *x, size_t i, enum xp_dbl_value v)
 {
@@ -40,7 +25,7 @@ static void csv_value(FILE *out, const struct xp_dbl_decl *x, size_t i, enum xp_
 		fprintf(out, "%.6g", g->ratio[i - 1]);
 	fputc(',', out);
 	if (i && g->cls[i - 1] != XP_CLASS_NONE)
-		csv_field(out, xp_dbl_class_name(g->cls[i - 1], false));
+		xp_out_csv_field(out, xp_dbl_class_name(g->cls[i - 1], false));
 }
 
 int xp_dbl_csv(const struct xp_doubling *d, FILE *out)
@@ -52,11 +37,11 @@ int xp_dbl_csv(const struct xp_doubling *d, FILE *out)
 		const struct xp_dbl_decl *x = &d->decls[k];
 
 		for (size_t i = 0; i < d->nsizes; i++) {
-			csv_field(out, x->kind);
+			xp_out_csv_field(out, x->kind);
 			fputc(',', out);
-			csv_field(out, x->symbol);
+			xp_out_csv_field(out, x->symbol);
 			fputc(',', out);
-			csv_field(out, x->object);
+			xp_out_csv_field(out, x->object);
 			fprintf(out, ",%llu", (unsigned long long)d->sizes[i].n);
 			for (int v = 0; v < XP_DBL_NVALUES; v++)
 				csv_value(out, x, i, (enum xp_dbl_value)v);

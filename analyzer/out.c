@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* out: colour only for a terminal; a write error said once, at the end. */
+/* out: colour only for a terminal; a write error said once, at the end; CSV fields. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,4 +41,19 @@ int xp_strv_vappendf(char ***v, size_t *n, const char *fmt, va_list ap)
 		return -ENOMEM;
 	(*n)++;
 	return 0;
+}
+
+void xp_out_csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
 }

@@ -11,5 +11,7 @@
 bool xp_out_colour(FILE *out);
 int xp_out_finish(FILE *out, int err);
 int xp_strv_vappendf(char ***v, size_t *n, const char *fmt, va_list ap);
+/* One CSV field, RFC 4180: quoted when it holds a comma, quote, CR or LF. */
+void xp_out_csv_field(FILE *out, const char *s);
 
 #endif

@@ -6,22 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "out.h"
 #include "report.h"
-
-static void csv_field(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
 
 static void csv_flags(FILE *out, unsigned flags)
 {
@@ -39,11 +25,11 @@ static void csv_row(FILE *out, const struct xp_row *row)
 {
 	const struct xp_fin *f = &row->fin;
 
-	csv_field(out, row->kind);
+	xp_out_csv_field(out, row->kind);
 	fputc(',', out);
-	csv_field(out, row->symbol);
+	xp_out_csv_field(out, row->symbol);
 	fputc(',', out);
-	csv_field(out, row->object);
+	xp_out_csv_field(out, row->object);
 	fprintf(out, ",%llu,%llu,%llu,%.9g,%llu,", (unsigned long long)f->evaluations,
 		(unsigned long long)row->per_eval, (unsigned long long)row->cost, row->share,
 		(unsigned long long)f->observed);
