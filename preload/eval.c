@@ -260,7 +260,8 @@ static bool eval_record(struct xp_worker *w, const struct xp_frame *f, uint64_t 
 		d->max = delta;
 	eval_floor(&d->floor, &d->floor_hits, delta);
 	/* what the stubs' fast path compares a delta with (stub_fast.S) */
-	d->floor_limit = d->floor + extprof_floor_margin(xp.counter.kind, d->floor);
+	if (d->floor == delta)
+		d->floor_limit = delta + extprof_floor_margin(xp.counter.kind, delta);
 	w->map.hist[(uint64_t)f->idx * EXTPROF_HIST_BUCKETS + extprof_hist_bucket(delta)]++;
 	return true;
 }
