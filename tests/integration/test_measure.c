@@ -476,7 +476,8 @@ static void tries(const struct setup *u, const char *const args[], tsc_check che
 		harness_free(&r);
 		if (!why)
 			return;
-		cr_log_warn("try %d: %s", i + 1, why);
+		/* not cr_log_warn: Criterion 2.4 then exits 1 though every test passed */
+		fprintf(stderr, "[WARN] try %d: %s\n", i + 1, why);
 	}
 	cr_expect_fail("all 3 tries failed; the last: %s", why);
 	free(why);
