@@ -47,7 +47,10 @@ enum {
 /* clang-format on */
 
 #define XP_REPORT_OPTIONS_HELP                                                                     \
-	"  --format text|json|csv   output format (default text)\n"                                \
+	"  --format text|json|csv|callgrind|pprof\n"                                               \
+	"                           output format (default text): callgrind's for\n"               \
+	"                           callgrind_annotate and KCachegrind; pprof's\n"                 \
+	"                           profile.proto, gzipped, for go tool pprof\n"                   \
 	"  --sort cost|evaluations|per-eval|observed|name\n"                                       \
 	"                           row order (default cost, most expensive first)\n"              \
 	"  --stat min|median|mean   per-evaluation statistic cost is built on\n"                   \
@@ -56,9 +59,9 @@ enum {
 	"                           (default 0.25)\n"                                              \
 	"  --strict                 a corrupt dump or a process that did not finish\n"             \
 	"                           cleanly is an error (default: corrupt files are\n"             \
-	"                           skipped with a line each)\n"                                  \
-	"  --allow-mixed            merge processes that ran on different CPUs or\n"             \
-	"                           executables (build-ids), with a warning; without\n"          \
+	"                           skipped with a line each)\n"                                   \
+	"  --allow-mixed            merge processes that ran on different CPUs or\n"               \
+	"                           executables (build-ids), with a warning; without\n"            \
 	"                           it they are refused\n"
 
 /* After getopt_long returned '?': one line naming the bad option. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "out.h"
 
 void cmd_report_usage(FILE *out)
 {
@@ -17,8 +18,41 @@ void cmd_report_usage(FILE *out)
 	      "\n" XP_REPORT_OPTIONS_HELP
 	      "  --callers                under each declaration, its caller chains (dumps of\n"
 	      "                           a run with EXTPROF_CALLERS), most expensive first\n"
-	      "  -h, --help               this text\n",
+	      "  -o, --output FILE        write the report to FILE (whole, or not at all)\n"
+	      "                           instead of stdout; --format pprof is binary and is\n"
+	      "                           never written onto a terminal: give -o FILE or\n"
+	      "                           redirect stdout\n"
+	      "  -h, --help               this text\n"
+	      "\n"
+	      "  extprof report --format callgrind -o callgrind.out DIR; callgrind_annotate "
+	      "callgrind.out\n"
+	      "  extprof report --format pprof -o extprof.pb.gz DIR; go tool pprof -top "
+	      "extprof.pb.gz\n",
 	      out);
+}
+
+/* The report onto stdout, or into -o FILE: 0 or -errno with @e set. */
+static int report_write(const struct xp_report *r, const struct xp_report_opts *o, struct xp_err *e)
+{
+	struct xp_out_file f;
+	int err;
+
+	if (!o->output) {
+		err = xp_report_check_dest(o, stdout, e);
+		if (err)
+			return err;
+		err = xp_report_print(r, stdout);
+		if (err)
+			xp_err_set(e, err, "writing the report: %s", strerror(-err));
+		return err;
+	}
+	err = xp_out_file_open(&f, o->output, e);
+	if (err)
+		return err;
+	err = xp_report_print(r, f.f);
+	if (err)
+		xp_err_set(e, err, "writing %s: %s", o->output, strerror(-err));
+	return xp_out_file_close(&f, err, e);
 }
 
 int xp_report_emit(struct xp_load *l, const struct xp_report_opts *o)
@@ -36,10 +70,9 @@ int xp_report_emit(struct xp_load *l, const struct xp_report_opts *o)
 		xp_err_print(&e);
 		return XP_EXIT_BAD;
 	}
-	err = xp_report_print(&r, stdout);
+	err = report_write(&r, o, &e);
 	xp_report_free(&r);
 	if (err) {
-		xp_err_set(&e, err, "writing the report: %s", strerror(-err));
 		xp_err_print(&e);
 		return XP_EXIT_BAD;
 	}
@@ -51,16 +84,21 @@ static int report_parse(int argc, char **argv, struct xp_report_opts *o)
 	static const struct option longopts[] = {
 		XP_REPORT_LONGOPTS,
 		{"callers", no_argument, NULL, XP_OPT_SHOW_CALLERS},
+		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
 	struct xp_err e;
 	int c, r;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		if (c == 'h' || c == XP_OPT_HELP) {
 			cmd_report_usage(stdout);
 			return 0;
+		}
+		if (c == 'o') {
+			o->output = optarg;
+			continue;
 		}
 		r = xp_report_getopt(c, optarg, o, &e);
 		if (r < 0) {
@@ -76,6 +114,10 @@ static int report_parse(int argc, char **argv, struct xp_report_opts *o)
 		fputs("extprof: report: name a dump directory or file (see extprof report "
 		      "--help)\n",
 		      stderr);
+		return -1;
+	}
+	if (xp_report_check_dest(o, stdout, &e)) {
+		xp_err_print(&e);
 		return -1;
 	}
 	return 1;

@@ -172,6 +172,8 @@ static int dbl_opt(struct xp_dbl_opts *o, int c, const char *arg, struct xp_err 
 		o->base = arg;
 		return 0;
 	}
+	if (c == XP_OPT_FORMAT)
+		return xp_report_opt_format_table(&o->run.report, arg, "doubling", e);
 	if (c == XP_OPT_SORT && !strcmp(arg, "observed"))
 		return xp_err_set(e, -EINVAL, "--sort observed: not in the doubling test");
 	return xp_run_getopt(&o->run, c, arg, e);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report: what a report says, built from a set of processes, and the
- * printers that say it as text, JSON or CSV.
+ * printers that say it as text, JSON, CSV, callgrind's format or pprof's.
  */
 #ifndef XP_REPORT_H
 #define XP_REPORT_H
@@ -16,7 +16,13 @@
 #include "finalize.h"
 #include "proc.h"
 
-enum xp_format { XP_FORMAT_TEXT, XP_FORMAT_JSON, XP_FORMAT_CSV };
+enum xp_format {
+	XP_FORMAT_TEXT,
+	XP_FORMAT_JSON,
+	XP_FORMAT_CSV,
+	XP_FORMAT_CALLGRIND,
+	XP_FORMAT_PPROF, /* binary: never onto a terminal */
+};
 enum xp_sort {
 	XP_SORT_COST,
 	XP_SORT_EVALUATIONS,
@@ -30,10 +36,11 @@ struct xp_report_opts {
 	enum xp_format format;
 	enum xp_sort sort;
 	enum xp_stat stat;
-	double flag_ratio; /* state-dependent when observed >= cost * (1 + ratio) */
-	bool strict;	   /* corrupt or incomplete dumps are errors */
-	bool callers;	   /* the text shows each declaration's caller chains */
-	bool allow_mixed;  /* processes on different CPUs or executables merge, with a warning */
+	double flag_ratio;  /* state-dependent when observed >= cost * (1 + ratio) */
+	bool strict;	    /* corrupt or incomplete dumps are errors */
+	bool callers;	    /* the text shows each declaration's caller chains */
+	bool allow_mixed;   /* processes on different CPUs or executables merge, with a warning */
+	const char *output; /* report -o FILE: written whole or not at all; NULL: stdout */
 };
 
 #define XP_FLAG_RATIO_DEFAULT 0.25
@@ -41,10 +48,18 @@ struct xp_report_opts {
 void xp_report_opts_init(struct xp_report_opts *o);
 /* Parse the value of --format, --sort, --stat or --flag-ratio; 0 or -EINVAL with @e set. */
 int xp_report_opt_format(struct xp_report_opts *o, const char *v, struct xp_err *e);
+/* --format of a command that writes tables only (diff, doubling): text, json or csv. */
+int xp_report_opt_format_table(struct xp_report_opts *o, const char *v, const char *cmd,
+			       struct xp_err *e);
 int xp_report_opt_sort(struct xp_report_opts *o, const char *v, struct xp_err *e);
 int xp_report_opt_stat(struct xp_report_opts *o, const char *v, struct xp_err *e);
 int xp_report_opt_ratio(struct xp_report_opts *o, const char *v, struct xp_err *e);
 const char *xp_stat_name(enum xp_stat s);
+/*
+ * A binary format (pprof) is never written onto a terminal: -EINVAL with
+ * @e set when it would go to @out and @out is one.
+ */
+int xp_report_check_dest(const struct xp_report_opts *o, FILE *out, struct xp_err *e);
 
 enum xp_flag {
 	XP_FLAG_STATE_DEPENDENT,
@@ -152,5 +167,9 @@ struct xp_json;
 /* "counter": {name, unit, deterministic}, as every JSON output has it */
 void xp_report_json_counter(struct xp_json *j, const struct xp_report *r);
 int xp_report_csv(const struct xp_report *r, FILE *out);
+/* callgrind's format (report_callgrind.c), for callgrind_annotate and KCachegrind. */
+int xp_report_callgrind(const struct xp_report *r, FILE *out);
+/* pprof's profile.proto, gzipped (report_pprof.c), for go tool pprof. */
+int xp_report_pprof(const struct xp_report *r, FILE *out);
 
 #endif

@@ -2,6 +2,7 @@
 /* report_opts: the options every report shares (report and run). */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "num.h"
 #include "report.h"
@@ -25,13 +26,24 @@ static int pick(const char *v, const char *const *names, int n)
 
 int xp_report_opt_format(struct xp_report_opts *o, const char *v, struct xp_err *e)
 {
-	static const char *const names[] = {"text", "json", "csv"};
-	int i = pick(v, names, 3);
+	static const char *const names[] = {"text", "json", "csv", "callgrind", "pprof"};
+	int i = pick(v, names, 5);
 
 	if (i < 0)
-		return xp_err_set(e, -EINVAL, "--format %s: expected text, json or csv", v);
+		return xp_err_set(e, -EINVAL,
+				  "--format %s: expected text, json, csv, callgrind or pprof", v);
 	o->format = (enum xp_format)i;
 	return 0;
+}
+
+int xp_report_opt_format_table(struct xp_report_opts *o, const char *v, const char *cmd,
+			       struct xp_err *e)
+{
+	int err = xp_report_opt_format(o, v, e);
+
+	if (!err && o->format > XP_FORMAT_CSV)
+		err = xp_err_set(e, -EINVAL, "--format %s: %s writes text, json or csv", v, cmd);
+	return err;
 }
 
 int xp_report_opt_sort(struct xp_report_opts *o, const char *v, struct xp_err *e)
@@ -70,4 +82,13 @@ int xp_report_opt_ratio(struct xp_report_opts *o, const char *v, struct xp_err *
 		return xp_err_set(e, -EINVAL,
 				  "--flag-ratio %s: expected a number >= 0 (0.25: 25 %%)", v);
 	return 0;
+}
+
+int xp_report_check_dest(const struct xp_report_opts *o, FILE *out, struct xp_err *e)
+{
+	if (o->format != XP_FORMAT_PPROF || o->output || !isatty(fileno(out)))
+		return 0;
+	return xp_err_set(e, -EINVAL,
+			  "--format pprof writes a binary file (gzipped profile.proto), not onto "
+			  "a terminal: give -o FILE or redirect the output");
 }

@@ -14,6 +14,12 @@ int xp_report_print(const struct xp_report *r, FILE *out)
 	case XP_FORMAT_CSV:
 		err = xp_report_csv(r, out);
 		break;
+	case XP_FORMAT_CALLGRIND:
+		err = xp_report_callgrind(r, out);
+		break;
+	case XP_FORMAT_PPROF:
+		err = xp_report_pprof(r, out);
+		break;
 	case XP_FORMAT_TEXT:
 	default:
 		err = xp_report_text(r, out, xp_out_colour(out));

@@ -198,6 +198,10 @@ int xp_run_parse(struct xp_run_opts *o, int argc, char **argv)
 		      stderr);
 		return -EINVAL;
 	}
+	if (xp_report_check_dest(&o->report, stdout, &e)) {
+		xp_err_print(&e);
+		return -EINVAL;
+	}
 	o->argv = argv + optind;
 	return 1;
 }

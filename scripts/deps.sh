@@ -6,7 +6,11 @@ set -euo pipefail
 
 # build: compiler, meson, the x86 decoder, libelf; tests: Criterion, jansson,
 # clang (sanitizers, fuzzing), uftrace, time and python3 (the benchmarks); cairo
-# draws the doubling test's plots, expat reads them back in its test.
+# draws the doubling test's plots, expat reads them back in its test;
+# protobuf-c (protoc-c and the library) and zlib write report --format pprof,
+# golang-go's go tool pprof reads it back in its test, and valgrind's
+# callgrind_annotate reads report --format callgrind (golang-go is the
+# largest: about 80 MB, 20-25 s of a fresh install on the 2-core CI VM).
 EXTPROF_PACKAGES=(
 	gcc
 	g++
@@ -22,6 +26,11 @@ EXTPROF_PACKAGES=(
 	libjansson-dev
 	libcairo2-dev
 	libexpat1-dev
+	libprotobuf-c-dev
+	protobuf-c-compiler
+	zlib1g-dev
+	golang-go
+	valgrind
 	libclang-rt-14-dev
 	uftrace
 	time
