@@ -16,11 +16,13 @@ int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 void cmd_report_usage(FILE *out);
 void cmd_run_usage(FILE *out);
 void cmd_dump_usage(FILE *out);
 void cmd_diff_usage(FILE *out);
+void cmd_top_usage(FILE *out);
 
 /* Long options of the report options shared by report and run. */
 enum {

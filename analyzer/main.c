@@ -23,9 +23,11 @@ static const struct command commands[] = {
 	{"report", cmd_report, cmd_report_usage, "merge dumps, finalize them, print the report"},
 	{"dump", cmd_dump, cmd_dump_usage, "show one dump file raw"},
 	{"diff", cmd_diff, cmd_diff_usage, "compare two runs declaration by declaration"},
+	{"top", cmd_top, cmd_top_usage, "a live table of a running program's dumps"},
 	{"doubling", cmd_doubling, cmd_doubling_usage,
 	 "how each function's cost grows with the input size N"},
-	{"symbols", cmd_symbols, cmd_symbols_usage, "list the functions of an ELF file the shim can hook"},
+	{"symbols", cmd_symbols, cmd_symbols_usage,
+	 "list the functions of an ELF file the shim can hook"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -46,6 +48,7 @@ static void usage(FILE *out)
 	      "  extprof report [options] DIR|FILE...\n"
 	      "  extprof dump FILE\n"
 	      "  extprof diff [options] BASE NEW\n"
+	      "  extprof top [--once] [options] DIR\n"
 	      "  extprof doubling [options] N=DIR N=DIR...\n"
 	      "  extprof doubling --sizes N1,N2,... [options] -- PROGRAM [ARGS with {N}...]\n"
 	      "  extprof symbols OBJECT [GLOB]\n"
@@ -84,7 +87,8 @@ int main(int argc, char **argv)
 	const struct command *c;
 
 	if (argc < 2) {
-		fputs("extprof: name a command: run, report, diff, dump, ... (see extprof --help)\n",
+		fputs("extprof: name a command: run, report, diff, dump, ... (see extprof "
+		      "--help)\n",
 		      stderr);
 		return XP_EXIT_BAD;
 	}

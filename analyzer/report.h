@@ -162,6 +162,12 @@ unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r);
 
 int xp_report_print(const struct xp_report *r, FILE *out);
 int xp_report_text(const struct xp_report *r, FILE *out, bool colour);
+struct xp_table;
+/* A share cell as the text report shows it: "12.3%", "<0.1%", "-" when @total is 0. */
+void xp_table_add_share(struct xp_table *t, uint64_t total, double share);
+#define XP_FLAGS_TEXT 160
+/* A row's flags, space-separated, into @buf (XP_FLAGS_TEXT bytes); returns @buf. */
+char *xp_flags_text(char *buf, size_t size, unsigned flags);
 int xp_report_json(const struct xp_report *r, FILE *out);
 struct xp_json;
 /* "counter": {name, unit, deterministic}, as every JSON output has it */

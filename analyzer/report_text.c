@@ -167,37 +167,44 @@ static void text_head(FILE *out, const struct xp_report *r, const struct colours
 	}
 }
 
-static void text_share(struct xp_table *t, const struct xp_report *r, const struct xp_row *row)
+void xp_table_add_share(struct xp_table *t, uint64_t total, double share)
 {
-	if (!r->run_total)
+	if (!total)
 		xp_table_add(t, "-");
-	else if (row->share > 0 && row->share < 0.0005)
+	else if (share > 0 && share < 0.0005)
 		xp_table_add(t, "<0.1%");
 	else
-		xp_table_addf(t, "%.1f%%", row->share * 100.0);
+		xp_table_addf(t, "%.1f%%", share * 100.0);
+}
+
+char *xp_flags_text(char *buf, size_t size, unsigned flags)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int f = 0; f < XP_NFLAGS && used < size; f++)
+		if (flags & (1u << f))
+			used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? " " : "",
+						 xp_flag_names[f]);
+	return buf;
 }
 
 static void text_row(struct xp_table *t, const struct xp_report *r, const struct xp_row *row)
 {
-	char a[XP_U64_BUF], flags[160] = "";
-	size_t used = 0;
+	char a[XP_U64_BUF], flags[XP_FLAGS_TEXT];
 
 	xp_table_add(t, row->kind);
 	xp_table_addf(t, "%s%s%s", row->symbol, row->object[0] ? "@" : "", row->object);
 	xp_table_add(t, xp_fmt_u64(a, row->fin.evaluations));
 	xp_table_add(t, row->fin.evaluations ? xp_fmt_u64(a, row->per_eval) : "-");
 	xp_table_add(t, xp_fmt_u64(a, row->cost));
-	text_share(t, r, row);
+	xp_table_add_share(t, r->run_total, row->share);
 	xp_table_add(t, xp_fmt_u64(a, row->fin.observed));
 	if (row->cost)
 		xp_table_addf(t, "%.2f", (double)row->fin.observed / (double)row->cost);
 	else
 		xp_table_add(t, "-");
-	for (int f = 0; f < XP_NFLAGS; f++)
-		if (row->flags & (1u << f))
-			used += (size_t)snprintf(flags + used, sizeof(flags) - used, "%s%s",
-						 used ? " " : "", xp_flag_names[f]);
-	xp_table_add(t, flags);
+	xp_table_add(t, xp_flags_text(flags, sizeof(flags), row->flags));
 }
 
 /* "    <- f+0x1d@obj <- main+0x40@obj   evaluations 10  per-eval 3  cost 30  observed 30" */
