@@ -3,7 +3,8 @@
  * fuzz_dump: a libFuzzer target for everything the analyzer does with the
  * bytes of a dump file: read and validate them, fold them into a process
  * (twice, as two workers, so that the merge runs), finalize, build the
- * report with every --stat and print it in every format (into /dev/null),
+ * report with every --stat and print it in every format, callgrind's and
+ * pprof's too (into /dev/null),
  * and diff the report against itself.  A defect must come back as one
  * line naming the file; anything else (a crash, a sanitizer report, a
  * message of two lines) is a finding.
@@ -77,7 +78,8 @@ static void report_all(const struct xp_procset *s, uint8_t knobs)
 			check_msg(&e, NULL);
 			continue;
 		}
-		for (int f = 0; f < 3; f++) {
+		/* text, JSON, CSV, callgrind's and pprof's */
+		for (int f = 0; f <= XP_FORMAT_PPROF; f++) {
 			r.opts.format = (enum xp_format)f;
 			xp_report_print(&r, sink());
 		}
