@@ -33,6 +33,10 @@
 #include "profile.pb-c.h"
 #include "report.h"
 
+#ifndef EXTPROF_VERSION
+#define EXTPROF_VERSION "unknown"
+#endif
+
 typedef Perftools__Profiles__Profile pb_profile;
 typedef Perftools__Profiles__ValueType pb_value_type;
 typedef Perftools__Profiles__Sample pb_sample;
