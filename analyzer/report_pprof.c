@@ -496,7 +496,10 @@ static int pp_pack(struct pp *p, uint8_t **buf, size_t *size)
 	prof.string_table = b.strings;
 	prof.comment = b.comments;
 	prof.time_nanos = r->start_ns;
-	prof.duration_nanos = r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0;
+	/* hostile times must not overflow the subtraction */
+	if (r->end_ns <= r->start_ns ||
+	    __builtin_sub_overflow(r->end_ns, r->start_ns, &prof.duration_nanos))
+		prof.duration_nanos = r->end_ns > r->start_ns ? INT64_MAX : 0;
 	prof.period_type = &b.period;
 	prof.period = 1;
 	prof.default_sample_type = b.types[1].type;
