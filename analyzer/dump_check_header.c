@@ -3,6 +3,8 @@
  * dump_check_header: is this an extprof dump of a version and byte order we
  * read, whole, with a header whose every field makes sense?
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -17,12 +19,42 @@
 	(EXTPROF_COUNTER_F_DETERMINISTIC | EXTPROF_COUNTER_F_THREAD_LOCAL |                        \
 	 EXTPROF_COUNTER_F_RDPMC | EXTPROF_COUNTER_F_CALIBRATION_SETTLED)
 
+#define BEING_CREATED ", or left so by a process that died creating it"
+
+static bool all_zero(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/*
+ * The shim creates a dump empty, reserves its whole size (zeros), lays out
+ * its tables and writes the magic last: a file caught meanwhile is empty,
+ * or of a plausible size with no magic yet.
+ */
+static int check_being_created(const struct xp_dump *d, struct xp_err *e)
+{
+	if (d->size == 0) {
+		xp_err_at(e, d->path, 0, "empty: a dump being created" BEING_CREATED);
+		return -EINPROGRESS;
+	}
+	if (d->size >= sizeof(struct extprof_dump_header) && d->size % 8 == 0 &&
+	    all_zero(d->buf, EXTPROF_DUMP_MAGIC_LEN)) {
+		xp_err_at(e, d->path, 0, "no header yet: a dump being created" BEING_CREATED);
+		return -EINPROGRESS;
+	}
+	return 0;
+}
+
 static int check_identity(const struct xp_dump *d, struct xp_err *e)
 {
 	const struct extprof_dump_header *h = (const void *)d->buf;
+	int err = check_being_created(d, e);
 
-	if (d->size == 0)
-		return xp_err_at(e, d->path, 0, "empty file");
+	if (err)
+		return err;
 	if (d->size < EXTPROF_DUMP_MAGIC_LEN ||
 	    memcmp(d->buf, EXTPROF_DUMP_MAGIC, EXTPROF_DUMP_MAGIC_LEN) != 0) {
 		if (d->size < EXTPROF_DUMP_MAGIC_LEN &&
@@ -128,6 +160,22 @@ static int check_fields(const struct xp_dump *d, struct xp_err *e)
 				 "callers_depth %u larger than %u", h->callers_depth,
 				 EXTPROF_CALLERS_MAX_DEPTH);
 	return 0;
+}
+
+int xp_dump_check_start(const void *buf, size_t have, uint64_t size, const char *path,
+			struct xp_err *e)
+{
+	/* d.size is the file's: the checks below read no byte past the header */
+	struct xp_dump d = {.path = (char *)path, .buf = (unsigned char *)buf, .size = size};
+	int err;
+
+	if (have < size && have < sizeof(struct extprof_dump_header))
+		return xp_err_set(e, -EIO, "%s: short read of the header", path);
+	err = check_identity(&d, e);
+	if (err)
+		return err;
+	d.hdr = buf;
+	return check_sizes(&d, e);
 }
 
 int xp_dump_check_header(struct xp_dump *d, struct xp_err *e)

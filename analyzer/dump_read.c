@@ -37,6 +37,30 @@ static bool same_stat(const struct stat *a, const struct stat *b)
 }
 
 /*
+ * The header first: a file that is no dump, or not a whole one, is said so
+ * without reading it all (a 2 GB sparse file full of zeros, say).
+ */
+static int dump_check_first(int fd, const struct stat *st, const char *path, struct xp_err *e)
+{
+	struct extprof_dump_header h;
+	size_t want = (uint64_t)st->st_size < sizeof(h) ? (size_t)st->st_size : sizeof(h);
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < want) {
+		n = pread(fd, (char *)&h + done, want - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return xp_err_set(e, -errno, "%s: %s", path, strerror(errno));
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return xp_dump_check_start(&h, done, (uint64_t)st->st_size, path, e);
+}
+
+/*
  * Read the whole file once: 0, -EAGAIN when it changed meanwhile (its size
  * or times moved, or it had more bytes than its size said), or -errno.
  */
@@ -55,6 +79,9 @@ static int dump_slurp_once(int fd, const char *path, unsigned char **out, size_t
 	if ((unsigned long long)st.st_size > XP_DUMP_MAX_SIZE)
 		return xp_err_at(e, path, XP_DUMP_MAX_SIZE,
 				 "file too large for a dump (%lld bytes)", (long long)st.st_size);
+	n = dump_check_first(fd, &st, path, e);
+	if (n)
+		return (int)n;
 	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
 	if (!buf)
 		return xp_err_set(e, -ENOMEM, "%s: out of memory", path);

@@ -64,7 +64,19 @@ static inline const char *xp_dump_str(const struct xp_dump *d, uint32_t off)
 	return d->strings + off;
 }
 
-/* Validation steps, in dump_check_*.c; each returns 0 or -EINVAL with @e set. */
+/*
+ * The start of a file of @size bytes, @have of which (the header's size, or
+ * the whole file if shorter) are at @buf: is it a dump, whole, before it is
+ * read whole?  0; -EINPROGRESS for a dump being created (empty, or no magic
+ * yet); -EINVAL.  @e set.
+ */
+int xp_dump_check_start(const void *buf, size_t have, uint64_t size, const char *path,
+			struct xp_err *e);
+
+/*
+ * Validation steps, in dump_check_*.c; each returns 0 or -EINVAL with @e set
+ * (-EINPROGRESS from the header's: a dump being created).
+ */
 int xp_dump_check_header(struct xp_dump *d, struct xp_err *e);
 int xp_dump_check_sections(struct xp_dump *d, struct xp_err *e);
 int xp_dump_check_decls(struct xp_dump *d, struct xp_err *e); /* sets d->order */

@@ -148,7 +148,7 @@ static void d_file_size(unsigned char *b)
 }
 
 static const struct hostile cases[] = {
-	{"empty", "empty file (offset 0)", 0, d_empty},
+	{"empty", "empty: a dump being created", 0, d_empty},
 	{"short", "truncated: 5 bytes, shorter than the magic (offset 5)", 5, NULL},
 	{"truncated", "truncated: 1300 bytes of the ", 1300, NULL},
 	{"magic", "not an extprof dump (bad magic) (offset 0)", 0, d_magic},

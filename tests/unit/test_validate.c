@@ -110,7 +110,23 @@ Test(validate, good_dump_is_accepted)
 
 Test(validate, empty_file)
 {
-	expect_bad(malloc(1), 0, "empty file (offset 0)");
+	expect_bad(malloc(1), 0, "empty: a dump being created");
+}
+
+/* The shim reserves the file (zeros) and writes the magic last: a dump being created. */
+Test(validate, no_magic_yet_is_being_created)
+{
+	unsigned char *b = copy();
+
+	memset(b, 0, EXTPROF_DUMP_MAGIC_LEN);
+	expect_bad(b, good_size, "no header yet: a dump being created");
+	b = copy();
+	memset(b, 0, good_size);
+	expect_bad(b, good_size, "no header yet: a dump being created");
+	/* too short for a header: not what the shim leaves */
+	b = copy();
+	memset(b, 0, 16);
+	expect_bad(b, 16, "bad magic");
 }
 
 Test(validate, truncated_at_every_offset)
