@@ -46,7 +46,8 @@ void cmd_doubling_usage(FILE *out)
 	      "  --timeout SECONDS        run no larger size once a run took longer\n"
 	      "  -o DIR                   where the runs' dump directories go (default: a new\n"
 	      "                           " XP_DBL_BASE_TEMPLATE " here); must be empty or new\n"
-	      "  -H, --hook, --spec, --window, --counter, --callers, --no-aslr\n"
+	      "  -H, --hook, --spec, --window, --counter, --callers, --no-aslr,\n"
+	      "  --no-children\n"
 	      "                           as for extprof run (see extprof run --help)\n"
 	      "  --plot FILE.png|FILE.svg a log-log plot of a value against N\n"
 	      "  --plot-value per-eval|evaluations|cost\n"
@@ -197,6 +198,8 @@ static const char *run_only(int c)
 		return "--callers";
 	case XP_OPT_NO_ASLR:
 		return "--no-aslr";
+	case XP_OPT_NO_CHILDREN:
+		return "--no-children";
 	case OPT_WARMUP:
 		return "--warmup";
 	case OPT_REPEAT:

@@ -23,8 +23,9 @@ struct xp_run_opts {
 	const char *dir;     /* -o */
 	const char *callers; /* --callers, validated */
 	bool no_aslr;
-	unsigned warmup; /* --warmup: untimed runs first, their dumps thrown away */
-	unsigned repeat; /* --repeat: runs into DIR/repeat-N each; 0: one run into DIR */
+	bool no_children; /* --no-children: EXTPROF_CHILDREN=0, the first process only */
+	unsigned warmup;  /* --warmup: untimed runs first, their dumps thrown away */
+	unsigned repeat;  /* --repeat: runs into DIR/repeat-N each; 0: one run into DIR */
 	struct xp_report_opts report;
 	char **argv; /* PROGRAM ARGS..., NULL-terminated */
 };
@@ -36,6 +37,7 @@ enum {
 	XP_OPT_COUNTER,
 	XP_OPT_CALLERS,
 	XP_OPT_NO_ASLR,
+	XP_OPT_NO_CHILDREN,
 	XP_OPT_WARMUP, /* run's own, not in XP_RUN_LONGOPTS: doubling has its own */
 	XP_OPT_REPEAT,
 	XP_OPT_RUN_END, /* options of commands that extend run's start here */
@@ -48,7 +50,8 @@ enum {
 	{"window", required_argument, NULL, XP_OPT_WINDOW},                                 \
 	{"counter", required_argument, NULL, XP_OPT_COUNTER},                               \
 	{"callers", required_argument, NULL, XP_OPT_CALLERS},                               \
-	{"no-aslr", no_argument, NULL, XP_OPT_NO_ASLR}
+	{"no-aslr", no_argument, NULL, XP_OPT_NO_ASLR},                                     \
+	{"no-children", no_argument, NULL, XP_OPT_NO_CHILDREN}
 /* clang-format on */
 
 /* One of run's options (-H, -o, XP_RUN_LONGOPTS, report's): 0, or -errno with @e set. */

@@ -21,7 +21,8 @@ static int dir_open(const char *dir, struct xp_err *e)
 {
 	int fd;
 
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+	/* 0700 whatever the umask (0277 would leave it unwritable) */
+	if (mkdir(dir, 0700) == 0 ? chmod(dir, 0700) < 0 : errno != EEXIST)
 		return xp_err_set(e, -errno, "%s: cannot create the dump directory: %s", dir,
 				  strerror(errno));
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

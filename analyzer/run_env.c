@@ -63,6 +63,8 @@ int xp_run_set_env(const struct xp_run_opts *o, const char *shim, const char *di
 		err = env_set("EXTPROF_COUNTER", o->counter, e);
 	if (!err)
 		err = env_set("EXTPROF_CALLERS", o->callers, e);
+	if (!err && o->no_children)
+		err = env_set("EXTPROF_CHILDREN", "0", e);
 	if (!err)
 		err = env_preload(shim, e);
 	return err;

@@ -31,6 +31,8 @@ void cmd_run_usage(FILE *out)
 	      "                           the chains under each declaration (EXTPROF_CALLERS)\n"
 	      "  --no-aslr                run PROGRAM without address space "
 	      "randomisation\n"
+	      "  --no-children            profile PROGRAM only, not the processes it starts\n"
+	      "                           (EXTPROF_CHILDREN=0)\n"
 	      "  --warmup W               W untimed runs first; their dumps are thrown away\n"
 	      "  --repeat K               K runs, each into DIR/repeat-N, reported together:\n"
 	      "                           per declaration the --stat of the runs' per-evals,\n"
@@ -151,6 +153,9 @@ int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *
 		return callers_check(arg, &o->report.callers, e);
 	case XP_OPT_NO_ASLR:
 		o->no_aslr = true;
+		return 0;
+	case XP_OPT_NO_CHILDREN:
+		o->no_children = true;
 		return 0;
 	case XP_OPT_WARMUP:
 		return count_check("--warmup", arg, 0, &o->warmup, e);
