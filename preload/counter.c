@@ -74,7 +74,7 @@ int counter_open_thread(struct xp_thread *t)
 	if (fd < 0) {
 		log_once(LOG_ONCE_PMU,
 			 "%s: perf_event_open failed in a thread (%s); its deltas read 0",
-			 xp.counter.name, strerror(-fd));
+			 xp.counter.name, log_strerror(-fd));
 		t->pmu_page = NULL;
 		return fd;
 	}
@@ -220,7 +220,7 @@ int counter_setup(const char *spec)
 		err = counter_probe_pmu(kind, &rdpmc);
 		if (err) {
 			log_msg("no PMU for %s (perf_event_open: %s); counting tsc", name,
-				strerror(-err));
+				log_strerror(-err));
 			counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
 			return strcmp(spec, "auto") ? err : 0;
 		}

@@ -102,16 +102,16 @@ static void init_choose_dir(void)
 	strcpy(xp.dir, dir);
 	err = process_make_dir(dir);
 	if (err)
-		log_msg("EXTPROF_DIR %s: %s; counting without dumps", dir, strerror(-err));
+		log_msg("EXTPROF_DIR %s: %s; counting without dumps", dir, log_strerror(-err));
 }
 
 __attribute__((constructor)) static void init_shim(void)
 {
+	const char *why;
 	int err;
 
-	if (log_setup(getenv("EXTPROF_LOG")))
-		log_msg("EXTPROF_LOG %s: %s; logging to stderr", getenv("EXTPROF_LOG"),
-			strerror(errno));
+	if (log_setup(getenv("EXTPROF_LOG"), &why))
+		log_msg("EXTPROF_LOG %s: %s; logging to stderr", getenv("EXTPROF_LOG"), why);
 	xp.window_decl = UINT32_MAX;
 	pthread_mutex_init(&xp.decls_lock, NULL);
 	if (init_read_hooks())
@@ -130,7 +130,7 @@ __attribute__((constructor)) static void init_shim(void)
 	if (!err)
 		err = calibrate_hook();
 	if (err) {
-		log_msg("cannot calibrate the hook: %s; nothing is hooked", strerror(-err));
+		log_msg("cannot calibrate the hook: %s; nothing is hooked", log_strerror(-err));
 		return;
 	}
 	xp.meta.counter_flags = xp.counter.flags;

@@ -1,7 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* log: the shim's one-line "extprof: ..." messages, to stderr, a file or nowhere. */
+/*
+ * log: the shim's one-line "extprof: ..." messages, to stderr, a file or
+ * nowhere.  Everything here is async-signal-safe: no stdio, no malloc, no
+ * lock, no locale (a message may be said on a thread's first evaluation,
+ * inside a signal handler that interrupted malloc).
+ */
 #ifndef EXTPROF_PRELOAD_LOG_H
 #define EXTPROF_PRELOAD_LOG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 /* Messages that may recur (per thread, per worker) are said once. */
 enum log_once_id {
@@ -10,11 +19,40 @@ enum log_once_id {
 	LOG_ONCE_STACK,
 	LOG_ONCE_PMU,
 	LOG_ONCE_LATE,
+	LOG_ONCE_FINISH,
 	LOG_ONCE_MAX
 };
 
-int log_setup(const char *spec);
+/*
+ * EXTPROF_LOG: "stderr" (the default, NULL or empty), "off", or a file to
+ * append to.  0, or -errno with the reason in @why (the caller says it).
+ */
+int log_setup(const char *spec, const char **why);
+
+/* One line; every %s argument is escaped to printable ASCII. */
 void log_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_once(enum log_once_id id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Keep the lines said from now on instead of writing them, until
+ * log_release() writes them (@say) or drops them: a process learns only at
+ * the end of its start-up whether it has anything to say.
+ */
+void log_hold(void);
+void log_release(bool say);
+
+/* The text of errno @err (positive), in English, without the locale. */
+const char *log_strerror(int err);
+
+/*
+ * snprintf for the shim's slow paths: %s %c %d %i %u %x with the h, l, ll
+ * and z length modifiers, a zero-padded width for numbers ("%016llx"), and
+ * %%; no other flag, width or precision.  @escape turns
+ * every byte of a %s argument outside printable ASCII into \xHH.  Always
+ * NUL-terminates; returns the length written.
+ */
+size_t log_vformat(char *buf, size_t size, bool escape, const char *fmt, va_list ap);
+size_t log_format(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -21,6 +22,17 @@ static bool spec_valid_kind(const char *k)
 		return false;
 	for (k++; *k; k++) {
 		if (!islower((unsigned char)*k) && !isdigit((unsigned char)*k) && *k != '_')
+			return false;
+	}
+	return true;
+}
+
+static bool spec_valid_offset(const char *hex)
+{
+	if (!*hex || strlen(hex) > 16)
+		return false;
+	for (; *hex; hex++) {
+		if (!isxdigit((unsigned char)*hex))
 			return false;
 	}
 	return true;
@@ -59,6 +71,12 @@ static int spec_parse_entry(char *text, struct spec_entry *e, const char *where)
 		return -EINVAL;
 	}
 	strcpy(e->pattern, colon + 1);
+	/* said here, once, not once per object searched */
+	if (!strncmp(e->pattern, "0x", 2) && !spec_valid_offset(e->pattern + 2)) {
+		log_msg("%s '%s:%s': '%s' is not a hexadecimal offset", where, e->kind, e->pattern,
+			e->pattern);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -91,8 +109,10 @@ int spec_parse_text(struct spec_list *list, const char *text, const char *origin
 			log_msg("%s: entry too long", where);
 			bad++;
 		} else if (list->n == SPEC_MAX_ENTRIES) {
-			log_msg("%s: more than %d entries; the rest are ignored", where,
-				SPEC_MAX_ENTRIES);
+			if (!list->full)
+				log_msg("%s: more than %d entries; the rest are ignored", where,
+					SPEC_MAX_ENTRIES);
+			list->full = true;
 			return -E2BIG;
 		} else {
 			memcpy(buf, text, n);
@@ -107,23 +127,78 @@ int spec_parse_text(struct spec_list *list, const char *text, const char *origin
 	return bad ? -EINVAL : 0;
 }
 
-/* EXTPROF_SPEC: read at start-up into a fixed buffer; 1 MiB is plenty. */
+static size_t spec_count_lines(const char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += buf[i] == '\n';
+	return n;
+}
+
+/* What a spec file that is not a regular file is, for its one line. */
+static const char *spec_file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device";
+	return "not a regular file";
+}
+
+/*
+ * EXTPROF_SPEC: read at start-up into a fixed buffer; 1 MiB is plenty.  A
+ * FIFO, a directory or a device is refused (reading one could block the
+ * program before main); a larger file is read up to its last whole line
+ * within the first MiB, and a line says so.
+ */
 int spec_parse_file(struct spec_list *list, const char *path)
 {
 	static char buf[1 << 20];
 	size_t len = 0;
 	int fd, lineno = 0, err = 0;
-	ssize_t n;
+	struct stat st;
+	ssize_t n = 0;
 	char *line;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		err = -errno;
-		log_msg("EXTPROF_SPEC %s: %s", path, strerror(errno));
+		log_msg("EXTPROF_SPEC %s: %s; nothing of it is hooked", path, log_strerror(errno));
 		return err;
 	}
-	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		log_msg("EXTPROF_SPEC %s: %s, not a file of entries; nothing of it is hooked", path,
+			spec_file_kind(st.st_mode));
+		close(fd);
+		return -EINVAL;
+	}
+	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
 		len += (size_t)n;
+	}
+	if (n < 0) {
+		err = -errno;
+		log_msg("EXTPROF_SPEC %s: %s; nothing of it is hooked", path, log_strerror(errno));
+		close(fd);
+		return err;
+	}
+	if (len == sizeof(buf) - 1 && read(fd, &buf[len], 1) == 1) {
+		char *last = memrchr(buf, '\n', len);
+
+		len = last ? (size_t)(last - buf) + 1 : 0;
+		log_msg("EXTPROF_SPEC %s: larger than %zu bytes; the lines after line %zu are "
+			"ignored",
+			path, sizeof(buf) - 1, spec_count_lines(buf, len));
+		err = -EFBIG;
+	}
 	close(fd);
 	buf[len] = '\0';
 	for (line = buf; line && *line;) {
@@ -136,7 +211,7 @@ int spec_parse_file(struct spec_list *list, const char *path)
 		if (hash)
 			*hash = '\0';
 		if (spec_parse_text(list, line, path, lineno))
-			err = -EINVAL;
+			err = err ? err : -EINVAL;
 		line = next;
 	}
 	return err;

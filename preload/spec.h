@@ -15,6 +15,7 @@ struct spec_entry {
 
 struct spec_list {
 	int n;
+	bool full; /* more entries were given than fit: said once */
 	struct spec_entry entries[SPEC_MAX_ENTRIES];
 };
 

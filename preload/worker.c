@@ -129,7 +129,7 @@ static int worker_open_dump(struct xp_worker *w)
 	if (!err)
 		return 0;
 	log_once(LOG_ONCE_DUMP, "cannot create dumps in %s: %s; counting without them", xp.dir,
-		 strerror(-err));
+		 log_strerror(-err));
 	/* Same layout in memory: the counts are made, only not kept. */
 	return dump_create_anonymous(&w->map, &xp.meta, worker_decl_info, xp.ndecls, w->index);
 }
@@ -347,7 +347,7 @@ void worker_finish_all(void)
 		err = dump_write_compact_named(&w->map, EXTPROF_DUMP_F_COMPLETE, callers_resolve);
 		if (err)
 			log_once(LOG_ONCE_DUMP, "cannot finish %s: %s", w->map.path,
-				 strerror(-err));
+				 log_strerror(-err));
 	}
 }
 
