@@ -25,7 +25,10 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 	if (handle && xp.enabled && !xp.finished) {
 		xp_self.busy++;
 		pthread_mutex_lock(&xp.decls_lock);
+		/* no dump is laid out meanwhile (worker.c says how) */
+		worker_pause_layouts();
 		hooks_rescan();
+		worker_resume_layouts();
 		pthread_mutex_unlock(&xp.decls_lock);
 		xp_self.busy--;
 	}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,7 +78,6 @@ static void dump_copy_field(char *dst, size_t dstsz, const char *src)
 static void dump_fill_header(struct extprof_dump_header *h, const struct dump_meta *meta,
 			     uint32_t worker, size_t size)
 {
-	memcpy(h->magic, EXTPROF_DUMP_MAGIC, EXTPROF_DUMP_MAGIC_LEN);
 	h->version = EXTPROF_DUMP_VERSION;
 	h->header_size = sizeof(*h);
 	h->byte_order = EXTPROF_DUMP_BYTE_ORDER;
@@ -104,6 +104,9 @@ static void dump_fill_header(struct extprof_dump_header *h, const struct dump_me
 	h->build_id_size = meta->build_id_size;
 	h->callers_depth = meta->callers_depth;
 	dump_copy_field(h->window, sizeof(h->window), meta->window);
+	/* The magic last: a reader sees no magic yet, or a whole header. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(h->magic, EXTPROF_DUMP_MAGIC, EXTPROF_DUMP_MAGIC_LEN);
 }
 
 static void dump_set_section(struct extprof_dump_section *s, uint32_t type, uint32_t entry_size,
@@ -165,14 +168,35 @@ static void dump_lay_out(struct dump_map *m, char *base, const struct dump_layou
 	dump_set_section(&sec[SEC_CALLERS], EXTPROF_SECTION_CALLERS,
 			 sizeof(struct extprof_dump_caller), l->off[SEC_CALLERS],
 			 (uint64_t)ndecls * meta->caller_slots);
-	/* The magic goes last: a reader never sees a half-made header as valid. */
+	/* The header goes last: a reader never sees half-made tables as valid. */
 	dump_fill_header(m->hdr, meta, worker, l->size);
 }
 
+/* Whether a file may grow to @size bytes: past RLIMIT_FSIZE the kernel raises SIGXFSZ. */
+static bool dump_size_allowed(uint64_t size)
+{
+	struct rlimit rl;
+
+	return getrlimit(RLIMIT_FSIZE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	       size <= (uint64_t)rl.rlim_cur;
+}
+
+int dump_reserve(int fd, uint64_t off, uint64_t len)
+{
+	int err;
+
+	if (!dump_size_allowed(off + len))
+		return -EFBIG;
+	/* a filesystem without fallocate gets glibc's block-by-block writes */
+	do
+		err = posix_fallocate(fd, (off_t)off, (off_t)len);
+	while (err == EINTR);
+	return -err;
+}
+
 /*
- * Create the dump at @path (O_EXCL|O_NOFOLLOW, 0600: never over somebody
- * else's file), size it, map it and lay out its tables.  Returns 0 or
- * -errno; on failure nothing is left behind.
+ * The space is reserved before the mapping is made (dump_reserve): never
+ * over somebody else's file (O_EXCL|O_NOFOLLOW), never a SIGBUS later.
  */
 int dump_create(struct dump_map *m, const char *path, const struct dump_meta *meta,
 		const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker)
@@ -190,10 +214,9 @@ int dump_create(struct dump_map *m, const char *path, const struct dump_meta *me
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)l.size) < 0) {
-		err = -errno;
+	err = dump_reserve(fd, 0, l.size);
+	if (err)
 		goto err_unlink;
-	}
 	base = mmap(NULL, l.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED) {
 		err = -errno;
@@ -416,6 +439,10 @@ int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 	memcpy(&h, m->hdr, sizeof(h));
 	h.flags |= EXTPROF_DUMP_F_COMPACT | extra_flags;
 	h.file_size = o;
+	if (!dump_size_allowed(o)) {
+		err = -EFBIG;
+		goto out;
+	}
 
 	memcpy(tmp, m->path, strlen(m->path));
 	memcpy(tmp + strlen(m->path), ".tmp", 5);

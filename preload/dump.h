@@ -3,6 +3,7 @@
 #ifndef EXTPROF_PRELOAD_DUMP_H
 #define EXTPROF_PRELOAD_DUMP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,8 +57,23 @@ struct dump_map {
 	uint32_t caller_slots;
 	size_t strings_cap;
 	char path[4096];
+	bool in_memory; /* the file could not be made: counted here, written at exit */
 };
 
+/*
+ * Reserve [@off, @off + @len) of the dump file @fd on its filesystem (the
+ * file grows to cover it), before any of it is mapped: a page of a shared
+ * mapping with no block behind it raises SIGBUS when it is touched on a
+ * full filesystem.  0, or -errno: -ENOSPC, -EDQUOT, -EFBIG (past
+ * RLIMIT_FSIZE, refused before the kernel raises SIGXFSZ), -EIO...
+ */
+int dump_reserve(int fd, uint64_t off, uint64_t len);
+
+/*
+ * Create the dump at @path (O_EXCL|O_NOFOLLOW, 0600), reserve its space, map
+ * it shared and lay out its tables.  0 or -errno; on failure nothing is
+ * left behind.
+ */
 int dump_create(struct dump_map *m, const char *path, const struct dump_meta *meta,
 		const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker);
 /* Names a code address: "fn+0x1a@obj", and its offset from the object's base. */

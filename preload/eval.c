@@ -48,6 +48,11 @@ static void eval_slow_grow(void *p)
 	worker_grow_stack(p);
 }
 
+static void eval_slow_stack(void *p)
+{
+	worker_know_stack(p);
+}
+
 static void eval_abandon(struct xp_worker *w, const struct xp_frame *f)
 {
 	if (!w || (f->flags & XP_FRAME_UNCOUNTED))
@@ -79,6 +84,14 @@ static int eval_is_tail_call(const struct xp_frame *f, uint64_t ret)
  */
 static void eval_reap_unwound(struct xp_thread *t, uint64_t ret, uint64_t slot)
 {
+	if (!t->depth)
+		return;
+	/* the thread's stack, found the first time it matters (worker.c) */
+	if (__builtin_expect(!t->stack_known && !t->busy, 0)) {
+		t->busy = 1;
+		xp_call_preserving(eval_slow_stack, t);
+		t->busy = 0;
+	}
 	if (slot < t->stack_lo || slot >= t->stack_hi)
 		return;
 	while (t->depth) {

@@ -50,25 +50,41 @@ static void exec_mark(bool on)
 				w->map.decls[f->idx].abandoned--;
 		}
 		w->map.hdr->end_ns = process_now_ns();
+		/* counted in memory (no room for its file): written now, or never */
+		if (on && w->map.in_memory)
+			dump_write_compact(&w->map, 0);
 	}
 }
 
-static void *exec_real(void **cache, const char *name)
+/*
+ * The real functions, looked up at start-up (exec_resolve): execve is
+ * async-signal-safe, and dlsym takes the loader's lock.
+ */
+enum { EX_EXECVE, EX_EXECV, EX_EXECVP, EX_EXECVPE, EX_FEXECVE, EX_N };
+static const char *const exec_names[EX_N] = {"execve", "execv", "execvp", "execvpe", "fexecve"};
+static void *exec_reals[EX_N];
+
+static void *exec_real(int which)
 {
-	void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+	void *fn = __atomic_load_n(&exec_reals[which], __ATOMIC_ACQUIRE);
 
 	if (!fn) {
-		fn = dlsym(RTLD_NEXT, name);
-		__atomic_store_n(cache, fn, __ATOMIC_RELEASE);
+		fn = dlsym(RTLD_NEXT, exec_names[which]);
+		__atomic_store_n(&exec_reals[which], fn, __ATOMIC_RELEASE);
 	}
 	return fn;
 }
 
-#define EXEC_WRAP(name, params, args)                                                              \
+void exec_resolve(void)
+{
+	for (int i = 0; i < EX_N; i++)
+		exec_real(i);
+}
+
+#define EXEC_WRAP(name, which, params, args)                                                       \
 	XP_EXPORT int name params                                                                  \
 	{                                                                                          \
-		static void *cache;                                                                \
-		int(*real) params = (int(*) params)exec_real(&cache, #name);                       \
+		int(*real) params = (int(*) params)exec_real(which);                               \
 		int ret, saved;                                                                    \
                                                                                                    \
 		exec_mark(true);                                                                   \
@@ -79,8 +95,10 @@ static void *exec_real(void **cache, const char *name)
 		return ret;                                                                        \
 	}
 
-EXEC_WRAP(execve, (const char *path, char *const argv[], char *const envp[]), (path, argv, envp))
-EXEC_WRAP(execv, (const char *path, char *const argv[]), (path, argv))
-EXEC_WRAP(execvp, (const char *file, char *const argv[]), (file, argv))
-EXEC_WRAP(execvpe, (const char *file, char *const argv[], char *const envp[]), (file, argv, envp))
-EXEC_WRAP(fexecve, (int fd, char *const argv[], char *const envp[]), (fd, argv, envp))
+EXEC_WRAP(execve, EX_EXECVE, (const char *path, char *const argv[], char *const envp[]),
+	  (path, argv, envp))
+EXEC_WRAP(execv, EX_EXECV, (const char *path, char *const argv[]), (path, argv))
+EXEC_WRAP(execvp, EX_EXECVP, (const char *file, char *const argv[]), (file, argv))
+EXEC_WRAP(execvpe, EX_EXECVPE, (const char *file, char *const argv[], char *const envp[]),
+	  (file, argv, envp))
+EXEC_WRAP(fexecve, EX_FEXECVE, (int fd, char *const argv[], char *const envp[]), (fd, argv, envp))

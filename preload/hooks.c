@@ -39,6 +39,7 @@ struct hooks_match {
 	struct hooks_tally *tally;
 	bool window;
 	unsigned found;
+	bool dry; /* only look: stop at the first match (hooks_any) */
 };
 
 static void hooks_refuse(struct hooks_tally *t, const char *symbol, const char *why)
@@ -158,6 +159,8 @@ static int hooks_visit_symbol(const struct elf_sym *s, void *arg)
 	     fnmatch(m->e->pattern, qualified, 0)))
 		return 0;
 	m->found++;
+	if (m->dry)
+		return 1;
 	hooks_add(m, s->name, m->o->base + s->value, s->size);
 	return 0;
 }
@@ -214,6 +217,37 @@ static bool hooks_object_matches(const struct spec_entry *e, const struct elf_ob
 	if (e->object[0])
 		return !fnmatch(e->object, o->name, 0);
 	return !o->is_shim;
+}
+
+static void hooks_say_no_match(const struct spec_entry *e)
+{
+	log_msg("hook %s:%s%s%s: no function matches", e->kind, e->pattern, e->object[0] ? "@" : "",
+		e->object);
+}
+
+static void hooks_say_no_window(const char *window)
+{
+	log_msg("EXTPROF_WINDOW=%s: not hooked; the window is the whole run", window);
+}
+
+/* Whether @e names a function of a loaded object, or an object not loaded yet. */
+static bool hooks_entry_any(const struct spec_entry *e)
+{
+	bool any_object = false;
+
+	for (int i = 0; i < hooks_nobjs; i++) {
+		struct hooks_match m = {e, &hooks_objs[i], NULL, false, 0, true};
+
+		if (!hooks_object_matches(e, &hooks_objs[i]))
+			continue;
+		any_object = true;
+		if (!strncmp(e->pattern, "0x", 2))
+			return true;
+		elfsym_each(hooks_objs[i].path, hooks_visit_symbol, &m);
+		if (m.found)
+			return true;
+	}
+	return e->object[0] && !any_object;
 }
 
 /* Whether some declaration already answers to @e. */
@@ -290,8 +324,7 @@ static void hooks_resolve(const struct spec_entry *e, struct hooks_tally *tally,
 			"dlopen'ed",
 			e->kind, e->pattern, e->object, e->object);
 	else if (!hooks_find_any(e))
-		log_msg("hook %s:%s%s%s: no function matches", e->kind, e->pattern,
-			e->object[0] ? "@" : "", e->object);
+		hooks_say_no_match(e);
 }
 
 static void hooks_say_tally(const struct hooks_tally *t, const char *where)
@@ -303,6 +336,50 @@ static void hooks_say_tally(const struct hooks_tally *t, const char *where)
 			t->refusals, t->refused > HOOKS_REFUSALS_SHOWN ? "; ..." : "");
 	else
 		log_msg("hooked %u/%u%s", t->hooked, t->tried, where);
+}
+
+/* What hooks_any() found nothing for, for hooks_say_unmatched(). */
+static const struct spec_list *hooks_unmatched;
+static const char *hooks_unmatched_window;
+
+void hooks_say_unmatched(void)
+{
+	if (hooks_unmatched_window && *hooks_unmatched_window)
+		hooks_say_no_window(hooks_unmatched_window);
+	for (int i = 0; hooks_unmatched && i < hooks_unmatched->n; i++)
+		hooks_say_no_match(&hooks_unmatched->entries[i]);
+}
+
+/* EXTPROF_WINDOW as an entry, in hooks_window. */
+static void hooks_set_window(const char *window)
+{
+	char *at;
+
+	strcpy(hooks_window.kind, "window");
+	snprintf(hooks_window.pattern, sizeof(hooks_window.pattern), "%s", window);
+	at = strchr(hooks_window.pattern, '@');
+	if (at) {
+		*at = '\0';
+		snprintf(hooks_window.object, sizeof(hooks_window.object), "%s", at + 1);
+	}
+}
+
+bool hooks_any(const struct spec_list *list, const char *window)
+{
+	/* nothing matched: every entry found objects, and no function in them */
+	hooks_unmatched = list;
+	hooks_unmatched_window = window;
+	hooks_nobjs = elfobj_list(hooks_objs, ELFOBJ_MAX);
+	if (window && *window) {
+		hooks_set_window(window);
+		if (hooks_entry_any(&hooks_window))
+			return true;
+	}
+	for (int i = 0; i < list->n; i++) {
+		if (hooks_entry_any(&list->entries[i]))
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -319,19 +396,10 @@ int hooks_install(const struct spec_list *list, const char *window)
 	hooks_nobjs = elfobj_list(hooks_objs, ELFOBJ_MAX);
 	xp.window_decl = UINT32_MAX;
 	if (window && *window) {
-		char *at;
-
-		strcpy(hooks_window.kind, "window");
-		snprintf(hooks_window.pattern, sizeof(hooks_window.pattern), "%s", window);
-		at = strchr(hooks_window.pattern, '@');
-		if (at) {
-			*at = '\0';
-			snprintf(hooks_window.object, sizeof(hooks_window.object), "%s", at + 1);
-		}
+		hooks_set_window(window);
 		hooks_resolve(&hooks_window, &tally, true, false);
 		if (xp.window_decl == UINT32_MAX)
-			log_msg("EXTPROF_WINDOW=%s: not hooked; the window is the whole run",
-				window);
+			hooks_say_no_window(window);
 	}
 	for (int i = 0; i < list->n; i++) {
 		hooks_resolve(&list->entries[i], &tally, false, false);

@@ -1,21 +1,32 @@
 // SPDX-License-Identifier: MIT
 /*
  * init: the shim's life in the process.  The constructor runs before main,
- * while the process has one thread: it reads the EXTPROF_* variables,
- * chooses the counter, calibrates the hook, patches the functions and
- * seals the stubs.  A clean exit (return from main, exit) finishes every
- * dump; a fork child starts from zero with dumps of its own.  Whatever goes
- * wrong is said in one "extprof:" line and the program runs on: the shim
- * never exits and never changes what the program does.
+ * while the process has one thread, in steps:
+ *
+ *   secure-execution mode?    (setuid, setgid, capabilities) stay out
+ *   read the configuration    the EXTPROF_* variables
+ *   anything to count?        no function named here: stay out, and say
+ *                             nothing if a profiled parent said it all
+ *   choose the counter        and what every dump says about the process
+ *   calibrate                 the hook's own cost
+ *   install the hooks         patch, seal the stubs, make the directory
+ *
+ * A clean exit (return from main, exit) finishes every dump; a fork child
+ * starts from zero with dumps of its own.  Whatever goes wrong is said in
+ * one "extprof:" line and the program runs on: the shim never exits and
+ * never changes what the program does.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 
 #include "arch.h"
 #include "hooks.h"
 #include "log.h"
+#include "maps.h"
 #include "shim.h"
 #include "spec.h"
 
@@ -25,12 +36,22 @@
 struct xp_state xp;
 static struct spec_list init_spec;
 
+static bool init_env_set(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v;
+}
+
 static void init_after_fork_child(void)
 {
 	if (!xp.enabled)
 		return;
 	process_fill_ids(&xp.meta);
 	worker_reset_after_fork();
+	/* EXTPROF_CHILDREN=0: the first process only; a fork child's calls pass */
+	if (xp.children_off)
+		xp.enabled = false;
 }
 
 static void init_at_exit(void)
@@ -38,6 +59,66 @@ static void init_at_exit(void)
 	if (!xp.enabled || xp.finished)
 		return;
 	worker_finish_all();
+}
+
+/*
+ * A set-user-ID (or set-group-ID, or file-capability) program runs with
+ * rights its user does not have, and the EXTPROF_* variables are the
+ * user's: nothing of theirs is read, no file opened, nothing hooked.  One
+ * line, on the stderr the loader made sure is open, and only if the user
+ * asked for something; it names no value.
+ */
+static bool init_secure_mode(void)
+{
+	if (!getauxval(AT_SECURE))
+		return false;
+	if (init_env_set("EXTPROF_HOOKS") || init_env_set("EXTPROF_SPEC") ||
+	    init_env_set("EXTPROF_WINDOW"))
+		log_msg("secure-execution mode (a set-user-ID, set-group-ID or capability "
+			"program): nothing is hooked");
+	return true;
+}
+
+static int init_own_visit(const struct maps_entry *e, void *arg)
+{
+	char *path = arg;
+	uint64_t self = (uint64_t)(uintptr_t)&init_own_visit;
+
+	if (self < e->start || self >= e->end)
+		return 0;
+	if (e->truncated || e->path[0] != '/')
+		return -ENOENT;
+	strcpy(path, e->path);
+	return 1;
+}
+
+static int init_parent_visit(const struct maps_entry *e, void *arg)
+{
+	const char *own = arg;
+	size_t n = strlen(own);
+
+	/* " (deleted)": the parent runs a shim rebuilt since it started */
+	return !strncmp(e->path, own, n) && (!e->path[n] || !strcmp(e->path + n, " (deleted)"));
+}
+
+/*
+ * Whether the parent process has this very shim loaded: this process was
+ * started by a profiled one (popen, system, a shell's children...), and
+ * inherited its variables.  An exec'd image keeps its pid and parent: it
+ * is the same process as far as this goes.
+ */
+static bool init_is_descendant(void)
+{
+	static int known = -1;
+	char own[4200], line[4200], file[64];
+
+	if (known >= 0)
+		return known;
+	known = 0;
+	log_format(file, sizeof(file), "/proc/%d/maps", (int)getppid());
+	if (maps_each("/proc/self/maps", line, sizeof(line), init_own_visit, own) == 1)
+		known = maps_each(file, line, sizeof(line), init_parent_visit, own) == 1;
+	return known;
 }
 
 static void init_read_callers(void)
@@ -57,6 +138,19 @@ static void init_read_callers(void)
 	xp.callers = (uint32_t)n;
 }
 
+/* EXTPROF_CHILDREN: 1 (the default) profiles every descendant, 0 the first process only. */
+static void init_read_children(void)
+{
+	const char *v = getenv("EXTPROF_CHILDREN");
+
+	if (!v || !*v || !strcmp(v, "1"))
+		return;
+	if (!strcmp(v, "0"))
+		xp.children_off = true;
+	else
+		log_msg("EXTPROF_CHILDREN=%s: not 0 or 1; children are profiled", v);
+}
+
 static int init_read_hooks(void)
 {
 	const char *hooks = getenv("EXTPROF_HOOKS"), *spec = getenv("EXTPROF_SPEC");
@@ -65,16 +159,48 @@ static int init_read_hooks(void)
 		spec_parse_text(&init_spec, hooks, "EXTPROF_HOOKS", 0);
 	if (spec && *spec)
 		spec_parse_file(&init_spec, spec);
-	if (!init_spec.n && !(getenv("EXTPROF_WINDOW") && *getenv("EXTPROF_WINDOW"))) {
+	if (!init_spec.n && !init_env_set("EXTPROF_WINDOW")) {
 		log_msg("EXTPROF_HOOKS and EXTPROF_SPEC name no function: nothing is hooked");
 		return -ENOENT;
 	}
 	return 0;
 }
 
+/* Step 1: the variables.  -ENOENT when they name nothing for this process to hook. */
+static int init_read_config(void)
+{
+	const char *why;
+
+	if (log_setup(getenv("EXTPROF_LOG"), &why))
+		log_msg("EXTPROF_LOG %s: %s; logging to stderr", getenv("EXTPROF_LOG"), why);
+	xp.window_decl = UINT32_MAX;
+	pthread_mutex_init(&xp.decls_lock, NULL);
+	init_read_children();
+	/* EXTPROF_CHILDREN=0 in a descendant: not even its entries are read */
+	if ((xp.children_off && init_is_descendant()) || init_read_hooks())
+		return -ENOENT;
+	init_read_callers();
+	return 0;
+}
+
+/*
+ * Step 2: whether this process has anything to count.  Looking costs a
+ * walk of the symbol tables; calibrating, which would come next, costs
+ * more, and a process started by a profiled one (a shell, a compiler...)
+ * mostly has nothing of what the entries name.
+ */
+static bool init_wanted(void)
+{
+	if (hooks_any(&init_spec, getenv("EXTPROF_WINDOW")))
+		return true;
+	/* entry by entry, what was not found (held: a descendant drops it) */
+	hooks_say_unmatched();
+	return false;
+}
+
 static void init_fill_meta(void)
 {
-	const char *window = getenv("EXTPROF_WINDOW");
+	const char *window = getenv("EXTPROF_WINDOW"), *slash;
 
 	process_fill_meta(&xp.meta);
 	xp.meta.counter = xp.counter.kind;
@@ -86,61 +212,111 @@ static void init_fill_meta(void)
 		strncpy(xp.meta.window, window, sizeof(xp.meta.window) - 1);
 		xp.meta.flags |= EXTPROF_DUMP_F_WINDOW;
 	}
+	slash = strrchr(xp.meta.exe_path, '/');
+	process_safe_name(xp.file_exe, sizeof(xp.file_exe), slash ? slash + 1 : "");
+	process_safe_name(xp.file_host, sizeof(xp.file_host), xp.meta.hostname);
 }
 
-static void init_choose_dir(void)
+/* Step 3: the counter, and what every dump of the process carries. */
+static void init_choose_counter(void)
 {
-	const char *dir = getenv("EXTPROF_DIR");
-	int err;
-
-	if (!dir || !*dir)
-		dir = "extprof.data";
-	if (strlen(dir) >= sizeof(xp.dir) - 128) {
-		log_msg("EXTPROF_DIR is too long; counting without dumps");
-		return;
-	}
-	strcpy(xp.dir, dir);
-	err = process_make_dir(dir);
-	if (err)
-		log_msg("EXTPROF_DIR %s: %s; counting without dumps", dir, log_strerror(-err));
-}
-
-__attribute__((constructor)) static void init_shim(void)
-{
-	const char *why;
-	int err;
-
-	if (log_setup(getenv("EXTPROF_LOG"), &why))
-		log_msg("EXTPROF_LOG %s: %s; logging to stderr", getenv("EXTPROF_LOG"), why);
-	xp.window_decl = UINT32_MAX;
-	pthread_mutex_init(&xp.decls_lock, NULL);
-	if (init_read_hooks())
-		return;
-	init_read_callers();
 	if (xp.callers) {
 		xp.meta.caller_slots = INIT_CALLER_SLOTS;
 		arch_use_callers_thunk();
 	}
 	counter_setup(getenv("EXTPROF_COUNTER"));
-	arch_choose_fast_path(&xp.counter, xp.callers != 0,
-			      getenv("EXTPROF_WINDOW") && *getenv("EXTPROF_WINDOW"));
+	arch_choose_fast_path(&xp.counter, xp.callers != 0, init_env_set("EXTPROF_WINDOW"));
 	init_fill_meta();
 	arch_probe_xsave();
-	err = worker_init_pool();
+}
+
+/* Step 4: the hook's own cost. */
+static int init_calibrate(void)
+{
+	int err = worker_init_pool();
+
 	if (!err)
 		err = calibrate_hook();
 	if (err) {
 		log_msg("cannot calibrate the hook: %s; nothing is hooked", log_strerror(-err));
-		return;
+		return err;
 	}
 	xp.meta.counter_flags = xp.counter.flags;
-	/* nothing hooked and nothing that a dlopen could bring: stay out */
-	if (hooks_install(&init_spec, getenv("EXTPROF_WINDOW")) <= 0 && !xp.meta.late_decls)
+	return 0;
+}
+
+/*
+ * EXTPROF_DIR, made absolute now: the program may chdir before a dump is
+ * made or finished.  A problem is said here, once; the workers then count
+ * in memory without trying again.
+ */
+static void init_choose_dir(void)
+{
+	const char *dir = getenv("EXTPROF_DIR"), *why;
+	size_t n = 0;
+	int err;
+
+	if (!dir || !*dir)
+		dir = "extprof.data";
+	if (dir[0] != '/') {
+		if (!getcwd(xp.dir, sizeof(xp.dir) - 1)) {
+			log_msg("EXTPROF_DIR %s: the current directory: %s; counting without dumps",
+				dir, log_strerror(errno));
+			return;
+		}
+		n = strlen(xp.dir);
+		if (xp.dir[n - 1] != '/')
+			xp.dir[n++] = '/';
+	}
+	if (n + strlen(dir) >= sizeof(xp.dir) - 128) {
+		log_msg("EXTPROF_DIR %s: the path is too long; counting without dumps", dir);
 		return;
+	}
+	strcpy(xp.dir + n, dir);
+	err = process_make_dir(xp.dir,
+			       init_env_set("EXTPROF_SHARED_DIR") &&
+				       !strcmp(getenv("EXTPROF_SHARED_DIR"), "1"),
+			       &why);
+	if (err) {
+		log_msg("EXTPROF_DIR %s: %s; counting without dumps", xp.dir, why);
+		return;
+	}
+	xp.dir_ok = true;
+}
+
+/* Step 5: patch, seal, and be ready.  Returns whether anything was hooked. */
+static bool init_install_hooks(void)
+{
+	int hooked;
+
+	/* looked up now: a signal handler may longjmp or exec, not look them up */
+	longjmp_resolve();
+	exec_resolve();
+	hooked = hooks_install(&init_spec, getenv("EXTPROF_WINDOW"));
+	/* nothing hooked and nothing that a dlopen could bring: stay out */
+	if (hooked <= 0 && !xp.meta.late_decls)
+		return false;
 	arch_seal_code();
 	init_choose_dir();
 	pthread_atfork(NULL, NULL, init_after_fork_child);
 	xp.enabled = true;
+	return hooked > 0;
+}
+
+__attribute__((constructor)) static void init_shim(void)
+{
+	bool hooked = false;
+
+	if (init_secure_mode())
+		return;
+	/* a descendant that hooks nothing says nothing: its lines wait */
+	log_hold();
+	if (!init_read_config() && init_wanted()) {
+		init_choose_counter();
+		if (!init_calibrate())
+			hooked = init_install_hooks();
+	}
+	log_release(hooked || !init_is_descendant());
 }
 
 /*

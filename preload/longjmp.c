@@ -34,7 +34,7 @@ static void longjmp_reap(const void *env)
 	struct xp_thread *t = &xp_self;
 	uint64_t sp = longjmp_target_sp(env);
 
-	if (!t->stack || sp < t->stack_lo || sp >= t->stack_hi)
+	if (!t->stack || !worker_know_stack(t) || sp < t->stack_lo || sp >= t->stack_hi)
 		return;
 	/* a push this jump leaves half-done (out of a signal handler) is no more */
 	t->filling = 0;
@@ -55,29 +55,45 @@ static void longjmp_reap(const void *env)
 	}
 }
 
-static void *longjmp_real(void **cache, const char *name)
+/*
+ * The real functions, looked up at start-up (longjmp_resolve): a signal
+ * handler may siglongjmp, and dlsym takes the loader's lock, which the code
+ * it interrupted may hold.  Before that (another library's constructor), on
+ * first use.
+ */
+enum { LJ_LONGJMP, LJ__LONGJMP, LJ_SIGLONGJMP, LJ_LONGJMP_CHK, LJ_N };
+static const char *const longjmp_names[LJ_N] = {"longjmp", "_longjmp", "siglongjmp",
+						"__longjmp_chk"};
+static void *longjmp_reals[LJ_N];
+
+static void *longjmp_real(int which)
 {
-	void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+	void *fn = __atomic_load_n(&longjmp_reals[which], __ATOMIC_ACQUIRE);
 
 	if (!fn) {
-		fn = dlsym(RTLD_NEXT, name);
-		__atomic_store_n(cache, fn, __ATOMIC_RELEASE);
+		fn = dlsym(RTLD_NEXT, longjmp_names[which]);
+		__atomic_store_n(&longjmp_reals[which], fn, __ATOMIC_RELEASE);
 	}
 	return fn;
 }
 
-#define LONGJMP_WRAP(name, type)                                                                   \
-	XP_EXPORT __attribute__((noreturn)) void name(type env, int val)                           \
+void longjmp_resolve(void)
+{
+	for (int i = 0; i < LJ_N; i++)
+		longjmp_real(i);
+}
+
+#define LONGJMP_WRAP(name, which)                                                                  \
+	XP_EXPORT __attribute__((noreturn)) void name(void *env, int val)                          \
 	{                                                                                          \
-		static void *cache;                                                                \
-		void (*real)(type, int) = (void (*)(type, int))longjmp_real(&cache, #name);        \
+		void (*real)(void *, int) = (void (*)(void *, int))longjmp_real(which);            \
                                                                                                    \
 		longjmp_reap(env);                                                                 \
 		real(env, val);                                                                    \
 		__builtin_unreachable();                                                           \
 	}
 
-LONGJMP_WRAP(longjmp, void *)
-LONGJMP_WRAP(_longjmp, void *)
-LONGJMP_WRAP(siglongjmp, void *)
-LONGJMP_WRAP(__longjmp_chk, void *)
+LONGJMP_WRAP(longjmp, LJ_LONGJMP)
+LONGJMP_WRAP(_longjmp, LJ__LONGJMP)
+LONGJMP_WRAP(siglongjmp, LJ_SIGLONGJMP)
+LONGJMP_WRAP(__longjmp_chk, LJ_LONGJMP_CHK)

@@ -7,6 +7,7 @@
  * GNU build-id.
  */
 #include <elf.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -141,31 +142,89 @@ void process_fill_meta(struct dump_meta *meta)
 	dl_iterate_phdr(process_find_build_id, &s);
 }
 
-/* EXTPROF_DIR: made 0700 (with its parents) when missing. */
-int process_make_dir(const char *dir)
+/*
+ * @src as a part of a file name: every byte but letters, digits, '.', '-',
+ * '_' and '+' becomes '_' (a host name may hold "/.."), never empty.
+ */
+void process_safe_name(char *dst, size_t size, const char *src)
+{
+	size_t n = 0;
+
+	for (; *src && n + 1 < size; src++) {
+		char c = *src;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' || c == '+';
+
+		dst[n++] = ok ? c : '_';
+	}
+	if (!n && size > 7)
+		memcpy(dst, "unknown", n = 7);
+	dst[n] = '\0';
+}
+
+/* mkdir with the mode meant, whatever the umask. */
+static int process_mkdir(const char *path)
+{
+	if (mkdir(path, 0700) < 0)
+		return errno == EEXIST ? 0 : -errno;
+	return chmod(path, 0700) < 0 ? -errno : 0;
+}
+
+/*
+ * EXTPROF_DIR: made 0700 (with its parents) when missing.  One that exists
+ * must be a directory owned by the user (or root) and writable by nobody
+ * else, as ssh asks of its files: in a directory others can write, another
+ * user could delete a dump and plant a forged one.  @shared_ok
+ * (EXTPROF_SHARED_DIR=1) accepts it all the same.  0, or -errno with the
+ * reason in @why.
+ */
+int process_make_dir(const char *dir, bool shared_ok, const char **why)
 {
 	char path[4096];
 	struct stat st;
 	size_t len = strlen(dir);
+	int err;
 
-	if (!len || len >= sizeof(path))
+	*why = "";
+	if (!len || len >= sizeof(path)) {
+		*why = "the path is too long";
 		return -ENAMETOOLONG;
+	}
 	memcpy(path, dir, len + 1);
 	for (char *p = path + 1; *p; p++) {
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(path, 0700) < 0 && errno != EEXIST)
-			return -errno;
+		err = process_mkdir(path);
 		*p = '/';
+		if (err)
+			goto fail;
 	}
-	if (mkdir(path, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	if (stat(path, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
+	err = process_mkdir(path);
+	if (err)
+		goto fail;
+	if (stat(path, &st) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		*why = "exists and is not a directory";
 		return -ENOTDIR;
-	if (access(path, W_OK | X_OK) < 0)
-		return -errno;
+	}
+	if (!shared_ok && st.st_uid != geteuid() && st.st_uid != 0) {
+		*why = "is another user's directory (EXTPROF_SHARED_DIR=1 accepts it)";
+		return -EPERM;
+	}
+	if (!shared_ok && (st.st_mode & 022)) {
+		*why = "can be written by other users (EXTPROF_SHARED_DIR=1 accepts it)";
+		return -EPERM;
+	}
+	if (access(path, W_OK | X_OK) < 0) {
+		err = -errno;
+		goto fail;
+	}
 	return 0;
+fail:
+	*why = strerrordesc_np(-err) ? strerrordesc_np(-err) : "unknown error";
+	return err;
 }

@@ -69,6 +69,7 @@ struct xp_thread {
 	/* PMU counters: the perf mmap page and fd of this thread */
 	void *pmu_page;
 	int pmu_fd;
+	uint32_t stack_known; /* stack_lo and stack_hi are set (worker_know_stack) */
 };
 
 /* A worker: one accumulator and its dump, used by one thread at a time. */
@@ -107,6 +108,10 @@ struct xp_state {
 	struct xp_worker workers[XP_MAX_WORKERS];
 	uint32_t window_decl;	    /* UINT32_MAX without a window */
 	pthread_mutex_t decls_lock; /* declarations added after start-up (dlopen) */
+	bool dir_ok;		    /* dir is usable: dumps are made there */
+	bool children_off;	    /* EXTPROF_CHILDREN=0: fork children count nothing */
+	char file_exe[256];	    /* the executable's and the host's names, */
+	char file_host[64];	    /* as safe to put in a file name */
 };
 
 extern struct xp_state xp;
@@ -126,6 +131,9 @@ uint64_t xp_counter_read(void);
 /* worker.c */
 int worker_init_pool(void);
 struct xp_worker *worker_acquire(struct xp_thread *t);
+bool worker_know_stack(struct xp_thread *t);
+void worker_pause_layouts(void);
+void worker_resume_layouts(void);
 void worker_release_self(void);
 void worker_finish_all(void);
 void worker_reset_after_fork(void);
@@ -155,8 +163,13 @@ int calibrate_hook(void);
 /* process.c */
 void process_fill_meta(struct dump_meta *meta);
 void process_fill_ids(struct dump_meta *meta);
-int process_make_dir(const char *dir);
+void process_safe_name(char *dst, size_t size, const char *src);
+int process_make_dir(const char *dir, bool shared_ok, const char **why);
 int64_t process_now_ns(void);
+
+/* longjmp.c, exec.c: the real functions, looked up at start-up */
+void longjmp_resolve(void);
+void exec_resolve(void);
 
 #pragma GCC visibility pop
 

@@ -8,12 +8,15 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
+#include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "maps.h"
 #include "shim.h"
 
 #define WORKER_STACK_FRAMES (1u << 16)
@@ -37,22 +40,62 @@ int worker_init_pool(void)
 	return 0;
 }
 
-/* The thread's own stack, to tell a sigaltstack handler's frames apart. */
-static void worker_find_stack(struct xp_thread *t)
-{
-	pthread_attr_t attr;
-	size_t size;
-	void *lo;
+struct worker_stack_find {
+	uint64_t sp;
+	uint64_t prev_end; /* the end of the mapping before the one looked at */
+	uint64_t lo, hi;
+};
 
-	t->stack_lo = 0;
-	t->stack_hi = UINT64_MAX;
-	if (pthread_getattr_np(pthread_self(), &attr))
-		return;
-	if (!pthread_attr_getstack(&attr, &lo, &size)) {
-		t->stack_lo = (uint64_t)lo;
-		t->stack_hi = (uint64_t)lo + size;
+static int worker_stack_visit(const struct maps_entry *e, void *arg)
+{
+	struct worker_stack_find *s = arg;
+	struct rlimit rl;
+
+	if (s->sp < e->start || s->sp >= e->end) {
+		s->prev_end = e->end;
+		return 0;
 	}
-	pthread_attr_destroy(&attr);
+	s->lo = e->start;
+	s->hi = e->end;
+	/* the main thread's stack grows down into the gap below it, as far
+	 * as its limit lets it (pthread_getattr_np's reckoning) */
+	if (!strcmp(e->path, "[stack]")) {
+		s->lo = s->prev_end;
+		if (!getrlimit(RLIMIT_STACK, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur < e->end && e->end - rl.rlim_cur > s->lo)
+			s->lo = e->end - rl.rlim_cur;
+	}
+	return 1;
+}
+
+/*
+ * The thread's own stack, to tell a sigaltstack handler's frames apart: the
+ * mapping that holds the stack pointer.  Not pthread_getattr_np(), which
+ * allocates and reads /proc/self/maps through stdio: this may run in a
+ * signal handler that interrupted malloc.  On the sigaltstack the thread's
+ * stack cannot be seen, and is looked for again at the next call that
+ * needs it.  Returns whether t->stack_lo and t->stack_hi are known.
+ */
+bool worker_know_stack(struct xp_thread *t)
+{
+	struct worker_stack_find s = {(uint64_t)__builtin_frame_address(0), 0, 0, 0};
+	char line[256];
+	stack_t ss;
+
+	if (t->stack_known)
+		return true;
+	if (!sigaltstack(NULL, &ss) && (ss.ss_flags & SS_ONSTACK))
+		return false;
+	if (maps_each("/proc/self/maps", line, sizeof(line), worker_stack_visit, &s) == 1) {
+		t->stack_lo = s.lo;
+		t->stack_hi = s.hi;
+	} else {
+		/* no /proc: every slot counts as on the thread's stack */
+		t->stack_lo = 0;
+		t->stack_hi = UINT64_MAX;
+	}
+	t->stack_known = 1;
+	return true;
 }
 
 /*
@@ -95,23 +138,30 @@ void worker_grow_stack(struct xp_thread *t)
 	t->cap *= 2;
 }
 
+/* EXTPROF_DIR/EXE.HOST.PID.PROCESS-ID.wNNN.xpd (docs/dump-format.md) */
 static int worker_dump_name(char *buf, size_t size, uint32_t index)
 {
-	int n = snprintf(buf, size, "%s/%s.%s.%llu.%016llx.w%03u" EXTPROF_DUMP_SUFFIX, xp.dir,
-			 xp.meta.exe_path[0] ? strrchr(xp.meta.exe_path, '/') + 1 : "unknown",
-			 xp.meta.hostname, (unsigned long long)xp.meta.pid,
-			 (unsigned long long)xp.meta.process_id, index);
+	size_t n = log_format(buf, size, "%s/%s.%s.%llu.%016llx.w%03u" EXTPROF_DUMP_SUFFIX, xp.dir,
+			      xp.file_exe, xp.file_host, (unsigned long long)xp.meta.pid,
+			      (unsigned long long)xp.meta.process_id, index);
 
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+	return n + 1 >= size ? -ENAMETOOLONG : 0;
 }
 
+/* Both used under worker_layout_busy only (below). */
 static struct dump_decl_info worker_decl_info[XP_MAX_DECLS];
+static char worker_path[4096];
 
-/* A new worker's dump; without one it still counts, in anonymous memory. */
+/*
+ * A new worker's dump.  Without one (no usable directory, no room on its
+ * filesystem) it still counts, in anonymous memory of the same layout; a
+ * dump that could not be made for want of room (or any reason but the
+ * directory) is written at exit, if it can be then.
+ */
 static int worker_open_dump(struct xp_worker *w)
 {
-	char path[4096];
-	int err;
+	char *path = worker_path;
+	int err, noname;
 
 	for (uint32_t i = 0; i < xp.ndecls; i++) {
 		worker_decl_info[i].kind = xp.decls[i].kind;
@@ -120,18 +170,64 @@ static int worker_open_dump(struct xp_worker *w)
 		worker_decl_info[i].address = xp.decls[i].offset;
 		worker_decl_info[i].flags = xp.decls[i].window ? EXTPROF_DECL_F_WINDOW : 0;
 	}
-	if (xp.calibrating)
+	if (xp.calibrating || !xp.dir_ok)
 		return dump_create_anonymous(&w->map, &xp.meta, worker_decl_info, xp.ndecls,
 					     w->index);
-	err = worker_dump_name(path, sizeof(path), w->index);
+	noname = worker_dump_name(path, sizeof(worker_path), w->index);
+	err = noname;
 	if (!err)
 		err = dump_create(&w->map, path, &xp.meta, worker_decl_info, xp.ndecls, w->index);
 	if (!err)
 		return 0;
-	log_once(LOG_ONCE_DUMP, "cannot create dumps in %s: %s; counting without them", xp.dir,
-		 log_strerror(-err));
-	/* Same layout in memory: the counts are made, only not kept. */
-	return dump_create_anonymous(&w->map, &xp.meta, worker_decl_info, xp.ndecls, w->index);
+	log_once(LOG_ONCE_DUMP, "cannot create a dump in %s: %s; counting in memory%s", xp.dir,
+		 log_strerror(-err), noname ? "" : ", to be written at exit");
+	err = dump_create_anonymous(&w->map, &xp.meta, worker_decl_info, xp.ndecls, w->index);
+	if (!err && !noname) {
+		memcpy(w->map.path, path, strlen(path) + 1);
+		w->map.in_memory = true;
+	}
+	return err;
+}
+
+/*
+ * Dump creation against a dlopen that adds declarations (hooks_rescan, in
+ * another thread, holding xp.decls_lock): the declarations must not grow
+ * while a dump is laid out.  A thread's first evaluation must never wait
+ * for that thread, which may be waiting for malloc's lock, held by the
+ * code this call interrupted if we are a signal handler.  So: the dlopen
+ * raises worker_rescanning, then waits (it may) until no creation is in
+ * progress; a creation that sees it raised gives up (its call is lost, and
+ * the thread's next call tries again).  Creations among themselves share
+ * worker_layout_busy, a spin lock: its holder only makes system calls and
+ * copies memory, and never waits on anyone.
+ */
+static int worker_creating, worker_rescanning, worker_layout_busy;
+
+void worker_pause_layouts(void)
+{
+	__atomic_store_n(&worker_rescanning, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&worker_creating, __ATOMIC_SEQ_CST))
+		sched_yield();
+}
+
+void worker_resume_layouts(void)
+{
+	__atomic_store_n(&worker_rescanning, 0, __ATOMIC_RELEASE);
+}
+
+static int worker_lay_out(struct xp_worker *w)
+{
+	int err = -EAGAIN;
+
+	__atomic_add_fetch(&worker_creating, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&worker_rescanning, __ATOMIC_SEQ_CST)) {
+		while (__atomic_exchange_n(&worker_layout_busy, 1, __ATOMIC_ACQUIRE))
+			sched_yield();
+		err = worker_open_dump(w);
+		__atomic_store_n(&worker_layout_busy, 0, __ATOMIC_RELEASE);
+	}
+	__atomic_sub_fetch(&worker_creating, 1, __ATOMIC_SEQ_CST);
+	return err;
 }
 
 static struct xp_worker *worker_claim(void)
@@ -159,11 +255,8 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 {
 	struct xp_worker *w;
 
-	if (!t->stack) {
-		if (worker_map_stack(t))
-			return NULL;
-		worker_find_stack(t);
-	}
+	if (!t->stack && worker_map_stack(t))
+		return NULL;
 	w = worker_claim();
 	if (!w) {
 		log_once(LOG_ONCE_WORKERS,
@@ -171,21 +264,9 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 		return NULL;
 	}
 	w->index = (uint32_t)(w - xp.workers);
-	/*
-	 * The declarations must not grow (dlopen) while a dump is laid out.
-	 * Waiting is safe: the thread holding the lock has its busy flag set,
-	 * so a signal handler on it never gets here (eval.c).
-	 */
-	if (!w->map.base) {
-		int err;
-
-		pthread_mutex_lock(&xp.decls_lock);
-		err = worker_open_dump(w);
-		pthread_mutex_unlock(&xp.decls_lock);
-		if (err) {
-			__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
-			return NULL;
-		}
+	if (!w->map.base && worker_lay_out(w)) {
+		__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
+		return NULL;
 	}
 	counter_open_thread(t);
 	w->owner = t;
@@ -345,9 +426,13 @@ void worker_finish_all(void)
 		if (!w->map.path[0])
 			continue;
 		err = dump_write_compact_named(&w->map, EXTPROF_DUMP_F_COMPLETE, callers_resolve);
-		if (err)
-			log_once(LOG_ONCE_DUMP, "cannot finish %s: %s", w->map.path,
-				 log_strerror(-err));
+		if (err && w->map.in_memory)
+			log_once(LOG_ONCE_FINISH,
+				 "cannot write %s at exit either: %s; its counts are lost",
+				 w->map.path, log_strerror(-err));
+		else if (err)
+			log_once(LOG_ONCE_FINISH, "cannot finish %s: %s; it stays as it was live",
+				 w->map.path, log_strerror(-err));
 	}
 }
 
