@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,9 +66,44 @@ static void harness_apply_env(const char *const env[])
 	}
 }
 
+/* In the child, before exec: what @o asks for, or exit 126 saying why. */
+static void harness_child_setup(const struct run_opts *o)
+{
+	const char *what = NULL;
+
+	if (!o)
+		return;
+	if (o->hostname && (unshare(CLONE_NEWUTS) || sethostname(o->hostname, strlen(o->hostname))))
+		what = "hostname";
+	if (!what && o->as_mb) {
+		struct rlimit rl = {(rlim_t)o->as_mb << 20, (rlim_t)o->as_mb << 20};
+
+		if (setrlimit(RLIMIT_AS, &rl))
+			what = "RLIMIT_AS";
+	}
+	if (!what && o->cwd && chdir(o->cwd))
+		what = "chdir";
+	if (!what && o->uid > 0 &&
+	    (setgroups(0, NULL) || setgid((gid_t)o->uid) || setuid((uid_t)o->uid)))
+		what = "setuid";
+	if (o->umask_set)
+		umask((mode_t)o->umask);
+	if (what) {
+		fprintf(stderr, "harness: %s: %s\n", what, strerror(errno));
+		_exit(126);
+	}
+}
+
 int harness_run(const char *const argv[], const char *const env[], struct run_result *r)
 {
+	return harness_run_with(argv, env, NULL, r);
+}
+
+int harness_run_with(const char *const argv[], const char *const env[], const struct run_opts *o,
+		     struct run_result *r)
+{
 	FILE *out = tmpfile(), *err = tmpfile();
+	unsigned waited_ms = 0;
 	int status;
 	pid_t pid;
 
@@ -80,12 +119,25 @@ int harness_run(const char *const argv[], const char *const env[], struct run_re
 		dup2(fileno(out), 1);
 		dup2(fileno(err), 2);
 		harness_apply_env(env);
+		harness_child_setup(o);
 		execvp(argv[0], (char *const *)argv);
 		fprintf(stderr, "harness: exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		cr_assert(errno == EINTR);
+	for (;;) {
+		pid_t w = waitpid(pid, &status, o && o->timeout_s ? WNOHANG : 0);
+
+		if (w == pid)
+			break;
+		cr_assert(w == 0 || errno == EINTR, "waitpid: %s", strerror(errno));
+		if (w == 0 && waited_ms >= o->timeout_s * 1000u && !r->timed_out) {
+			kill(pid, SIGKILL);
+			r->timed_out = true;
+		} else if (w == 0) {
+			usleep(10000);
+			waited_ms += 10;
+		}
+	}
 	if (WIFSIGNALED(status)) {
 		r->signal = WTERMSIG(status);
 		r->status = 128 + r->signal;

@@ -14,6 +14,7 @@
 struct run_result {
 	int status;   /* exit status, or 128 + signal */
 	int signal;   /* the signal that ended it, 0 if it exited */
+	bool timed_out; /* killed (SIGKILL) after the run's timeout */
 	char *out;    /* stdout, NUL-terminated */
 	char *err;    /* stderr, NUL-terminated */
 };
@@ -27,6 +28,20 @@ const char *harness_path(const char *var);
  */
 int harness_run(const char *const argv[], const char *const env[], struct run_result *r);
 void harness_free(struct run_result *r);
+
+/* How harness_run_with() sets the child up; zero for "as this process". */
+struct run_opts {
+	const char *cwd;      /* working directory */
+	int uid;	      /* > 0: setgid and setuid to it (we are root) */
+	int umask;	      /* when umask_set */
+	bool umask_set;
+	const char *hostname; /* in a UTS namespace of its own (we are root) */
+	unsigned as_mb;	      /* RLIMIT_AS, in MiB */
+	unsigned timeout_s;   /* SIGKILL after this long (r->timed_out) */
+};
+
+int harness_run_with(const char *const argv[], const char *const env[], const struct run_opts *o,
+		     struct run_result *r);
 
 /*
  * A child whose stdout the test reads while it runs (to act on a line it

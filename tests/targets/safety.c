@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The program of the safety tests (tests/integration/test_safety.c): what a
+ * program does that the shim must not get in the way of.
+ *
+ *   ./safety calls N          xs_work N times, xs_other and xs_third once
+ *   ./safety sigmalloc N      N threads, then the main thread, each spinning
+ *                             in malloc/free until a signal arrives; the
+ *                             handler makes the thread's first hooked call
+ *                             (xs_in_handler), likely while malloc holds
+ *                             its lock
+ *   ./safety chdir DIR        xs_work 10 times, chdir DIR, 10 times more
+ *   ./safety daemon DATA LIB  close every descriptor but 0-2, open DATA
+ *                             (descriptor 3) and put it on most descriptors
+ *                             up to 1024, write to it, dlopen LIB and call
+ *                             its xs_lib_work, write again
+ *   ./safety popen            read `sh -c 'echo from the child' 2>&1`
+ *                             through popen and print it
+ *   ./safety spawn            xs_work 3 times; a fork child calls it 5 times
+ *                             and exits; another child execs "safety calls 7"
+ *   ./safety dlopen SHIM      dlopen SHIM (as /etc/ld.so.preload would load
+ *                             it), then xs_work 4 times
+ *
+ * stdout is the same whatever the shim does; the hooked functions' own
+ * counts go to stderr as "checker-truth: SYMBOL COUNT".
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "matrix.h"
+
+static unsigned long n_work, n_other, n_third;
+static volatile sig_atomic_t n_in_handler;
+
+HOOKED long xs_work(long x)
+{
+	n_work++;
+	return x * 3 + 1;
+}
+
+HOOKED long xs_other(long x)
+{
+	n_other++;
+	return x ^ 5;
+}
+
+HOOKED long xs_third(long x)
+{
+	n_third++;
+	return x - 2;
+}
+
+HOOKED long xs_in_handler(long x)
+{
+	n_in_handler++;
+	return x + 1;
+}
+
+static void truth(void)
+{
+	TRUTH("truth", "xs_work", n_work);
+	TRUTH("truth", "xs_other", n_other);
+	TRUTH("truth", "xs_third", n_third);
+	TRUTH("truth", "xs_in_handler", n_in_handler);
+}
+
+static long calls(long n)
+{
+	long sum = xs_other(n) + xs_third(n);
+
+	for (long i = 0; i < n; i++)
+		sum += xs_work(i);
+	return sum;
+}
+
+/* ---- sigmalloc ---------------------------------------------------------- */
+
+static volatile sig_atomic_t got_signal;
+static volatile int spinning;
+static volatile long handler_sum;
+
+static void on_usr1(int sig)
+{
+	handler_sum += xs_in_handler(sig);
+	got_signal = 1;
+}
+
+/* malloc and free, sizes past the thread cache: each takes the arena's lock */
+static void spin_in_malloc(void)
+{
+	size_t size = 2048;
+
+	spinning = 1;
+	while (!got_signal) {
+		void *p = malloc(size);
+
+		if (p)
+			*(volatile char *)p = 1;
+		free(p);
+		size = size * 7 % 30000 + 1100;
+	}
+}
+
+static void *spin_thread(void *arg)
+{
+	(void)arg;
+	spin_in_malloc();
+	return NULL;
+}
+
+static void signal_when_spinning(pthread_t t)
+{
+	struct timespec ms = {0, 1000000};
+
+	while (!spinning)
+		sched_yield();
+	nanosleep(&ms, NULL);
+	pthread_kill(t, SIGUSR1);
+}
+
+static void *signal_main(void *arg)
+{
+	signal_when_spinning(*(pthread_t *)arg);
+	return NULL;
+}
+
+static int sigmalloc(int trials)
+{
+	struct sigaction sa;
+	pthread_t t, main_thread = pthread_self();
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	for (int i = 0; i < trials; i++) {
+		got_signal = spinning = 0;
+		pthread_create(&t, NULL, spin_thread, NULL);
+		signal_when_spinning(t);
+		pthread_join(t, NULL);
+	}
+	/* the main thread last: its first hooked call in a handler too */
+	got_signal = spinning = 0;
+	pthread_create(&t, NULL, signal_main, &main_thread);
+	spin_in_malloc();
+	pthread_join(t, NULL);
+	printf("%d trials, %d signals handled\n", trials + 1, (int)n_in_handler);
+	return 0;
+}
+
+/* ---- daemon ------------------------------------------------------------- */
+
+static void put(int fd, const char *s)
+{
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		exit(5);
+}
+
+static int daemon_like(const char *data, const char *lib)
+{
+	struct rlimit rl;
+	long (*lib_work)(long);
+	int fd, top = 1024;
+	void *h;
+
+	for (int i = 3; i < 65536; i++)
+		close(i);
+	fd = open(data, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd != 3) {
+		fprintf(stderr, "safety: %s opened as %d\n", data, fd);
+		return 4;
+	}
+	/* whatever number the shim's log had, it is the data file's now */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < (rlim_t)top)
+		top = (int)rl.rlim_cur;
+	for (int i = 4; i < top - 16; i++)
+		dup2(fd, i);
+	put(fd, "data 1\n");
+	h = dlopen(lib, RTLD_NOW);
+	lib_work = h ? (long (*)(long))dlsym(h, "xs_lib_work") : NULL;
+	if (!lib_work) {
+		fprintf(stderr, "safety: %s\n", dlerror());
+		return 4;
+	}
+	printf("lib %ld\n", lib_work(20));
+	put(fd, "data 2\n");
+	for (int i = 3; i < top; i++)
+		close(i);
+	return 0;
+}
+
+/* ---- spawn -------------------------------------------------------------- */
+
+static int spawn(const char *self)
+{
+	long sum = 0;
+	pid_t c1, c2;
+	int status;
+
+	for (long i = 0; i < 3; i++)
+		sum += xs_work(i);
+	fflush(stdout);
+	c1 = fork();
+	if (c1 == 0) {
+		for (long i = 0; i < 5; i++)
+			sum += xs_work(i);
+		exit(0);
+	}
+	c2 = fork();
+	if (c2 == 0) {
+		execl(self, self, "calls", "7", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(c1, &status, 0);
+	waitpid(c2, &status, 0);
+	printf("spawned, sum %ld\n", sum);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	int ret = 0;
+
+	if (!strcmp(mode, "calls") && argc > 2) {
+		printf("sum %ld\n", calls(atol(argv[2])));
+	} else if (!strcmp(mode, "sigmalloc") && argc > 2) {
+		ret = sigmalloc(atoi(argv[2]));
+	} else if (!strcmp(mode, "chdir") && argc > 2) {
+		long sum = calls(10);
+
+		if (chdir(argv[2])) {
+			perror(argv[2]);
+			return 3;
+		}
+		printf("sum %ld\n", sum + calls(10));
+	} else if (!strcmp(mode, "daemon") && argc > 3) {
+		ret = daemon_like(argv[2], argv[3]);
+	} else if (!strcmp(mode, "popen")) {
+		char line[256];
+		FILE *p = popen("sh -c 'echo from the child' 2>&1", "r");
+
+		if (!p)
+			return 3;
+		while (fgets(line, sizeof(line), p))
+			printf("child said: %s", line);
+		printf("child status %d, sum %ld\n", pclose(p), calls(3));
+	} else if (!strcmp(mode, "spawn")) {
+		ret = spawn(argv[0]);
+	} else if (!strcmp(mode, "dlopen") && argc > 2) {
+		if (!dlopen(argv[2], RTLD_NOW)) {
+			fprintf(stderr, "safety: %s\n", dlerror());
+			return 3;
+		}
+		printf("sum %ld\n", calls(4));
+	} else {
+		fprintf(stderr, "usage: safety calls N | sigmalloc N | chdir DIR | daemon DATA LIB "
+				"| popen | spawn | dlopen SHIM\n");
+		return 2;
+	}
+	fflush(stdout);
+	truth();
+	return ret;
+}
