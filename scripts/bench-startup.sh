@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# What the shim costs a process that has nothing to count (issue 12, case 5):
+# the shells, compilers and helpers a profiled program starts inherit
+# LD_PRELOAD and EXTPROF_*, so each of them loads the shim and looks for the
+# functions named.  Side by side in one run, interleaved (A B C A B C ...):
+#   native      sh -c true
+#   loaded      the same with the shim preloaded, nothing named
+#   unmatched   the same with EXTPROF_HOOKS naming a function sh does not have
+#               (what every child of a profiled program is)
+#   matched     EXTPROF_HOOKS naming a function of sh's libc: it calibrates
+#               and hooks (the cost a profiled process pays at start)
+# Each figure is the median wall time of one start over RUNS starts (default
+# 300), and its ratio to native.  SHIM_BASE=path/to/other/libextprof.so adds
+# the unmatched case with that shim too, to compare two builds.
+#   scripts/bench-startup.sh
+set -euo pipefail
+EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$EXTPROF_ROOT/scripts/build.sh"
+build_extprof
+
+build=${BUILD_DIR:-$EXTPROF_ROOT/build}
+shim=$build/preload/libextprof.so
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/extprof-startup.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+python3 - "$shim" "${SHIM_BASE:-}" "${RUNS:-300}" "$tmp" <<'EOF'
+import os, statistics, sys, time
+
+shim, base, runs, tmp = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+clean = {k: v for k, v in os.environ.items()
+         if k != "LD_PRELOAD" and not k.startswith("EXTPROF_")}
+def env(preload, hooks=None):
+    e = dict(clean)
+    if preload:
+        e.update(LD_PRELOAD=preload, EXTPROF_DIR=tmp + "/d", EXTPROF_COUNTER="tsc")
+    if hooks:
+        e["EXTPROF_HOOKS"] = hooks
+    return e
+
+cases = [("native", env(None)),
+         ("loaded", env(shim)),
+         ("unmatched", env(shim, "function:no_such_function")),
+         ("matched", env(shim, "function:getpid@libc.so.6"))]
+if base:
+    cases.append(("unmatched, SHIM_BASE", env(base, "function:no_such_function")))
+argv = ["/bin/sh", "-c", "true"]
+devnull = os.open(os.devnull, os.O_RDWR)
+times = {name: [] for name, _ in cases}
+for _ in range(runs):
+    for name, e in cases:
+        t0 = time.perf_counter()
+        pid = os.posix_spawn(argv[0], argv, e,
+                             file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1),
+                                           (os.POSIX_SPAWN_DUP2, devnull, 2)])
+        os.waitpid(pid, 0)
+        times[name].append(time.perf_counter() - t0)
+native = statistics.median(times["native"])
+print(f"sh -c true, median of {runs} starts each, interleaved")
+for name, _ in cases:
+    m = statistics.median(times[name])
+    print(f"  {name:22s} {m * 1e3:7.3f} ms  x{m / native:5.2f}  (+{(m - native) * 1e3:.3f} ms)")
+EOF
