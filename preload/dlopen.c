@@ -23,14 +23,17 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 		real = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
 	handle = real(file, mode);
 	if (handle && xp.enabled && !xp.finished) {
-		xp_self.busy++;
 		pthread_mutex_lock(&xp.decls_lock);
-		/* no dump is laid out meanwhile (worker.c says how) */
-		worker_pause_layouts();
-		hooks_rescan();
-		worker_resume_layouts();
+		/* nothing hooked at start-up: calibrated first, its calls counted (init.c) */
+		if (!init_calibrate()) {
+			xp_self.busy++;
+			/* no dump is laid out meanwhile (worker.c says how) */
+			worker_pause_layouts();
+			hooks_rescan();
+			worker_resume_layouts();
+			xp_self.busy--;
+		}
 		pthread_mutex_unlock(&xp.decls_lock);
-		xp_self.busy--;
 	}
 	return handle;
 }

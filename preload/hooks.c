@@ -230,8 +230,8 @@ static void hooks_say_no_window(const char *window)
 	log_msg("EXTPROF_WINDOW=%s: not hooked; the window is the whole run", window);
 }
 
-/* Whether @e names a function of a loaded object, or an object not loaded yet. */
-static bool hooks_entry_any(const struct spec_entry *e)
+/* What @e names: a function of a loaded object, an object not loaded yet, or nothing. */
+static enum hooks_found hooks_entry_any(const struct spec_entry *e)
 {
 	bool any_object = false;
 
@@ -242,12 +242,12 @@ static bool hooks_entry_any(const struct spec_entry *e)
 			continue;
 		any_object = true;
 		if (!strncmp(e->pattern, "0x", 2))
-			return true;
+			return HOOKS_NOW;
 		elfsym_each(hooks_objs[i].path, hooks_visit_symbol, &m);
 		if (m.found)
-			return true;
+			return HOOKS_NOW;
 	}
-	return e->object[0] && !any_object;
+	return e->object[0] && !any_object ? HOOKS_LATER : HOOKS_NONE;
 }
 
 /* Whether some declaration already answers to @e. */
@@ -364,22 +364,25 @@ static void hooks_set_window(const char *window)
 	}
 }
 
-bool hooks_any(const struct spec_list *list, const char *window)
+enum hooks_found hooks_any(const struct spec_list *list, const char *window)
 {
-	/* nothing matched: every entry found objects, and no function in them */
+	enum hooks_found found = HOOKS_NONE;
+
+	/* nothing found: every entry found objects, and no function in them */
 	hooks_unmatched = list;
 	hooks_unmatched_window = window;
 	hooks_nobjs = elfobj_list(hooks_objs, ELFOBJ_MAX);
 	if (window && *window) {
 		hooks_set_window(window);
-		if (hooks_entry_any(&hooks_window))
-			return true;
+		found = hooks_entry_any(&hooks_window);
 	}
-	for (int i = 0; i < list->n; i++) {
-		if (hooks_entry_any(&list->entries[i]))
-			return true;
+	for (int i = 0; i < list->n && found != HOOKS_NOW; i++) {
+		enum hooks_found f = hooks_entry_any(&list->entries[i]);
+
+		if (f > found)
+			found = f;
 	}
-	return false;
+	return found;
 }
 
 /*

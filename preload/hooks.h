@@ -3,16 +3,20 @@
 #ifndef EXTPROF_PRELOAD_HOOKS_H
 #define EXTPROF_PRELOAD_HOOKS_H
 
-#include <stdbool.h>
-
 #include "spec.h"
+
+/* What hooks_any() found. */
+enum hooks_found {
+	HOOKS_NONE,  /* nothing for this process */
+	HOOKS_LATER, /* only objects not loaded yet: a dlopen may bring them */
+	HOOKS_NOW,   /* a function of a loaded object */
+};
 
 /*
  * Whether the entries or the window name a function of a loaded object, or
- * an object not loaded yet (a dlopen may bring it).  Says nothing, patches
- * nothing: without any, a process has nothing to count.
+ * an object not loaded yet.  Says nothing, patches nothing.
  */
-bool hooks_any(const struct spec_list *list, const char *window);
+enum hooks_found hooks_any(const struct spec_list *list, const char *window);
 
 /* After hooks_any() found nothing: the line for each entry, and the window. */
 void hooks_say_unmatched(void);

@@ -8,7 +8,8 @@
  *   anything to count?        no function named here: stay out, and say
  *                             nothing if a profiled parent said it all
  *   choose the counter        and what every dump says about the process
- *   calibrate                 the hook's own cost
+ *   calibrate                 the hook's own cost (at the first dlopen that
+ *                             brings a function, if none is loaded yet)
  *   install the hooks         patch, seal the stubs, make the directory
  *
  * A clean exit (return from main, exit) finishes every dump; a fork child
@@ -121,6 +122,11 @@ static bool init_is_descendant(void)
 	return known;
 }
 
+static bool init_is_first(void)
+{
+	return !init_is_descendant();
+}
+
 static void init_read_callers(void)
 {
 	const char *v = getenv("EXTPROF_CALLERS");
@@ -189,13 +195,14 @@ static int init_read_config(void)
  * more, and a process started by a profiled one (a shell, a compiler...)
  * mostly has nothing of what the entries name.
  */
-static bool init_wanted(void)
+static enum hooks_found init_wanted(void)
 {
-	if (hooks_any(&init_spec, getenv("EXTPROF_WINDOW")))
-		return true;
+	enum hooks_found found = hooks_any(&init_spec, getenv("EXTPROF_WINDOW"));
+
 	/* entry by entry, what was not found (held: a descendant drops it) */
-	hooks_say_unmatched();
-	return false;
+	if (found == HOOKS_NONE)
+		hooks_say_unmatched();
+	return found;
 }
 
 static void init_fill_meta(void)
@@ -230,13 +237,22 @@ static void init_choose_counter(void)
 	arch_probe_xsave();
 }
 
-/* Step 4: the hook's own cost. */
-static int init_calibrate(void)
+/*
+ * Step 4: the hook's own cost, once: at start-up, or, when the entries name
+ * only objects not loaded yet, at the dlopen that brings the first (dlopen.c).
+ * A process that never hooks anything never calibrates.
+ */
+int init_calibrate(void)
 {
-	int err = worker_init_pool();
+	static int result = 1; /* not yet */
+	int err;
 
+	if (result <= 0)
+		return result;
+	err = worker_init_pool();
 	if (!err)
 		err = calibrate_hook();
+	result = err;
 	if (err) {
 		log_msg("cannot calibrate the hook: %s; nothing is hooked", log_strerror(-err));
 		return err;
@@ -305,15 +321,16 @@ static bool init_install_hooks(void)
 
 __attribute__((constructor)) static void init_shim(void)
 {
+	enum hooks_found found;
 	bool hooked = false;
 
 	if (init_secure_mode())
 		return;
 	/* a descendant that hooks nothing says nothing: its lines wait */
-	log_hold();
-	if (!init_read_config() && init_wanted()) {
+	log_hold(init_is_first);
+	if (!init_read_config() && (found = init_wanted()) != HOOKS_NONE) {
 		init_choose_counter();
-		if (!init_calibrate())
+		if (found == HOOKS_LATER || !init_calibrate())
 			hooked = init_install_hooks();
 	}
 	log_release(hooked || !init_is_descendant());

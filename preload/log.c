@@ -41,6 +41,7 @@ static ino_t log_ino;
 static int log_reopening;
 
 static bool log_holding;
+static bool (*log_say_now)(void);
 static char log_held[LOG_HELD_MAX];
 static size_t log_held_len;
 
@@ -325,6 +326,9 @@ static void log_vmsg(const char *fmt, va_list ap)
 	memcpy(buf, "extprof: ", n);
 	n += log_vformat(buf + n, sizeof(buf) - n - 1, true, fmt, ap);
 	buf[n++] = '\n';
+	/* more than the room held: decide now rather than lose lines */
+	if (log_holding && log_held_len + n > sizeof(log_held))
+		log_release(log_say_now && log_say_now());
 	if (log_holding) {
 		if (log_held_len + n <= sizeof(log_held)) {
 			memcpy(log_held + log_held_len, buf, n);
@@ -356,8 +360,9 @@ void log_once(enum log_once_id id, const char *fmt, ...)
 	va_end(ap);
 }
 
-void log_hold(void)
+void log_hold(bool (*say_now)(void))
 {
+	log_say_now = say_now;
 	log_holding = true;
 }
 
@@ -366,6 +371,7 @@ void log_release(bool say)
 	size_t start = 0;
 
 	log_holding = false;
+	log_say_now = NULL;
 	/* line by line: one write(2) each, as always */
 	for (size_t i = 0; say && i < log_held_len; i++) {
 		if (log_held[i] != '\n')

@@ -36,9 +36,10 @@ void log_once(enum log_once_id id, const char *fmt, ...) __attribute__((format(p
 /*
  * Keep the lines said from now on instead of writing them, until
  * log_release() writes them (@say) or drops them: a process learns only at
- * the end of its start-up whether it has anything to say.
+ * the end of its start-up whether it has anything to say.  When they fill
+ * the room kept for them, @say_now() decides instead (NULL: drop).
  */
-void log_hold(void);
+void log_hold(bool (*say_now)(void));
 void log_release(bool say);
 
 /* The text of errno @err (positive), in English, without the locale. */

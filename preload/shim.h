@@ -167,6 +167,9 @@ void process_safe_name(char *dst, size_t size, const char *src);
 int process_make_dir(const char *dir, bool shared_ok, const char **why);
 int64_t process_now_ns(void);
 
+/* init.c: the hook's calibration, once (0, or its error again) */
+int init_calibrate(void);
+
 /* longjmp.c, exec.c: the real functions, looked up at start-up */
 void longjmp_resolve(void);
 void exec_resolve(void);

@@ -7,10 +7,13 @@
 #   loaded      the same with the shim preloaded, nothing named
 #   unmatched   the same with EXTPROF_HOOKS naming a function sh does not have
 #               (what every child of a profiled program is)
+#   later       EXTPROF_HOOKS naming a library sh never loads (@libnone.so): it
+#               waits for a dlopen, calibrating only if one brings it
 #   matched     EXTPROF_HOOKS naming a function of sh's libc: it calibrates
 #               and hooks (the cost a profiled process pays at start)
-# Each figure is the median wall time of one start over RUNS starts (default
-# 300), and its ratio to native.  SHIM_BASE=path/to/other/libextprof.so adds
+# Each figure is the median over RUNS starts (default 300) of one start's CPU
+# time (user + system, the kernel's own accounting: load moves it less than
+# wall time) and of its wall time, with their ratios to native.  SHIM_BASE=path/to/other/libextprof.so adds
 # the unmatched case with that shim too, to compare two builds.
 #   scripts/bench-startup.sh
 set -euo pipefail
@@ -40,23 +43,29 @@ def env(preload, hooks=None):
 cases = [("native", env(None)),
          ("loaded", env(shim)),
          ("unmatched", env(shim, "function:no_such_function")),
+         ("later", env(shim, "function:f@libnone.so")),
          ("matched", env(shim, "function:getpid@libc.so.6"))]
 if base:
     cases.append(("unmatched, SHIM_BASE", env(base, "function:no_such_function")))
 argv = ["/bin/sh", "-c", "true"]
 devnull = os.open(os.devnull, os.O_RDWR)
-times = {name: [] for name, _ in cases}
+wall = {name: [] for name, _ in cases}
+cpu = {name: [] for name, _ in cases}
 for _ in range(runs):
     for name, e in cases:
         t0 = time.perf_counter()
         pid = os.posix_spawn(argv[0], argv, e,
                              file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1),
                                            (os.POSIX_SPAWN_DUP2, devnull, 2)])
-        os.waitpid(pid, 0)
-        times[name].append(time.perf_counter() - t0)
-native = statistics.median(times["native"])
-print(f"sh -c true, median of {runs} starts each, interleaved")
+        _, _, ru = os.wait4(pid, 0)
+        wall[name].append(time.perf_counter() - t0)
+        cpu[name].append(ru.ru_utime + ru.ru_stime)
+print(f"sh -c true, median of {runs} starts each, interleaved; load average "
+      f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+print(f"  {'':22s} {'cpu ms':>8s} {'x native':>9s} {'added':>8s}   {'wall ms':>8s} {'x native':>9s}")
 for name, _ in cases:
-    m = statistics.median(times[name])
-    print(f"  {name:22s} {m * 1e3:7.3f} ms  x{m / native:5.2f}  (+{(m - native) * 1e3:.3f} ms)")
+    c, w = statistics.median(cpu[name]), statistics.median(wall[name])
+    c0, w0 = statistics.median(cpu["native"]), statistics.median(wall["native"])
+    print(f"  {name:22s} {c * 1e3:8.3f} {c / c0:9.2f} {(c - c0) * 1e3:+8.3f}   "
+          f"{w * 1e3:8.3f} {w / w0:9.2f}")
 EOF

@@ -537,6 +537,25 @@ Test(safety, too_many_entries_is_one_line)
 	harness_rmdir(dir);
 }
 
+/* More lines than the start-up keeps while it decides whether to speak: none lost. */
+Test(safety, many_problems_are_all_said)
+{
+	char *dir = harness_tmpdir("problems"), *spec = str("%s/spec", dir), *specv, *err;
+	FILE *f = fopen(spec, "w");
+
+	cr_assert(f);
+	for (int i = 0; i < 300; i++)
+		fprintf(f, "function:xs_no_such_function_%d\n", i);
+	fclose(f);
+	specv = str("EXTPROF_SPEC=%s", spec);
+	err = shim_says(shim_env(dir, specv, "EXTPROF_HOOKS=function:xs_work", NULL), 0);
+	cr_expect_eq(lines_with(err, "no function matches"), 300, "%.300s", err);
+	free(err);
+	free(specv);
+	free(spec);
+	harness_rmdir(dir);
+}
+
 Test(safety, an_oversize_spec_is_said)
 {
 	char *dir = harness_tmpdir("bigspec"), *spec = str("%s/spec", dir), *specv, *err;
