@@ -36,6 +36,7 @@
 
 struct xp_state xp;
 static struct spec_list init_spec;
+static const char *init_window; /* EXTPROF_WINDOW, NULL when unset or malformed */
 
 static bool init_env_set(const char *name)
 {
@@ -160,12 +161,15 @@ static void init_read_children(void)
 static int init_read_hooks(void)
 {
 	const char *hooks = getenv("EXTPROF_HOOKS"), *spec = getenv("EXTPROF_SPEC");
+	const char *window = getenv("EXTPROF_WINDOW");
 
 	if (hooks && *hooks)
 		spec_parse_text(&init_spec, hooks, "EXTPROF_HOOKS", 0);
 	if (spec && *spec)
 		spec_parse_file(&init_spec, spec);
-	if (!init_spec.n && !init_env_set("EXTPROF_WINDOW")) {
+	if (window && *window && spec_check_pattern(window, "EXTPROF_WINDOW"))
+		init_window = window;
+	if (!init_spec.n && !init_window) {
 		log_msg("EXTPROF_HOOKS and EXTPROF_SPEC name no function: nothing is hooked");
 		return -ENOENT;
 	}
@@ -197,7 +201,7 @@ static int init_read_config(void)
  */
 static enum hooks_found init_wanted(void)
 {
-	enum hooks_found found = hooks_any(&init_spec, getenv("EXTPROF_WINDOW"));
+	enum hooks_found found = hooks_any(&init_spec, init_window);
 
 	/* entry by entry, what was not found (held: a descendant drops it) */
 	if (found == HOOKS_NONE)
@@ -207,7 +211,7 @@ static enum hooks_found init_wanted(void)
 
 static void init_fill_meta(void)
 {
-	const char *window = getenv("EXTPROF_WINDOW"), *slash;
+	const char *window = init_window, *slash;
 
 	process_fill_meta(&xp.meta);
 	xp.meta.counter = xp.counter.kind;
@@ -232,7 +236,7 @@ static void init_choose_counter(void)
 		arch_use_callers_thunk();
 	}
 	counter_setup(getenv("EXTPROF_COUNTER"));
-	arch_choose_fast_path(&xp.counter, xp.callers != 0, init_env_set("EXTPROF_WINDOW"));
+	arch_choose_fast_path(&xp.counter, xp.callers != 0, init_window != NULL);
 	init_fill_meta();
 	arch_probe_xsave();
 }
@@ -308,7 +312,7 @@ static bool init_install_hooks(void)
 	/* looked up now: a signal handler may longjmp or exec, not look them up */
 	longjmp_resolve();
 	exec_resolve();
-	hooked = hooks_install(&init_spec, getenv("EXTPROF_WINDOW"));
+	hooked = hooks_install(&init_spec, init_window);
 	/* nothing hooked and nothing that a dlopen could bring: stay out */
 	if (hooked <= 0 && !xp.meta.late_decls)
 		return false;

@@ -33,8 +33,15 @@ static void longjmp_reap(const void *env)
 {
 	struct xp_thread *t = &xp_self;
 	uint64_t sp = longjmp_target_sp(env);
+	bool known;
 
-	if (!t->stack || !worker_know_stack(t) || sp < t->stack_lo || sp >= t->stack_hi)
+	if (!t->stack)
+		return;
+	/* the shim's own calls (reading /proc/self/maps) are not the program's */
+	t->busy++;
+	known = worker_know_stack(t);
+	t->busy--;
+	if (!known || sp < t->stack_lo || sp >= t->stack_hi)
 		return;
 	/* a push this jump leaves half-done (out of a signal handler) is no more */
 	t->filling = 0;

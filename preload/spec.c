@@ -27,12 +27,13 @@ static bool spec_valid_kind(const char *k)
 	return true;
 }
 
-static bool spec_valid_offset(const char *hex)
+/* The @n hex digits after an offset's "0x": 1 to 16 of them. */
+static bool spec_valid_offset(const char *hex, size_t n)
 {
-	if (!*hex || strlen(hex) > 16)
+	if (!n || n > 16)
 		return false;
-	for (; *hex; hex++) {
-		if (!isxdigit((unsigned char)*hex))
+	for (size_t i = 0; i < n; i++) {
+		if (!isxdigit((unsigned char)hex[i]))
 			return false;
 	}
 	return true;
@@ -72,12 +73,23 @@ static int spec_parse_entry(char *text, struct spec_entry *e, const char *where)
 	}
 	strcpy(e->pattern, colon + 1);
 	/* said here, once, not once per object searched */
-	if (!strncmp(e->pattern, "0x", 2) && !spec_valid_offset(e->pattern + 2)) {
+	if (!strncmp(e->pattern, "0x", 2) &&
+	    !spec_valid_offset(e->pattern + 2, strlen(e->pattern + 2))) {
 		log_msg("%s '%s:%s': '%s' is not a hexadecimal offset", where, e->kind, e->pattern,
 			e->pattern);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+bool spec_check_pattern(const char *pattern, const char *where)
+{
+	size_t n = strcspn(pattern, "@");
+
+	if (strncmp(pattern, "0x", 2) || spec_valid_offset(pattern + 2, n - 2))
+		return true;
+	log_msg("%s=%s: not a hexadecimal offset; not used", where, pattern);
+	return false;
 }
 
 static bool spec_is_sep(char c)

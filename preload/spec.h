@@ -22,4 +22,7 @@ struct spec_list {
 int spec_parse_text(struct spec_list *list, const char *text, const char *origin, int line);
 int spec_parse_file(struct spec_list *list, const char *path);
 
+/* A PATTERN[@OBJECT] outside an entry (EXTPROF_WINDOW): false, said, if its 0xOFFSET is bad. */
+bool spec_check_pattern(const char *pattern, const char *where);
+
 #endif

@@ -515,6 +515,10 @@ Test(safety, a_bad_offset_is_one_line)
 	err = shim_says(shim_env(dir, "EXTPROF_HOOKS=function:0xzz,function:xs_work", NULL), 0);
 	cr_expect_eq(lines_with(err, "0xzz"), 1, "%s", err);
 	free(err);
+	err = shim_says(
+		shim_env(dir, "EXTPROF_HOOKS=function:xs_work", "EXTPROF_WINDOW=0xqq", NULL), 0);
+	cr_expect_eq(lines_with(err, "0xqq"), 1, "%s", err);
+	free(err);
 	harness_rmdir(dir);
 }
 
