@@ -522,63 +522,69 @@ Test(safety, a_bad_offset_is_one_line)
 	harness_rmdir(dir);
 }
 
-Test(safety, too_many_entries_is_one_line)
+/* DIR/spec as @write writes it, and what the shim says of it (with @extra set). */
+static char *shim_says_of_spec(const char *tag, void (*write)(FILE *f), const char *extra)
 {
-	char *dir = harness_tmpdir("entries"), *spec = str("%s/spec", dir), *specv, *err;
+	char *dir = harness_tmpdir(tag), *spec = str("%s/spec", dir), *specv, *err;
 	FILE *f = fopen(spec, "w");
 
 	cr_assert(f);
-	for (int i = 0; i < 100000; i++)
-		fputs("function:xs_*\n", f);
+	write(f);
 	fclose(f);
 	specv = str("EXTPROF_SPEC=%s", spec);
-	err = shim_says(shim_env(dir, specv, NULL), 0);
-	cr_expect_eq(lines_with(err, "more than 1024 entries"), 1, "%.2000s", err);
-	cr_expect_leq(shim_lines(err), 3, "%.2000s", err);
-	free(err);
+	err = shim_says(shim_env(dir, specv, extra, NULL), 0);
 	free(specv);
 	free(spec);
 	harness_rmdir(dir);
+	return err;
+}
+
+static void spec_100000_entries(FILE *f)
+{
+	for (int i = 0; i < 100000; i++)
+		fputs("function:xs_*\n", f);
+}
+
+static void spec_300_unmatched(FILE *f)
+{
+	for (int i = 0; i < 300; i++)
+		fprintf(f, "function:xs_no_such_function_%d\n", i);
+}
+
+static void spec_over_a_mib(FILE *f)
+{
+	fputs("function:xs_work\n", f);
+	for (int i = 0; i < 20000; i++)
+		fputs("# a comment line to make the file larger than a MiB, sixty bytes\n", f);
+	fputs("function:xs_other\n", f);
+}
+
+Test(safety, too_many_entries_is_one_line)
+{
+	char *err = shim_says_of_spec("entries", spec_100000_entries, NULL);
+
+	cr_expect_eq(lines_with(err, "more than 1024 entries"), 1, "%.2000s", err);
+	cr_expect_leq(shim_lines(err), 3, "%.2000s", err);
+	free(err);
 }
 
 /* More lines than the start-up keeps while it decides whether to speak: none lost. */
 Test(safety, many_problems_are_all_said)
 {
-	char *dir = harness_tmpdir("problems"), *spec = str("%s/spec", dir), *specv, *err;
-	FILE *f = fopen(spec, "w");
+	char *err =
+		shim_says_of_spec("problems", spec_300_unmatched, "EXTPROF_HOOKS=function:xs_work");
 
-	cr_assert(f);
-	for (int i = 0; i < 300; i++)
-		fprintf(f, "function:xs_no_such_function_%d\n", i);
-	fclose(f);
-	specv = str("EXTPROF_SPEC=%s", spec);
-	err = shim_says(shim_env(dir, specv, "EXTPROF_HOOKS=function:xs_work", NULL), 0);
 	cr_expect_eq(lines_with(err, "no function matches"), 300, "%.300s", err);
 	free(err);
-	free(specv);
-	free(spec);
-	harness_rmdir(dir);
 }
 
 Test(safety, an_oversize_spec_is_said)
 {
-	char *dir = harness_tmpdir("bigspec"), *spec = str("%s/spec", dir), *specv, *err;
-	FILE *f = fopen(spec, "w");
+	char *err = shim_says_of_spec("bigspec", spec_over_a_mib, NULL);
 
-	cr_assert(f);
-	fputs("function:xs_work\n", f);
-	for (int i = 0; i < 20000; i++)
-		fputs("# a comment line to make the file larger than a MiB, sixty bytes\n", f);
-	fputs("function:xs_other\n", f);
-	fclose(f);
-	specv = str("EXTPROF_SPEC=%s", spec);
-	err = shim_says(shim_env(dir, specv, NULL), 0);
 	cr_expect_eq(lines_with(err, "larger than"), 1, "%s", err);
 	cr_expect_eq(lines_with(err, "hooked 1/1"), 1, "%s", err);
 	free(err);
-	free(specv);
-	free(spec);
-	harness_rmdir(dir);
 }
 
 Test(safety, a_fifo_or_a_directory_is_refused_without_blocking)
