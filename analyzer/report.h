@@ -28,9 +28,11 @@ enum xp_sort {
 	XP_SORT_EVALUATIONS,
 	XP_SORT_PER_EVAL,
 	XP_SORT_OBSERVED,
-	XP_SORT_NAME
+	XP_SORT_NAME,
+	XP_SORT_WEIGHT /* the default: observed where state-dependent, else cost */
 };
-enum xp_stat { XP_STAT_MIN, XP_STAT_MEDIAN, XP_STAT_MEAN };
+/* XP_STAT_AUTO only in the doubling test: min, or mean where state-dependent. */
+enum xp_stat { XP_STAT_MIN, XP_STAT_MEDIAN, XP_STAT_MEAN, XP_STAT_AUTO };
 
 struct xp_report_opts {
 	enum xp_format format;
@@ -83,7 +85,19 @@ struct xp_row {
 	uint64_t cost;	   /* per_eval * evaluations */
 	uint64_t p50;
 	uint64_t p99;
-	double share; /* cost / run_total */
+	double share;	       /* cost / run_total */
+	double observed_share; /* observed / run_total */
+	/*
+	 * observed with the evaluations above the p99 counted at the p99: the
+	 * rare deltas a preemption or an interrupt landed in set aside, for the
+	 * state-dependent flag (report_noise.c).  observed for a deterministic
+	 * counter.
+	 */
+	uint64_t trimmed;
+	/* The runs that had it (1 but for --repeat) and the spread of their figures. */
+	size_t runs;
+	uint64_t per_eval_lo, per_eval_hi;
+	uint64_t evaluations_lo, evaluations_hi;
 	bool settled;
 	unsigned flags;		  /* 1u << enum xp_flag */
 	struct xp_chain **chains; /* fin.chains, most expensive first, "other" last */
@@ -102,6 +116,12 @@ struct xp_report {
 	uint64_t calibration; /* the smallest of the processes' */
 	uint64_t calibration_max;
 	uint64_t resolution; /* the largest of the processes' */
+	/*
+	 * The step the deltas move in: the resolution, or, for a counter that
+	 * is not deterministic, the spacing of the deltas in the histograms
+	 * when that is wider (report_noise.c).  The largest of the processes'.
+	 */
+	uint64_t step;
 	bool calibration_settled;
 
 	size_t processes;
@@ -159,6 +179,26 @@ int xp_report_warn(struct xp_report *r, const char *fmt, ...) __attribute__((for
 int xp_row_figures(struct xp_row *row, const struct xp_report *r);
 /* The flags of a row whose figures are set. */
 unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r);
+/* What --sort weight orders by: observed when the row is state-dependent, else cost. */
+uint64_t xp_row_weight(const struct xp_row *row);
+
+/*
+ * Noise (report_noise.c).  The step of one process's deltas, from the
+ * spacing of the exact buckets of its histograms: gaps between neighbouring
+ * non-empty buckets of each declaration, each weighted by the smaller
+ * count, and their weighted median.  Add every declaration, then read it.
+ */
+struct xp_step {
+	uint64_t weight[EXTPROF_HIST_EXACT]; /* by gap */
+};
+
+void xp_step_add(struct xp_step *s, const struct xp_hist *h);
+/* The weighted median gap; 0 when no declaration had two exact values. */
+uint64_t xp_step_get(const struct xp_step *s);
+/* Row::trimmed of a finalized declaration. */
+uint64_t xp_fin_trimmed(const struct xp_fin *f, bool deterministic);
+/* Whether a row whose figures are set is state-dependent beyond noise. */
+bool xp_row_state_dependent(const struct xp_row *row, const struct xp_report *r);
 
 int xp_report_print(const struct xp_report *r, FILE *out);
 int xp_report_text(const struct xp_report *r, FILE *out, bool colour);

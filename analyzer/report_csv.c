@@ -40,13 +40,13 @@ static void csv_row(FILE *out, const struct xp_row *row)
 		(unsigned long long)f->abandoned, (unsigned long long)f->outside,
 		(unsigned long long)row->p50, (unsigned long long)row->p99);
 	csv_flags(out, row->flags);
-	fputs("\r\n", out);
+	fprintf(out, ",%.9g\r\n", row->observed_share);
 }
 
 int xp_report_csv(const struct xp_report *r, FILE *out)
 {
 	fputs("kind,name,object,evaluations,per_eval,cost,share,observed,observed_per_cost,"
-	      "settled,hits,recursive,abandoned,outside,p50,p99,flags\r\n",
+	      "settled,hits,recursive,abandoned,outside,p50,p99,flags,observed_share\r\n",
 	      out);
 	for (size_t i = 0; i < r->nrows; i++)
 		csv_row(out, &r->rows[i]);

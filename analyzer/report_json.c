@@ -48,6 +48,8 @@ static void json_head(struct xp_json *j, const struct xp_report *r)
 	xp_json_u64(j, r->calibration_max);
 	xp_json_key(j, "resolution");
 	xp_json_u64(j, r->resolution);
+	xp_json_key(j, "step");
+	xp_json_u64(j, r->step);
 	xp_json_key(j, "stat");
 	xp_json_str(j, xp_stat_name(r->opts.stat));
 	xp_json_key(j, "flag_ratio");
@@ -136,7 +138,10 @@ static void json_row(struct xp_json *j, const struct xp_row *row, bool callers)
 		if (row->flags & (1u << f))
 			xp_json_str(j, xp_flag_names[f]);
 	xp_json_end(j, ']');
-	json_key_u64(j, "hits", row->fin.hits); /* addition */
+	/* additions */
+	json_key_u64(j, "hits", row->fin.hits);
+	xp_json_key(j, "observed_share");
+	xp_json_double(j, row->observed_share);
 	if (callers)
 		json_chains(j, row);
 	xp_json_end(j, '}');

@@ -68,6 +68,16 @@ static uint64_t min_of(const uint64_t *v, size_t n)
 	return m;
 }
 
+static uint64_t max_of(const uint64_t *v, size_t n)
+{
+	uint64_t m = n ? v[0] : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if (v[i] > m)
+			m = v[i];
+	return m;
+}
+
 /* A declaration, or a chain, seen in some of the runs. */
 struct agg {
 	char *key;
@@ -189,9 +199,16 @@ static int repeat_row(struct xp_report *r, struct xp_row *row, const struct xp_r
 	if (!row->kind || !row->symbol || !row->object)
 		return -ENOMEM;
 	ROW_FIELD(per_eval);
+	row->runs = n;
+	row->per_eval_lo = min_of(v, n);
+	row->per_eval_hi = max_of(v, n);
 	row->per_eval = stat_of(v, n, r->opts.stat);
 	ROW_FIELD(fin.evaluations);
+	row->evaluations_lo = min_of(v, n);
+	row->evaluations_hi = max_of(v, n);
 	row->fin.evaluations = median(v, n);
+	ROW_FIELD(trimmed);
+	row->trimmed = median(v, n);
 	ROW_FIELD(fin.observed);
 	row->fin.observed = median(v, n);
 	ROW_FIELD(fin.recursive);
@@ -209,6 +226,7 @@ static int repeat_row(struct xp_report *r, struct xp_row *row, const struct xp_r
 	row->fin.floor = row->fin.evaluations ? row->per_eval : EXTPROF_FLOOR_NONE;
 	row->cost = xp_sat_mul(row->per_eval, row->fin.evaluations);
 	row->share = r->run_total ? (double)row->cost / (double)r->run_total : 0.0;
+	row->observed_share = r->run_total ? (double)row->fin.observed / (double)r->run_total : 0.0;
 	row->settled = row->fin.hits >= 2;
 	row->flags = xp_row_flags(row, r);
 	return repeat_chains(row, in, k, r->opts.stat, v);
@@ -273,6 +291,8 @@ static void head_sum(struct xp_report *r, const struct xp_report *x)
 		r->calibration_max = x->calibration_max;
 	if (x->resolution > r->resolution)
 		r->resolution = x->resolution;
+	if (x->step > r->step)
+		r->step = x->step;
 	if (x->callers_depth > r->callers_depth)
 		r->callers_depth = x->callers_depth;
 	if (x->start_ns && (!r->start_ns || x->start_ns < r->start_ns))

@@ -123,27 +123,28 @@ static uint64_t row_per_eval(const struct xp_row *row, enum xp_stat stat)
 unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r)
 {
 	const struct xp_fin *f = &row->fin;
-	long double ratio = 1.0L + (long double)r->opts.flag_ratio;
-	uint64_t step = r->resolution ? r->resolution : 1;
+	bool unknown = f->floor == EXTPROF_FLOOR_NONE; /* a live dump's race */
 	unsigned flags = 0;
 
-	if (row->cost && (long double)f->observed >= (long double)row->cost * ratio)
+	if (xp_row_state_dependent(row, r))
 		flags |= 1u << XP_FLAG_STATE_DEPENDENT;
-	/* Nothing to compare against: flag what is clearly above the noise. */
-	if (!row->cost && f->evaluations &&
-	    (long double)f->observed >= 2.0L * step * (long double)f->evaluations)
-		flags |= 1u << XP_FLAG_STATE_DEPENDENT;
-	if (f->evaluations && !row->settled)
+	/* "may be high" says nothing of a per-eval of 0: that is too-cheap alone */
+	if (f->evaluations && !row->settled && (row->per_eval || unknown))
 		flags |= 1u << XP_FLAG_UNSETTLED;
-	if (row->per_eval && row->per_eval < r->resolution)
+	if (row->per_eval && row->per_eval < r->step)
 		flags |= 1u << XP_FLAG_BELOW_RESOLUTION;
-	if (!row->per_eval && f->evaluations)
+	if (!row->per_eval && f->evaluations && !unknown)
 		flags |= 1u << XP_FLAG_TOO_CHEAP;
 	if (f->recursive)
 		flags |= 1u << XP_FLAG_RECURSIVE;
 	if (f->abandoned)
 		flags |= 1u << XP_FLAG_ABANDONED;
 	return flags;
+}
+
+uint64_t xp_row_weight(const struct xp_row *row)
+{
+	return row->flags & (1u << XP_FLAG_STATE_DEPENDENT) ? row->fin.observed : row->cost;
 }
 
 int xp_row_figures(struct xp_row *row, const struct xp_report *r)
@@ -155,6 +156,11 @@ int xp_row_figures(struct xp_row *row, const struct xp_report *r)
 	row->p50 = f->evaluations ? xp_fin_percentile(f, 50) : 0;
 	row->p99 = f->evaluations ? xp_fin_percentile(f, 99) : 0;
 	row->share = r->run_total ? (double)row->cost / (double)r->run_total : 0.0;
+	row->observed_share = r->run_total ? (double)f->observed / (double)r->run_total : 0.0;
+	row->trimmed = xp_fin_trimmed(f, r->deterministic);
+	row->runs = 1;
+	row->per_eval_lo = row->per_eval_hi = row->per_eval;
+	row->evaluations_lo = row->evaluations_hi = f->evaluations;
 	row->settled = f->hits >= 2;
 	row->flags = xp_row_flags(row, r);
 	free(row->chains);
@@ -192,6 +198,8 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 		c = cmp_u64_desc(a->per_eval, b->per_eval);
 	else if (sort == XP_SORT_OBSERVED)
 		c = cmp_u64_desc(a->fin.observed, b->fin.observed);
+	else if (sort == XP_SORT_WEIGHT)
+		c = cmp_u64_desc(xp_row_weight(a), xp_row_weight(b));
 	if (!c && sort != XP_SORT_NAME)
 		c = cmp_u64_desc(a->cost, b->cost);
 	if (!c && sort != XP_SORT_NAME)
@@ -230,6 +238,23 @@ void xp_report_sort(struct xp_report *r)
 	qsort_r(r->rows, r->nrows, sizeof(*r->rows), cmp_rows, &r->opts.sort);
 }
 
+/*
+ * The step of one process: its resolution, or, for a counter that is not
+ * deterministic, the spacing of its deltas when that is wider.
+ */
+static uint64_t proc_step(const struct xp_proc *p, bool deterministic)
+{
+	uint64_t res = p->hdr.resolution ? p->hdr.resolution : 1, seen;
+	struct xp_step st = {{0}};
+
+	if (deterministic)
+		return res;
+	for (size_t j = 0; j < p->ndecls; j++)
+		xp_step_add(&st, &p->decls[j].acc.hist);
+	seen = xp_step_get(&st);
+	return seen > res ? seen : res;
+}
+
 int xp_report_rows(struct xp_report *r, const struct xp_procset *s, struct xp_err *e)
 {
 	struct xp_row *hash = NULL, *row, *tmp;
@@ -237,7 +262,10 @@ int xp_report_rows(struct xp_report *r, const struct xp_procset *s, struct xp_er
 
 	for (size_t i = 0; i < s->n && !err; i++) {
 		const struct xp_proc *p = s->list[i];
+		uint64_t step = proc_step(p, r->deterministic);
 
+		if (step > r->step)
+			r->step = step;
 		for (size_t j = 0; j < p->ndecls && !err; j++)
 			err = rows_fold(&hash, &p->decls[j], &p->hdr);
 	}

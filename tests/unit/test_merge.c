@@ -282,14 +282,15 @@ Test(merge, median_from_wide_buckets)
 	xp_report_free(&r);
 }
 
-static struct xp_report flag_report(double ratio, uint64_t resolution)
+static struct xp_report flag_report(double ratio, uint64_t step)
 {
 	struct xp_report r;
 
 	memset(&r, 0, sizeof(r));
 	xp_report_opts_init(&r.opts);
 	r.opts.flag_ratio = ratio;
-	r.resolution = resolution;
+	r.resolution = 1;
+	r.step = step;
 	r.run_total = 1000000;
 	return r;
 }
@@ -320,17 +321,86 @@ Test(merge, flag_thresholds)
 	r.opts.flag_ratio = 1.0;
 	cr_expect_eq(flags_of(&r, 10, 10, 5, 199), 0);
 	cr_expect_eq(flags_of(&r, 10, 10, 5, 200), F(STATE_DEPENDENT));
-	/* cost 0: flagged when observed per evaluation reaches 2 x resolution */
+	/* cost 0: flagged when observed passes 2 steps per evaluation */
 	r = flag_report(0.25, 4);
-	cr_expect_eq(flags_of(&r, 10, 0, 5, 79), F(TOO_CHEAP));
-	cr_expect_eq(flags_of(&r, 10, 0, 5, 80), F(TOO_CHEAP) | F(STATE_DEPENDENT));
-	/* resolution 26: per_eval 10 is below it, 26 is not */
+	cr_expect_eq(flags_of(&r, 10, 0, 5, 80), F(TOO_CHEAP));
+	cr_expect_eq(flags_of(&r, 10, 0, 5, 81), F(TOO_CHEAP) | F(STATE_DEPENDENT));
+	/* step 26: 50 % above cost is still noise while within 2 steps per evaluation */
 	r = flag_report(0.25, 26);
+	cr_expect_eq(flags_of(&r, 10, 100, 5, 1500), 0);
+	cr_expect_eq(flags_of(&r, 10, 100, 5, 1520), 0);
+	cr_expect_eq(flags_of(&r, 10, 100, 5, 1521), F(STATE_DEPENDENT));
+	/* a deterministic counter has no such noise: any gap of 25 % is a finding */
+	r.deterministic = true;
+	cr_expect_eq(flags_of(&r, 10, 100, 5, 1250), F(STATE_DEPENDENT));
+	cr_expect_eq(flags_of(&r, 10, 0, 5, 1), F(TOO_CHEAP) | F(STATE_DEPENDENT));
+	r.deterministic = false;
+	/* step 26: per_eval 10 is below it, 26 is not */
 	cr_expect_eq(flags_of(&r, 10, 10, 5, 100), F(BELOW_RESOLUTION));
 	cr_expect_eq(flags_of(&r, 10, 26, 5, 260), 0);
 	cr_expect_eq(flags_of(&r, 10, 26, 1, 260), F(UNSETTLED));
+	/* a per-eval of 0 cannot be high: too-cheap, not unsettled as well */
+	cr_expect_eq(flags_of(&r, 10, 0, 1, 0), F(TOO_CHEAP));
+	/* a live dump's race (no floor yet): unsettled, not too-cheap */
+	cr_expect_eq(flags_of(&r, 10, EXTPROF_FLOOR_NONE, 0, 0), F(UNSETTLED));
 	/* never evaluated: listed, no flags */
 	cr_expect_eq(flags_of(&r, 0, EXTPROF_FLOOR_NONE, 0, 0), 0);
+}
+
+/*
+ * 1000 evaluations at 100 and a few at 1,000,000 (a preemption each): up to
+ * 1 % of them is set aside, counted at the p99, and the row is not
+ * state-dependent; 2 % of them is part of what the function does.
+ */
+Test(merge, rare_outliers_are_not_state_dependence)
+{
+	struct xp_report r = flag_report(0.25, 1);
+	struct xp_vbin few[] = {{100, 995}, {1000000, 5}}, many[] = {{100, 980}, {1000000, 20}};
+	struct xp_row row;
+
+	memset(&row, 0, sizeof(row));
+	row.fin = (struct xp_fin){.evaluations = 1000, .floor = 100, .hits = 995};
+	row.fin.observed = 995 * 100 + 5 * 1000000;
+	row.fin.vals = (struct xp_vhist){2, few};
+	cr_assert_eq(xp_row_figures(&row, &r), 0);
+	cr_expect_eq(row.trimmed, 100000);
+	cr_expect_eq(row.flags, 0);
+	cr_expect_eq(xp_row_weight(&row), row.cost, "weighed by cost");
+	row.fin.observed = 980 * 100 + 20 * 1000000;
+	row.fin.vals = (struct xp_vhist){2, many};
+	cr_assert_eq(xp_row_figures(&row, &r), 0);
+	cr_expect_eq(row.trimmed, row.fin.observed);
+	cr_expect_eq(row.flags, F(STATE_DEPENDENT));
+	cr_expect_eq(xp_row_weight(&row), row.fin.observed, "weighed by observed");
+	free(row.chains);
+	/* a deterministic counter's outliers are its work */
+	r.deterministic = true;
+	row.fin.observed = 995 * 100 + 5 * 1000000;
+	row.fin.vals = (struct xp_vhist){2, few};
+	cr_assert_eq(xp_row_figures(&row, &r), 0);
+	cr_expect_eq(row.flags, F(STATE_DEPENDENT));
+	free(row.chains);
+}
+
+/*
+ * The step the deltas move in: a TSC that advances 26 ticks at a time but
+ * is now and then read 1 apart has step 26; a fine counter has step 1.
+ */
+Test(merge, step_from_the_histograms)
+{
+	struct xp_hbin coarse_a[] = {{1, 500}, {26, 9000}, {52, 3000}, {78, 100}, {79, 2}};
+	struct xp_hbin coarse_b[] = {{52, 10}, {104, 400}, {130, 300}, {300, 5}};
+	struct xp_hbin fine[] = {{40, 10}, {41, 30}, {42, 20}, {44, 5}};
+	struct xp_step s;
+
+	memset(&s, 0, sizeof(s));
+	cr_expect_eq(xp_step_get(&s), 0, "nothing seen");
+	xp_step_add(&s, &(struct xp_hist){5, coarse_a});
+	xp_step_add(&s, &(struct xp_hist){4, coarse_b});
+	cr_expect_eq(xp_step_get(&s), 26);
+	memset(&s, 0, sizeof(s));
+	xp_step_add(&s, &(struct xp_hist){4, fine});
+	cr_expect_eq(xp_step_get(&s), 1);
 }
 
 Test(merge, recursive_and_abandoned_flags)
@@ -470,9 +540,10 @@ Test(merge, different_executables_are_refused_unless_mixed_is_allowed)
 	o.allow_mixed = true;
 	report_of(dir, &r, &o);
 	cr_assert_eq(r.nwarnings, 1);
-	cr_expect_str_eq(r.warnings[0],
-			 "processes ran different executables: /usr/bin/checker (build-id "
-			 "deadbeef, pid 100) and /usr/bin/checker-new (build-id 01adbeef, pid 200)");
+	cr_expect_str_eq(
+		r.warnings[0],
+		"processes ran different executables: /usr/bin/checker (build-id "
+		"deadbeef, pid 100) and /usr/bin/checker-new (build-id 01adbeef, pid 200)");
 	xp_report_free(&r);
 }
 
@@ -497,7 +568,8 @@ Test(merge, zero_evaluation_declarations_are_listed)
 /* Up to 4 caller chains out of 5 names ("" is "other"), random figures. */
 static void chains_random(struct xp_chain **h, unsigned *seed)
 {
-	static const char *const keys[] = {"a+0x1@p", "b+0x2@p\0main+0x3@p", "c+0x4@p", "", "0x7f00"};
+	static const char *const keys[] = {"a+0x1@p", "b+0x2@p\0main+0x3@p", "c+0x4@p", "",
+					   "0x7f00"};
 	static const size_t lens[] = {8, 19, 8, 0, 7};
 	static const uint64_t floors[] = {40, 41, 45, 90, EXTPROF_FLOOR_NONE};
 	int n = rand_r(seed) % 5;
@@ -508,7 +580,8 @@ static void chains_random(struct xp_chain **h, unsigned *seed)
 
 		c.depth = k == 3 ? 0 : k == 1 ? 2 : 1;
 		c.floor = floors[rand_r(seed) % 5];
-		c.evaluations = c.floor == EXTPROF_FLOOR_NONE ? 0 : 1 + (uint64_t)(rand_r(seed) % 50);
+		c.evaluations =
+			c.floor == EXTPROF_FLOOR_NONE ? 0 : 1 + (uint64_t)(rand_r(seed) % 50);
 		c.hits = c.evaluations ? 1 + (uint64_t)rand_r(seed) % c.evaluations : 0;
 		c.sum = c.evaluations * (c.floor == EXTPROF_FLOOR_NONE ? 0 : c.floor + 3);
 		cr_assert_eq(xp_chains_put(h, &c), 0);
@@ -669,8 +742,9 @@ Test(merge, in_place_add_equals_merge)
 		struct xp_fin fa, fb, fm, finplace;
 
 		cr_assert_eq(xp_acc_merge(&m, &a, &b), 0);
-		cr_assert_eq(xp_acc_merge(&inplace, &a, &(struct xp_acc){.floor = EXTPROF_FLOOR_NONE}),
-			     0);
+		cr_assert_eq(
+			xp_acc_merge(&inplace, &a, &(struct xp_acc){.floor = EXTPROF_FLOOR_NONE}),
+			0);
 		cr_assert_eq(xp_acc_add(&inplace, &b), 0);
 		expect_acc_eq(&m, &inplace);
 		cr_assert_eq(xp_finalize(&fa, &a, 7, EXTPROF_COUNTER_VAR), 0);

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report_noise: what a counter that is not deterministic can be trusted
+ * with.  The step its deltas really move in (a VM's TSC may advance 26 ticks
+ * at a time while two reads now and then differ by 1, which is what the
+ * shim's resolution records), observed with the rare deltas a preemption
+ * landed in set aside, and the state-dependent flag that allows for both.
+ */
+#include "num.h"
+#include "report.h"
+
+void xp_step_add(struct xp_step *s, const struct xp_hist *h)
+{
+	for (size_t i = 1; i < h->n && h->bins[i].bucket < EXTPROF_HIST_EXACT; i++) {
+		const struct xp_hbin *a = &h->bins[i - 1], *b = &h->bins[i];
+		uint64_t w = a->count < b->count ? a->count : b->count;
+		uint32_t gap = b->bucket - a->bucket;
+
+		s->weight[gap] = xp_sat_add(s->weight[gap], w);
+	}
+}
+
+uint64_t xp_step_get(const struct xp_step *s)
+{
+	unsigned __int128 total = 0, seen = 0;
+
+	for (uint32_t g = 1; g < EXTPROF_HIST_EXACT; g++)
+		total += s->weight[g];
+	if (!total)
+		return 0;
+	for (uint32_t g = 1; g < EXTPROF_HIST_EXACT; g++) {
+		seen += s->weight[g];
+		if (2 * seen >= total)
+			return g;
+	}
+	return 0;
+}
+
+/*
+ * A delta a preemption or an interrupt landed in is milliseconds long and
+ * rare: they come every few milliseconds, so they touch a small fraction
+ * of the evaluations of anything much shorter.  Counted at the p99, the
+ * top 1 % of evaluations (none below 100 evaluations) cannot make a
+ * function look state-dependent on their own; a function whose dearer calls
+ * are more than 1 % of them still does.
+ */
+uint64_t xp_fin_trimmed(const struct xp_fin *f, bool deterministic)
+{
+	uint64_t p99, cut = 0;
+
+	if (deterministic || !f->evaluations)
+		return f->observed;
+	p99 = xp_fin_percentile(f, 99);
+	for (size_t i = f->vals.n; i-- > 0 && f->vals.bins[i].value > p99;)
+		cut = xp_sat_add(cut,
+				 xp_sat_mul(f->vals.bins[i].value - p99, f->vals.bins[i].count));
+	return f->observed > cut ? f->observed - cut : 0;
+}
+
+/*
+ * Beyond noise: trimmed is at least cost x (1 + --flag-ratio), and above
+ * cost by more than two steps per evaluation.  Two steps: a delta and the
+ * calibration subtracted from it are each read to within one step, so a
+ * function whose every call costs the same still averages up to two steps
+ * above its floor.  A deterministic counter has no such noise.
+ */
+bool xp_row_state_dependent(const struct xp_row *row, const struct xp_report *r)
+{
+	uint64_t ev = row->fin.evaluations, gap, allow;
+
+	if (!ev || row->trimmed <= row->cost)
+		return false;
+	gap = row->trimmed - row->cost;
+	allow = r->deterministic ? 0 : xp_sat_mul(xp_sat_mul(2, r->step), ev);
+	if (gap <= allow)
+		return false;
+	return (long double)row->trimmed >=
+	       (long double)row->cost * (1.0L + (long double)r->opts.flag_ratio);
+}
