@@ -94,6 +94,13 @@ struct xp_row {
 	 * counter.
 	 */
 	uint64_t trimmed;
+	/*
+	 * How high the floor may be (report_noise.c): 0 when settled, else how
+	 * far the next dearest evaluation lay above it; XP_SLACK_UNKNOWN for a
+	 * floor of one evaluation.  0 in a report of several runs, whose
+	 * spread says more.
+	 */
+	uint64_t slack;
 	/* The runs that had it (1 but for --repeat) and the spread of their figures. */
 	size_t runs;
 	uint64_t per_eval_lo, per_eval_hi;
@@ -184,17 +191,24 @@ uint64_t xp_row_weight(const struct xp_row *row);
 
 /*
  * Noise (report_noise.c).  The step of one process's deltas, from the
- * spacing of the exact buckets of its histograms: gaps between neighbouring
- * non-empty buckets of each declaration, each weighted by the smaller
- * count, and their weighted median.  Add every declaration, then read it.
+ * spacing of the narrow buckets of its histograms (below 256): gaps between
+ * neighbouring non-empty buckets of each declaration, each weighted by the
+ * smaller count, and their weighted median.  Add every declaration, then
+ * read it.
  */
+#define XP_STEP_MAX 256
+
 struct xp_step {
-	uint64_t weight[EXTPROF_HIST_EXACT]; /* by gap */
+	uint64_t weight[XP_STEP_MAX]; /* by gap */
 };
 
 void xp_step_add(struct xp_step *s, const struct xp_hist *h);
 /* The weighted median gap; 0 when no declaration had two exact values. */
 uint64_t xp_step_get(const struct xp_step *s);
+#define XP_SLACK_UNKNOWN UINT64_MAX
+
+/* Row::slack of a finalized declaration whose figures are set. */
+uint64_t xp_row_slack(const struct xp_row *row);
 /* Row::trimmed of a finalized declaration. */
 uint64_t xp_fin_trimmed(const struct xp_fin *f, bool deterministic);
 /* Whether a row whose figures are set is state-dependent beyond noise. */

@@ -9,12 +9,18 @@
 #include "num.h"
 #include "report.h"
 
+/*
+ * Buckets up to 256 are at most 2 wide: a gap between them is known to
+ * within a unit, and a step of 26 is seen in deltas of 130 to 250 too.
+ */
+#define STEP_TOP 256u
+
 void xp_step_add(struct xp_step *s, const struct xp_hist *h)
 {
-	for (size_t i = 1; i < h->n && h->bins[i].bucket < EXTPROF_HIST_EXACT; i++) {
+	for (size_t i = 1; i < h->n && extprof_hist_lower(h->bins[i].bucket) < STEP_TOP; i++) {
 		const struct xp_hbin *a = &h->bins[i - 1], *b = &h->bins[i];
 		uint64_t w = a->count < b->count ? a->count : b->count;
-		uint32_t gap = b->bucket - a->bucket;
+		uint64_t gap = extprof_hist_lower(b->bucket) - extprof_hist_lower(a->bucket);
 
 		s->weight[gap] = xp_sat_add(s->weight[gap], w);
 	}
@@ -24,16 +30,35 @@ uint64_t xp_step_get(const struct xp_step *s)
 {
 	unsigned __int128 total = 0, seen = 0;
 
-	for (uint32_t g = 1; g < EXTPROF_HIST_EXACT; g++)
+	for (uint32_t g = 1; g < XP_STEP_MAX; g++)
 		total += s->weight[g];
 	if (!total)
 		return 0;
-	for (uint32_t g = 1; g < EXTPROF_HIST_EXACT; g++) {
+	for (uint32_t g = 1; g < XP_STEP_MAX; g++) {
 		seen += s->weight[g];
 		if (2 * seen >= total)
 			return g;
 	}
 	return 0;
+}
+
+/*
+ * A floor fewer than two evaluations reached may be high, or, with a
+ * counter read out of order, a lucky low: the next run's least delta is
+ * as likely to be its next dearest evaluation.  The gap to that one is how
+ * far the floor can be trusted.
+ */
+uint64_t xp_row_slack(const struct xp_row *row)
+{
+	const struct xp_fin *f = &row->fin;
+
+	if (row->settled || !f->evaluations)
+		return 0;
+	if (f->evaluations < 2 || f->floor == EXTPROF_FLOOR_NONE || !f->vals.n)
+		return XP_SLACK_UNKNOWN;
+	if (f->vals.bins[0].count >= 2 || f->vals.n < 2)
+		return 0;
+	return f->vals.bins[1].value - f->vals.bins[0].value;
 }
 
 /*

@@ -162,6 +162,7 @@ int xp_row_figures(struct xp_row *row, const struct xp_report *r)
 	row->per_eval_lo = row->per_eval_hi = row->per_eval;
 	row->evaluations_lo = row->evaluations_hi = f->evaluations;
 	row->settled = f->hits >= 2;
+	row->slack = xp_row_slack(row);
 	row->flags = xp_row_flags(row, r);
 	free(row->chains);
 	row->chains = NULL;
