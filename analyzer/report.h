@@ -88,7 +88,7 @@ struct xp_row {
 	double share;	       /* cost / run_total */
 	double observed_share; /* observed / run_total */
 	/*
-	 * observed with the evaluations above the p99 counted at the p99: the
+	 * observed with the evaluations above the p95 counted at the p95: the
 	 * rare deltas a preemption or an interrupt landed in set aside, for the
 	 * state-dependent flag (report_noise.c).  observed for a deterministic
 	 * counter.
