@@ -53,12 +53,13 @@ enum {
 	"                           output format (default text): callgrind's for\n"               \
 	"                           callgrind_annotate and KCachegrind; pprof's\n"                 \
 	"                           profile.proto, gzipped, for go tool pprof\n"                   \
-	"  --sort cost|evaluations|per-eval|observed|name\n"                                       \
-	"                           row order (default cost, most expensive first)\n"              \
+	"  --sort weight|cost|evaluations|per-eval|observed|name\n"                                \
+	"                           row order, most first (default weight: observed\n"            \
+	"                           where state-dependent, cost elsewhere)\n"                     \
 	"  --stat min|median|mean   per-evaluation statistic cost is built on\n"                   \
 	"                           (default min: the floor)\n"                                    \
-	"  --flag-ratio R           flag state-dependent when observed >= cost x (1+R)\n"          \
-	"                           (default 0.25)\n"                                              \
+	"  --flag-ratio R           flag state-dependent when observed >= cost x (1+R),\n"         \
+	"                           and beyond noise (default 0.25)\n"                            \
 	"  --strict                 a corrupt dump or a process that did not finish\n"             \
 	"                           cleanly is an error (default: corrupt files are\n"             \
 	"                           skipped with a line each)\n"                                   \

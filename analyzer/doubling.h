@@ -69,7 +69,7 @@ struct xp_dbl_decl {
 	/*
 	 * The per-eval statistic of its points: --stat, or with --stat auto
 	 * the floor (min), and the mean where the declaration is
-	 * state-dependent at some size (its floor is its cheapest call, which
+	 * state-dependent at most of its sizes (its floor is its cheapest call, which
 	 * need not grow with N).
 	 */
 	enum xp_stat stat;

@@ -57,7 +57,7 @@ void cmd_doubling_usage(FILE *out)
 	      "  --stat auto|min|median|mean\n"
 	      "                           per-evaluation statistic, and how repeats combine\n"
 	      "                           (default auto: the floor, or the mean of a\n"
-	      "                           declaration state-dependent at some size)\n"
+	      "                           declaration state-dependent at most sizes)\n"
 	      "  --strict                 a corrupt or incomplete dump is an error\n"
 	      "  -h, --help               this text\n"
 	      "\n"

@@ -66,7 +66,7 @@ static void text_head(const struct xp_doubling *d, FILE *out)
 	fprintf(out, "per-eval     %s%s\n", xp_stat_name(d->opts.stat),
 		d->opts.stat == XP_STAT_AUTO
 			? ": the floor (min), or the mean where a declaration is"
-			  " state-dependent at some size"
+			  " state-dependent at most of its sizes"
 		: d->opts.stat == XP_STAT_MIN ? ": the floor, less calibration"
 					      : ", less calibration");
 	fputs("runs         ", out);
