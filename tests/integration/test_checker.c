@@ -146,25 +146,33 @@ Test(checker, same_usage_error)
 	harness_rmdir(dir);
 }
 
-/* Run @exe under the shim with var:checker_work into @dir. */
-static void checker_run_var(const char *exe, const char *dir)
+/* Run @argv (the checker and its options) under the shim, counting @counter into @dir. */
+static void checker_run_counter(const char *const argv[], const char *counter, const char *dir)
 {
-	const char *argv[] = {exe, "-n", "5", "-w", "2", NULL};
-	char *spec = checker_spec(), *preload, *dumps, *specv;
+	char *spec = checker_spec(), *preload, *dumps, *specv, *counterv;
 	struct run_result r;
 
 	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", harness_path("EXTPROF_SHIM")) > 0);
 	cr_assert(asprintf(&dumps, "EXTPROF_DIR=%s", dir) > 0);
 	cr_assert(asprintf(&specv, "EXTPROF_SPEC=%s", spec) > 0);
-	const char *env[] = {preload, dumps, specv, "EXTPROF_COUNTER=var:checker_work", NULL};
+	cr_assert(asprintf(&counterv, "EXTPROF_COUNTER=%s", counter) > 0);
+	const char *env[] = {preload, dumps, specv, counterv, "EXTPROF_LOG=off", NULL};
 
 	harness_run(argv, env, &r);
-	cr_assert_eq(r.status, 0, "%s: %s", exe, r.err);
+	cr_assert_eq(r.status, 0, "%s: %s", argv[0], r.err);
 	harness_free(&r);
 	free(preload);
 	free(dumps);
 	free(specv);
+	free(counterv);
 	free(spec);
+}
+
+/* Run @exe under the shim with var:checker_work into @dir. */
+static void checker_run_var(const char *exe, const char *dir)
+{
+	checker_run_counter((const char *[]){exe, "-n", "5", "-w", "2", NULL}, "var:checker_work",
+			    dir);
 }
 
 /*
@@ -209,22 +217,8 @@ Test(checker, diff_names_the_slower_predicate)
 /* Run @exe under the shim with tsc into @dir: 128 RMs, about a second. */
 static void checker_run_tsc(const char *exe, const char *dir)
 {
-	const char *argv[] = {exe, "-n", "128", "-m", "20000", "-w", "2", NULL};
-	char *spec = checker_spec(), *preload, *dumps, *specv;
-	struct run_result r;
-
-	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", harness_path("EXTPROF_SHIM")) > 0);
-	cr_assert(asprintf(&dumps, "EXTPROF_DIR=%s", dir) > 0);
-	cr_assert(asprintf(&specv, "EXTPROF_SPEC=%s", spec) > 0);
-	const char *env[] = {preload, dumps, specv, "EXTPROF_COUNTER=tsc", "EXTPROF_LOG=off", NULL};
-
-	harness_run(argv, env, &r);
-	cr_assert_eq(r.status, 0, "%s: %s", exe, r.err);
-	harness_free(&r);
-	free(preload);
-	free(dumps);
-	free(specv);
-	free(spec);
+	checker_run_counter((const char *[]){exe, "-n", "128", "-m", "20000", "-w", "2", NULL},
+			    "tsc", dir);
 }
 
 /*

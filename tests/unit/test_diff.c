@@ -45,12 +45,15 @@ struct decl_run {
 	uint64_t times;
 };
 
-/* One process's dump in @d: each declaration evaluated @times at @delta. */
-static void side(const char *d, uint64_t pid, const struct decl_run *x, int n, const char *cpu,
-		 const char *counter)
+/*
+ * One process's dump @file in @d: each declaration evaluated @times at
+ * @delta, and with @step as often again @step above it (0: not).
+ */
+static void side_dump(const char *d, const char *file, uint64_t pid, const struct decl_run *x,
+		      int n, const char *cpu, const char *counter, uint64_t step)
 {
 	struct dump_decl_info decls[8];
-	char *path = xt_path(d, "p.xpd");
+	char *path = xt_path(d, file);
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -61,10 +64,20 @@ static void side(const char *d, uint64_t pid, const struct decl_run *x, int n, c
 	if (cpu)
 		strcpy(meta.cpu_model, cpu);
 	xt_create(&m, path, &meta, decls, (uint32_t)n, 0);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		xt_record(&m, (uint32_t)i, x[i].delta, x[i].times);
+		if (step && x[i].times > 1)
+			xt_record(&m, (uint32_t)i, x[i].delta + step, x[i].times);
+	}
 	xt_finish(&m, true);
 	free(path);
+}
+
+/* One process's dump in @d: each declaration evaluated @times at @delta. */
+static void side(const char *d, uint64_t pid, const struct decl_run *x, int n, const char *cpu,
+		 const char *counter)
+{
+	side_dump(d, "p.xpd", pid, x, n, cpu, counter, 0);
 }
 
 /*
@@ -308,22 +321,7 @@ Test(diff, several_paths_a_side)
  */
 static void side_tsc(const char *d, const char *file, uint64_t pid, const struct decl_run *x, int n)
 {
-	struct dump_decl_info decls[8];
-	char *path = xt_path(d, file);
-	struct dump_meta meta;
-	struct dump_map m;
-
-	for (int i = 0; i < n; i++)
-		decls[i] = (struct dump_decl_info){"function", x[i].symbol, "checker", 0x100u + i};
-	xt_meta(&meta, "tsc", 10, pid, pid);
-	xt_create(&m, path, &meta, decls, (uint32_t)n, 0);
-	for (int i = 0; i < n; i++) {
-		xt_record(&m, (uint32_t)i, x[i].delta, x[i].times);
-		if (x[i].times > 1)
-			xt_record(&m, (uint32_t)i, x[i].delta + 26, x[i].times);
-	}
-	xt_finish(&m, true);
-	free(path);
+	side_dump(d, file, pid, x, n, NULL, "tsc", 26);
 }
 
 /*
