@@ -137,6 +137,8 @@ int xp_dbl_text(const struct xp_doubling *d, FILE *out);
 int xp_dbl_json(const struct xp_doubling *d, FILE *out);
 int xp_dbl_csv(const struct xp_doubling *d, FILE *out);
 
+/* The 0s a plot of @v marks under its axis: points of declarations called at some size. */
+size_t xp_dbl_plot_zeros(const struct xp_doubling *d, enum xp_dbl_value v);
 /* A log-log plot of @v against N, PNG or SVG by @path's extension (doubling_plot.c). */
 int xp_dbl_plot(const struct xp_doubling *d, enum xp_dbl_value v, const char *path,
 		struct xp_err *e);

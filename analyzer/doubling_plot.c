@@ -73,13 +73,20 @@ static bool series(const struct plot *p, const struct xp_dbl_decl *x)
 	return false;
 }
 
+size_t xp_dbl_plot_zeros(const struct xp_doubling *d, enum xp_dbl_value v)
+{
+	const struct plot p = {.d = d, .v = v};
+	size_t n = 0;
+
+	for (size_t k = 0; k < d->ndecls; k++)
+		for (size_t i = 0; series(&p, &d->decls[k]) && i < d->nsizes; i++)
+			n += zero(&p, &d->decls[k], i);
+	return n;
+}
+
 static bool any_zero(const struct plot *p)
 {
-	for (size_t k = 0; k < p->d->ndecls; k++)
-		for (size_t i = 0; series(p, &p->d->decls[k]) && i < p->d->nsizes; i++)
-			if (zero(p, &p->d->decls[k], i))
-				return true;
-	return false;
+	return xp_dbl_plot_zeros(p->d, p->v) > 0;
 }
 
 /* "name@object", cut at a character boundary when long. */

@@ -495,6 +495,9 @@ Test(doubling_build, zeros_of_a_time_counter_are_no_points)
 	cr_expect_eq(g->slope.points, 2);
 	cr_expect(!g->fit.ok);
 	cr_expect_str_eq(g->fit.why, "fewer than 3 sizes with a value above 0");
+	/* the plot marks its two 0s rather than leaving them out */
+	cr_expect_eq(xp_dbl_plot_zeros(&d, XP_DBL_PER_EVAL), 2);
+	cr_expect_eq(xp_dbl_plot_zeros(&d, XP_DBL_EVALUATIONS), 0);
 	xp_dbl_free(&d);
 	for (int i = 0; i < 4; i++)
 		free(in[i].dir);
