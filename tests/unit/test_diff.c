@@ -289,7 +289,8 @@ Test(diff, several_paths_a_side)
 	cr_expect_eq(xt_json_int(json_object_get(f, "base"), "per_eval_spread"), 20);
 	cr_expect_eq(xt_json_int(json_object_get(root, "base"), "processes"), 2);
 	cr_expect_eq(xt_json_int(json_object_get(root, "base"), "runs"), 2);
-	/* var:: every change is real; the evaluations spread by 5 on the base */
+	/* var: has no step in its margin, but the base's runs spread, and the new side's is taken
+	 * alike */
 	cr_expect_eq(xt_json_int(json_object_get(f, "margin"), "per_eval"), 20 + 20);
 	cr_expect_eq(xt_json_int(json_object_get(f, "margin"), "evaluations"), 5 + 5);
 	json_decref(root);
