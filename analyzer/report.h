@@ -88,10 +88,10 @@ struct xp_row {
 	double share;	       /* cost / run_total */
 	double observed_share; /* observed / run_total */
 	/*
-	 * observed with the evaluations above the p95 counted at the p95: the
-	 * rare deltas a preemption or an interrupt landed in set aside, for the
-	 * state-dependent flag (report_noise.c).  observed for a deterministic
-	 * counter.
+	 * observed with the dearest of its evaluations, as many as a preemption
+	 * or an interrupt can have landed in (up to 5 %), counted at the value
+	 * below them: for the state-dependent flag (report_noise.c).  observed
+	 * for a deterministic counter.
 	 */
 	uint64_t trimmed;
 	/*
@@ -209,8 +209,8 @@ uint64_t xp_step_get(const struct xp_step *s);
 
 /* Row::slack of a finalized declaration whose figures are set. */
 uint64_t xp_row_slack(const struct xp_row *row);
-/* Row::trimmed of a finalized declaration. */
-uint64_t xp_fin_trimmed(const struct xp_fin *f, bool deterministic);
+/* Row::trimmed of a finalized declaration, its counter's step @step. */
+uint64_t xp_fin_trimmed(const struct xp_fin *f, bool deterministic, uint64_t step);
 /* Whether a row whose figures are set is state-dependent beyond noise. */
 bool xp_row_state_dependent(const struct xp_row *row, const struct xp_report *r);
 

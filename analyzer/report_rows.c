@@ -157,7 +157,7 @@ int xp_row_figures(struct xp_row *row, const struct xp_report *r)
 	row->p99 = f->evaluations ? xp_fin_percentile(f, 99) : 0;
 	row->share = r->run_total ? (double)row->cost / (double)r->run_total : 0.0;
 	row->observed_share = r->run_total ? (double)f->observed / (double)r->run_total : 0.0;
-	row->trimmed = xp_fin_trimmed(f, r->deterministic);
+	row->trimmed = xp_fin_trimmed(f, r->deterministic, r->step);
 	row->runs = 1;
 	row->per_eval_lo = row->per_eval_hi = row->per_eval;
 	row->evaluations_lo = row->evaluations_hi = f->evaluations;

@@ -297,7 +297,7 @@ static void text_legend(FILE *out, const struct xp_report *r, struct columns col
 			"flags: state-dependent   observed >= cost x %.2f and above it by more "
 			"than 2"
 			" steps (%s) per evaluation,\n"
-			"                         its top 5%% of deltas counted at the p95:"
+			"                         the calls a preemption may have hit set aside:"
 			" the cost varies with the input\n",
 			1.0 + r->opts.flag_ratio, xp_fmt_u64(a, 2 * r->step));
 	fputs("       unsettled         fewer than 2 evaluations came within the margin of the"

@@ -347,36 +347,50 @@ Test(merge, flag_thresholds)
 	cr_expect_eq(flags_of(&r, 0, EXTPROF_FLOOR_NONE, 0, 0), 0);
 }
 
+/* A row of 1000 evaluations: @bulk of them at @low, the rest at @high. */
+static void outlier_row(struct xp_row *row, struct xp_vbin *bins, uint64_t bulk, uint64_t low,
+			uint64_t high)
+{
+	memset(row, 0, sizeof(*row));
+	bins[0] = (struct xp_vbin){low, bulk};
+	bins[1] = (struct xp_vbin){high, 1000 - bulk};
+	row->fin = (struct xp_fin){.evaluations = 1000, .floor = low, .hits = bulk};
+	row->fin.observed = bulk * low + (1000 - bulk) * high;
+	row->fin.vals = (struct xp_vhist){2, bins};
+}
+
 /*
- * 1000 evaluations at 100 and a few at 1,000,000 (a preemption each): up to
- * 5 % of them is set aside, counted at the p95, and the row is not
- * state-dependent; 6 % of them is part of what the function does.
+ * A preemption lands in a call with a chance of its length over 100,000
+ * units at most, and up to that share of the dearest calls (5 % at most) is
+ * set aside for the flag.  A 50,000-tick function with 4 % of its calls at
+ * 5,000,000 (preemptions) is not state-dependent; with 6 %, it is.  A
+ * 100-tick function cannot have 1 % of its calls preempted: its dear ones
+ * are its own.  A deterministic counter's outliers are its work.
  */
-Test(merge, rare_outliers_are_not_state_dependence)
+Test(merge, preemptions_are_not_state_dependence)
 {
 	struct xp_report r = flag_report(0.25, 1);
-	struct xp_vbin few[] = {{100, 960}, {1000000, 40}}, many[] = {{100, 940}, {1000000, 60}};
+	struct xp_vbin bins[2];
 	struct xp_row row;
 
-	memset(&row, 0, sizeof(row));
-	row.fin = (struct xp_fin){.evaluations = 1000, .floor = 100, .hits = 960};
-	row.fin.observed = 960 * 100 + 40 * 1000000;
-	row.fin.vals = (struct xp_vhist){2, few};
+	outlier_row(&row, bins, 960, 50000, 5000000);
 	cr_assert_eq(xp_row_figures(&row, &r), 0);
-	cr_expect_eq(row.trimmed, 100000);
+	cr_expect_eq(row.trimmed, 1000 * 50000);
 	cr_expect_eq(row.flags, 0);
 	cr_expect_eq(xp_row_weight(&row), row.cost, "weighed by cost");
-	row.fin.observed = 940 * 100 + 60 * 1000000;
-	row.fin.vals = (struct xp_vhist){2, many};
+	free(row.chains);
+	outlier_row(&row, bins, 940, 50000, 5000000);
 	cr_assert_eq(xp_row_figures(&row, &r), 0);
 	cr_expect_eq(row.trimmed, row.fin.observed);
 	cr_expect_eq(row.flags, F(STATE_DEPENDENT));
 	cr_expect_eq(xp_row_weight(&row), row.fin.observed, "weighed by observed");
 	free(row.chains);
-	/* a deterministic counter's outliers are its work */
+	outlier_row(&row, bins, 990, 100, 1000000);
+	cr_assert_eq(xp_row_figures(&row, &r), 0);
+	cr_expect_eq(row.flags, F(STATE_DEPENDENT));
+	free(row.chains);
 	r.deterministic = true;
-	row.fin.observed = 960 * 100 + 40 * 1000000;
-	row.fin.vals = (struct xp_vhist){2, few};
+	outlier_row(&row, bins, 960, 50000, 5000000);
 	cr_assert_eq(xp_row_figures(&row, &r), 0);
 	cr_expect_eq(row.flags, F(STATE_DEPENDENT));
 	free(row.chains);
