@@ -57,7 +57,8 @@ static const char *symbols_row(const char *out, const char *name, char *status, 
 
 static const char *const refusal_funcs[] = {
 	"tiny4", "ret_early", "loop_back", "endbr_back", "jrcxz_first", "rip_load", "rip_lea",
-	"rip_store", "rip_cmp", "call_first", "icall_first", "jmp_first", "jcc_first", "plain_c"};
+	"rip_store", "rip_cmp", "call_first", "icall_first", "jmp_first", "jcc_first", "ret_last",
+	"mov_ret", "plain_c"};
 
 /* In every cell, each function's verdict is the one the shim gives when asked to hook it. */
 Test(symbols, same_verdict_as_the_shim)

@@ -46,14 +46,22 @@ static uint64_t insn_branch_target(const ZydisDecodedInstruction *in, uint64_t i
 	return 0;
 }
 
-static int insn_classify(const ZydisDecodedInstruction *in, uint64_t ip, struct insn_moved *m,
-			 char *why, size_t whylen)
+/*
+ * @end: where the patched bytes end, at the least.  A ret that reaches it is
+ * the last instruction moved (xor; xor; ret, or mov; ret): nothing of the
+ * function lies under the patch after it, so it moves like any other.  One
+ * that ends before it leaves bytes behind it that something may reach.
+ */
+static int insn_classify(const ZydisDecodedInstruction *in, uint64_t ip, uint32_t end,
+			 struct insn_moved *m, char *why, size_t whylen)
 {
 	const char *name = ZydisMnemonicGetString(in->mnemonic);
 	uint64_t target = insn_branch_target(in, ip);
 
 	m->move = INSN_COPY;
 	if (in->meta.category == ZYDIS_CATEGORY_RET) {
+		if (m->offset + in->length >= end)
+			return 0;
 		insn_why(why, whylen, "returns at +0x%llx, inside the patched bytes%s", m->offset,
 			 "");
 		return -1;
@@ -145,7 +153,7 @@ int insn_plan_patch(const uint8_t *code, uint64_t size, uint64_t addr, struct in
 		}
 		m->offset = off;
 		m->length = in.length;
-		if (insn_classify(&in, addr + off, m, why, whylen))
+		if (insn_classify(&in, addr + off, plan->start + INSN_PATCH_SIZE, m, why, whylen))
 			return -1;
 		plan->nmoved++;
 		off += in.length;
