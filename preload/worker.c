@@ -233,6 +233,8 @@ void worker_release_self(void)
 	struct xp_worker *w = t->worker;
 
 	t->released = 1;
+	/* what the shim calls from here on (munmap, close) is its own */
+	t->busy = 1;
 	if (!w)
 		return;
 	worker_abandon_frames(w, t);
@@ -314,6 +316,8 @@ void worker_finish_all(void)
 	int err;
 
 	xp.finished = true;
+	/* the dumps' writing calls what the program may have hooked: not its calls */
+	self->busy = 1;
 	/* the process's lost calls, said once, in the first dump */
 	for (uint32_t i = 0; i < n; i++) {
 		if (xp.workers[i].map.base) {
