@@ -158,6 +158,10 @@ static bool judge_rules(const struct sym_ctx *c, struct xp_func *fn, const char 
 		snprintf(fn->why, sizeof(fn->why), "%s", HOOKABLE_SHIM_REASON);
 		return true;
 	}
+	if (value && value == c->t->entry) {
+		snprintf(fn->why, sizeof(fn->why), "%s", HOOKABLE_ENTRY_REASON);
+		return true;
+	}
 	for (size_t i = 0; i < c->ndenied; i++) {
 		if (c->denied[i] == value) {
 			hookable_reason(c->denied_rule[i], name, fn->why, sizeof(fn->why));
@@ -266,11 +270,10 @@ static int func_from_sym(const struct sym_ctx *c, struct xp_funcs *f, const stru
 		if (judge_rules(c, fn, name, s->value) || judge_rules(c, fn, name, fn->impl))
 			return 0;
 		if (!fn->impl_size) {
-			snprintf(
-				fn->why, sizeof(fn->why),
-				"is an IFUNC whose choice on this CPU, %.200s, has no size (no "
-				"symbol, no .eh_frame entry)",
-				impl);
+			snprintf(fn->why, sizeof(fn->why),
+				 "is an IFUNC whose choice on this CPU, %.200s, has no size (no "
+				 "symbol, no .eh_frame entry)",
+				 impl);
 			return 0;
 		}
 		judge_code(c, fn, fn->impl, fn->impl_size);

@@ -236,11 +236,14 @@ static int functab_index(struct functab *t)
 	return 0;
 }
 
-static bool functab_relocatable(Elf *elf)
+static bool functab_relocatable(Elf *elf, uint64_t *entry)
 {
 	GElf_Ehdr eh;
 
-	return gelf_getehdr(elf, &eh) && eh.e_type == ET_REL;
+	if (!gelf_getehdr(elf, &eh))
+		return false;
+	*entry = eh.e_type == ET_REL ? 0 : eh.e_entry;
+	return eh.e_type == ET_REL;
 }
 
 int functab_read_elf(struct functab *t, Elf *elf, bool no_debug)
@@ -261,7 +264,8 @@ int functab_read_elf(struct functab *t, Elf *elf, bool no_debug)
 	}
 	functab_find_plt(elf, &b);
 	/* a relocatable object's FDEs point nowhere yet */
-	if (!b.err && !functab_relocatable(elf) && elffde_each(elf, functab_visit_fde, &b) < 0)
+	if (!b.err && !functab_relocatable(elf, &t->entry) &&
+	    elffde_each(elf, functab_visit_fde, &b) < 0)
 		t->fdes_bad = true;
 	if (!b.err)
 		b.err = functab_index(t);

@@ -45,6 +45,7 @@ struct functab {
 	struct functab_fde *fdes;      /* by start */
 	size_t nfdes;
 	bool fdes_bad;	 /* .eh_frame ended at a malformed entry */
+	uint64_t entry;	 /* the ELF header's e_entry, 0 when none */
 	bool has_symtab; /* the file's own .symtab */
 	bool has_debug;	 /* names from its debug file */
 	char debug_path[256];

@@ -14,6 +14,14 @@
  * called them by their return address: through a stub they see an
  * anonymous mapping, and dlsym(RTLD_NEXT) returns NULL.
  *
+ * Entered by a jump, not called.  The stub takes what is on top of the
+ * stack for the caller's return address: the dynamic linker's lazy binding
+ * (_dl_runtime_resolve_*, reached from the PLT with the relocation's index
+ * there), a signal handler's return (__restore_rt, reached by its ret with
+ * the signal frame there), and an object's entry point (_start, which the
+ * kernel starts with argc there: hooks.c refuses it by the ELF header's
+ * e_entry, whatever its name).
+ *
  * Called while counting.  The evaluation path (preload/eval.c, thunk.S,
  * stub_fast.S) calls one function outside the shim: clock_gettime, to read
  * the ns counter.  Hooked, it would be evaluated inside its own evaluation,
@@ -22,6 +30,7 @@
  * evaluation, a shadow stack that grows, callers) run with the thread's
  * busy flag set, and the hooked functions they call pass through.
  */
+#include <fnmatch.h>
 #include <string.h>
 
 #include "extprof/dump.h"
@@ -44,6 +53,9 @@ const struct hookable_rule hookable_rules[] = {
 	{"__libc_dlsym", HOOKABLE_CALLER, 0},
 	{"__libc_dlvsym", HOOKABLE_CALLER, 0},
 	{"__libc_dlopen_mode", HOOKABLE_CALLER, 0},
+	{"_dl_runtime_resolve*", HOOKABLE_ENTERED, 0},
+	{"_dl_runtime_profile*", HOOKABLE_ENTERED, 0},
+	{"__restore_rt", HOOKABLE_ENTERED, 0},
 	{"clock_gettime", HOOKABLE_COUNTING, EXTPROF_COUNTER_NS},
 };
 
@@ -54,7 +66,7 @@ const struct hookable_rule *hookable_rule_for(const char *name, uint32_t counter
 	for (size_t i = 0; i < hookable_nrules; i++) {
 		const struct hookable_rule *r = &hookable_rules[i];
 
-		if (!strcmp(r->name, name) && (!r->counter || r->counter == counter))
+		if (!fnmatch(r->name, name, 0) && (!r->counter || r->counter == counter))
 			return r;
 	}
 	return NULL;
@@ -69,6 +81,9 @@ static const char *hookable_why(const struct hookable_rule *r)
 	case HOOKABLE_CALLER:
 		return "looks at its caller's address (as dlsym, dlopen): through a stub it "
 		       "would see the shim's";
+	case HOOKABLE_ENTERED:
+		return "is entered by a jump, not called (lazy binding, a signal's return): what "
+		       "tops the stack is not a return address";
 	default:
 		return "is what the shim calls to read the counter (ns) while it counts";
 	}
@@ -80,7 +95,7 @@ const char *hookable_reason(const struct hookable_rule *r, const char *symbol, c
 	size_t n;
 
 	buf[0] = '\0';
-	if (strcmp(r->name, symbol)) {
+	if (strcmp(r->name, symbol) && fnmatch(r->name, symbol, 0)) {
 		n = strlen(r->name);
 		if (len < n + 32)
 			return buf;

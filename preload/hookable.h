@@ -16,11 +16,12 @@ enum hookable_kind {
 	HOOKABLE_TWICE,	   /* returns twice: setjmp, vfork, getcontext */
 	HOOKABLE_CALLER,   /* finds its caller by its return address: dlsym, dlopen */
 	HOOKABLE_COUNTING, /* the shim calls it on the evaluation path */
+	HOOKABLE_ENTERED,  /* entered by a jump, not called: lazy binding, a signal's return */
 };
 
 struct hookable_rule {
-	const char *name;
-	uint8_t kind; /* enum hookable_kind */
+	const char *name; /* a glob */
+	uint8_t kind;	  /* enum hookable_kind */
 	uint32_t
 		counter; /* refused only with this counter (enum extprof_counter_kind); 0: always */
 };
@@ -40,6 +41,11 @@ const struct hookable_rule *hookable_rule_for(const char *name, uint32_t counter
  */
 const char *hookable_reason(const struct hookable_rule *r, const char *symbol, char *buf,
 			    size_t len);
+
+/* The reason for the function at an object's ELF entry point. */
+#define HOOKABLE_ENTRY_REASON                                                                      \
+	"is the object's entry point: the kernel starts it, with argc where a return address "     \
+	"would be"
 
 /* Whether @basename is the shim's object (libextprof.so, and versions of it). */
 bool hookable_is_shim(const char *basename);

@@ -273,9 +273,11 @@ static bool hooks_refused_by_rule(struct hooks_match *m, const char *symbol, uin
 	const struct hookable_rule *r = hooks_denied(m->tab, value);
 	char why[256];
 
-	if (hookable_is_shim(m->o->name)) {
+	if (hookable_is_shim(m->o->name) || (value && value == m->tab->tab.entry)) {
 		m->tally->tried++;
-		hooks_tally_refuse(m->tally, symbol, HOOKABLE_SHIM_REASON);
+		hooks_tally_refuse(m->tally, symbol,
+				   value == m->tab->tab.entry ? HOOKABLE_ENTRY_REASON
+							      : HOOKABLE_SHIM_REASON);
 		return true;
 	}
 	if (!r)
@@ -289,12 +291,17 @@ static bool hooks_refused_by_rule(struct hooks_match *m, const char *symbol, uin
 static void hooks_add_sym(struct hooks_match *m, const struct functab_sym *s)
 {
 	const struct functab *t = &m->tab->tab;
+	const struct functab_sym *best;
 	uint64_t value = s->value, size = s->size;
 	char symbol[300], impl[300];
 
 	m->found++;
+	/* of aliases that all answer (a glob), the best name is the one hooked */
+	best = functab_sym_at(t, s->value);
+	if (best && best != s && best->type == s->type && hooks_want_matches(m->w, best))
+		return;
 	functab_sym_name(s, symbol, sizeof(symbol));
-	if (hookable_is_shim(m->o->name) || hooks_denied(m->tab, value)) {
+	if (hookable_is_shim(m->o->name) || hooks_denied(m->tab, value) || value == t->entry) {
 		hooks_refused_by_rule(m, symbol, value);
 		return;
 	}

@@ -31,15 +31,18 @@ const char *hooks_num(unsigned long long n, char *buf, size_t len)
  */
 static void hooks_group_key(const char *why, char *key, size_t len)
 {
-	static const char *const cut[] = {"is already hooked as", " by another name:", "is inside ",
-					  "resolves to "};
+	static const struct {
+		const char *has, *key;
+	} cut[] = {
+		{"is already hooked as", "are aliases of functions already hooked"},
+		{"is inside ", "are inside a function, not at its start"},
+		{" by another name:", "are aliases of functions that are never hooked"},
+	};
 	size_t o = 0;
 
 	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
-		const char *p = strstr(why, cut[i]);
-
-		if (p) {
-			snprintf(key, len, "%.*s%s", (int)(p - why), why, cut[i]);
+		if (strstr(why, cut[i].has)) {
+			snprintf(key, len, "%s", cut[i].key);
 			return;
 		}
 	}

@@ -210,6 +210,24 @@ static void worker_abandon_frames(struct xp_worker *w, struct xp_thread *t)
 	}
 }
 
+/*
+ * At exit, this thread's open activations: abandoned, but left on the
+ * shadow stack, uncounted, for those that still return (exit runs the
+ * shim's destructor from _dl_fini, which returns, and may be hooked).
+ */
+static void worker_abandon_in_place(struct xp_worker *w, struct xp_thread *t)
+{
+	for (uint32_t d = t->depth; d > 0; d--) {
+		struct xp_frame *f = &t->stack[d - 1];
+
+		if (f->flags & XP_FRAME_UNCOUNTED)
+			continue;
+		w->map.decls[f->idx].open--;
+		w->map.decls[f->idx].abandoned++;
+		f->flags = XP_FRAME_UNCOUNTED;
+	}
+}
+
 void worker_close_run(struct xp_worker *w, struct xp_thread *t)
 {
 	uint64_t now = xp_counter_read();
@@ -333,7 +351,7 @@ void worker_finish_all(void)
 		if (!w->map.base)
 			continue;
 		if (t == self) {
-			worker_abandon_frames(w, t);
+			worker_abandon_in_place(w, t);
 			worker_close_run(w, t);
 		} else if (t) {
 			/* Another thread still running: count what it has open. */
