@@ -162,6 +162,17 @@ static bool judge_rules(const struct sym_ctx *c, struct xp_func *fn, const char 
 		snprintf(fn->why, sizeof(fn->why), "%s", HOOKABLE_ENTRY_REASON);
 		return true;
 	}
+	if (strncmp(name, "0x", 2)) {
+		char plain[320];
+		const struct hookable_rule *r;
+
+		snprintf(plain, sizeof(plain), "%.*s", (int)strcspn(name, "@"), name);
+		r = hookable_rule_for(plain, c->counter);
+		if (r) {
+			hookable_reason(r, plain, fn->why, sizeof(fn->why));
+			return true;
+		}
+	}
 	for (size_t i = 0; i < c->ndenied; i++) {
 		if (c->denied[i] == value) {
 			hookable_reason(c->denied_rule[i], name, fn->why, sizeof(fn->why));

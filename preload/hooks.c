@@ -51,6 +51,7 @@ struct hooks_match {
 	bool window;
 	bool late;
 	unsigned found;
+	const char *name; /* the symbol being looked at, without its version; NULL: an offset */
 };
 
 /*
@@ -221,8 +222,13 @@ static uint64_t hooks_resolve_ifunc(const struct elf_object *o, uint64_t value)
  * The rule of hookable.c that refuses the function at @value of @tab, by
  * one of its names or another name at the same address; NULL when none.
  */
-static const struct hookable_rule *hooks_denied(const struct hooks_table *tab, uint64_t value)
+static const struct hookable_rule *hooks_denied(const struct hooks_table *tab, uint64_t value,
+						const char *name)
 {
+	const struct hookable_rule *r = name ? hookable_rule_for(name, xp.counter.kind) : NULL;
+
+	if (r)
+		return r;
 	for (size_t i = 0; i < tab->ndenied; i++) {
 		if (tab->denied[i] == value)
 			return tab->denied_rule[i];
@@ -270,7 +276,7 @@ static void hooks_tables_free(void)
 /* Refused by hookable.c, said; false when it may be hooked. */
 static bool hooks_refused_by_rule(struct hooks_match *m, const char *symbol, uint64_t value)
 {
-	const struct hookable_rule *r = hooks_denied(m->tab, value);
+	const struct hookable_rule *r = hooks_denied(m->tab, value, m->name);
 	char why[256];
 
 	if (hookable_is_shim(m->o->name) || (value && value == m->tab->tab.entry)) {
@@ -283,7 +289,8 @@ static bool hooks_refused_by_rule(struct hooks_match *m, const char *symbol, uin
 	if (!r)
 		return false;
 	m->tally->tried++;
-	hooks_tally_refuse(m->tally, symbol, hookable_reason(r, symbol, why, sizeof(why)));
+	hooks_tally_refuse(m->tally, symbol,
+			   hookable_reason(r, m->name ? m->name : symbol, why, sizeof(why)));
 	return true;
 }
 
@@ -301,7 +308,9 @@ static void hooks_add_sym(struct hooks_match *m, const struct functab_sym *s)
 	if (best && best != s && best->type == s->type && hooks_want_matches(m->w, best))
 		return;
 	functab_sym_name(s, symbol, sizeof(symbol));
-	if (hookable_is_shim(m->o->name) || hooks_denied(m->tab, value) || value == t->entry) {
+	m->name = s->name;
+	if (hookable_is_shim(m->o->name) || hooks_denied(m->tab, value, s->name) ||
+	    value == t->entry) {
 		hooks_refused_by_rule(m, symbol, value);
 		return;
 	}
