@@ -75,5 +75,10 @@ int xp_report_getopt(int opt, const char *arg, struct xp_report_opts *o, struct 
 
 /* Build the report from what @l loaded and print it on stdout: an exit status. */
 int xp_report_emit(struct xp_load *l, const struct xp_report_opts *o);
+/* The same onto @dflt when there is no -o FILE (run's report goes to stderr). */
+int xp_report_emit_to(struct xp_load *l, const struct xp_report_opts *o, FILE *dflt);
+/* Print @r onto @dflt, or into o->output whole: 0 or -errno with @e set. */
+int xp_report_write(const struct xp_report *r, const struct xp_report_opts *o, FILE *dflt,
+		    struct xp_err *e);
 
 #endif
