@@ -80,6 +80,7 @@ struct xp_row {
 	char *kind;
 	char *symbol;
 	char *object; /* basename */
+	char *exe;    /* the executable's basename, when the report keeps them apart */
 	struct xp_fin fin;
 	uint64_t per_eval; /* by --stat, after calibration */
 	uint64_t cost;	   /* per_eval * evaluations */
@@ -136,9 +137,18 @@ struct xp_report {
 	uint64_t threads;
 	uint64_t lost;
 	uint64_t run_total;
-	uint64_t *pids;
+	uint64_t *pids; /* each once: an exec'd image is a process of its own, with its pid */
+	size_t npids;
 	uint64_t *incomplete_pids;
 	size_t nincomplete;
+	/*
+	 * Processes of different executables (a shell and what it runs):
+	 * their rows are kept apart, one per executable, unless --allow-mixed
+	 * merges them.  Their paths, in order of appearance.
+	 */
+	bool by_exe;
+	char **exes;
+	size_t nexes;
 	bool complete;
 	char window[128];
 	uint32_t callers_depth; /* the deepest EXTPROF_CALLERS of the processes; 0: none */

@@ -196,7 +196,8 @@ static int repeat_row(struct xp_report *r, struct xp_row *row, const struct xp_r
 	row->kind = strdup(any->kind);
 	row->symbol = strdup(any->symbol);
 	row->object = strdup(any->object);
-	if (!row->kind || !row->symbol || !row->object)
+	row->exe = any->exe ? strdup(any->exe) : NULL;
+	if (!row->kind || !row->symbol || !row->object || (any->exe && !row->exe))
 		return -ENOMEM;
 	ROW_FIELD(per_eval);
 	row->runs = n;
@@ -243,8 +244,8 @@ static int repeat_rows(struct xp_report *r, const struct xp_report *runs, size_t
 			const struct xp_row *x = &runs[i].rows[j];
 			char *key;
 
-			if (asprintf(&key, "%s%c%s%c%s", x->kind, 0x1f, x->symbol, 0x1f,
-				     x->object) < 0) {
+			if (asprintf(&key, "%s%c%s%c%s%c%s", x->kind, 0x1f, x->symbol, 0x1f,
+				     x->object, 0x1f, x->exe ? x->exe : "") < 0) {
 				err = -ENOMEM;
 				break;
 			}
@@ -275,7 +276,21 @@ static bool has_warning(const struct xp_report *r, const char *w)
 
 static void head_sum(struct xp_report *r, const struct xp_report *x)
 {
-	memcpy(r->pids + r->processes, x->pids, x->processes * sizeof(*r->pids));
+	memcpy(r->pids + r->npids, x->pids, x->npids * sizeof(*r->pids));
+	r->npids += x->npids;
+	r->by_exe |= x->by_exe;
+	for (size_t i = 0; i < x->nexes; i++) {
+		bool seen = false;
+		char **v;
+
+		for (size_t k = 0; k < r->nexes && !seen; k++)
+			seen = !strcmp(r->exes[k], x->exes[i]);
+		if (seen || !(v = realloc(r->exes, (r->nexes + 1) * sizeof(*v))))
+			continue;
+		r->exes = v;
+		if ((v[r->nexes] = strdup(x->exes[i])))
+			r->nexes++;
+	}
 	memcpy(r->incomplete_pids + r->nincomplete, x->incomplete_pids,
 	       x->nincomplete * sizeof(*r->pids));
 	r->processes += x->processes;

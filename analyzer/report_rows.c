@@ -34,12 +34,13 @@ static void row_free(struct xp_row *row)
 	free(row->kind);
 	free(row->symbol);
 	free(row->object);
+	free(row->exe);
 	free(row->hkey);
 	free(row->chains);
 	xp_fin_free(&row->fin);
 }
 
-static struct xp_row *row_new(const struct xp_pdecl *x, char *hkey)
+static struct xp_row *row_new(const struct xp_pdecl *x, const char *exe, char *hkey)
 {
 	struct xp_row *row = calloc(1, sizeof(*row));
 
@@ -49,7 +50,8 @@ static struct xp_row *row_new(const struct xp_pdecl *x, char *hkey)
 	row->kind = strdup(x->kind);
 	row->symbol = strdup(x->symbol);
 	row->object = strdup(base_name(x->object));
-	if (row->kind && row->symbol && row->object)
+	row->exe = exe ? strdup(base_name(exe)) : NULL;
+	if (row->kind && row->symbol && row->object && (!exe || row->exe))
 		return row;
 	row_free(row);
 	free(row);
@@ -59,12 +61,17 @@ static struct xp_row *row_new(const struct xp_pdecl *x, char *hkey)
 /* The neutral element of xp_fin_add: what a row starts from. */
 static const struct xp_fin fin_zero = {.floor = EXTPROF_FLOOR_NONE};
 
-/* "kind\x1fsymbol\x1fobject" into @buf when it fits, else malloc'd: its length, or -ENOMEM. */
-static ssize_t row_key(char *buf, size_t size, char **key, const struct xp_pdecl *x)
+/*
+ * "kind\x1fsymbol\x1fobject[\x1fexecutable]" into @buf when it fits, else
+ * malloc'd: its length, or -ENOMEM.
+ */
+static ssize_t row_key(char *buf, size_t size, char **key, const struct xp_pdecl *x,
+		       const char *exe)
 {
 	const char *obj = base_name(x->object);
 	size_t k = strlen(x->kind), s = strlen(x->symbol), o = strlen(obj), n = k + s + o + 2;
-	char *p = n < size ? buf : malloc(n + 1);
+	size_t e = exe ? strlen(exe) + 1 : 0;
+	char *p = n + e < size ? buf : malloc(n + e + 1);
 
 	if (!p)
 		return -ENOMEM;
@@ -73,17 +80,21 @@ static ssize_t row_key(char *buf, size_t size, char **key, const struct xp_pdecl
 	memcpy(p + k + 1, x->symbol, s);
 	p[k + 1 + s] = 0x1f;
 	memcpy(p + k + s + 2, obj, o + 1);
+	if (exe) {
+		p[n] = 0x1f;
+		memcpy(p + n + 1, exe, e);
+	}
 	*key = p;
-	return (ssize_t)n;
+	return (ssize_t)(n + e);
 }
 
 /* Finalize one declaration of one process and fold it into its row. */
 static int rows_fold(struct xp_row **hash, const struct xp_pdecl *x,
-		     const struct extprof_dump_header *h)
+		     const struct extprof_dump_header *h, const char *exe)
 {
-	char buf[512], *hkey;
+	char buf[1024], *hkey;
 	struct xp_row *row;
-	ssize_t n = row_key(buf, sizeof(buf), &hkey, x);
+	ssize_t n = row_key(buf, sizeof(buf), &hkey, x, exe);
 
 	if (n < 0)
 		return (int)n;
@@ -91,7 +102,7 @@ static int rows_fold(struct xp_row **hash, const struct xp_pdecl *x,
 	if (!row) {
 		if (hkey == buf && !(hkey = strdup(buf)))
 			return -ENOMEM;
-		row = row_new(x, hkey); /* takes @hkey, also when it fails */
+		row = row_new(x, exe, hkey); /* takes @hkey, also when it fails */
 		if (!row)
 			return -ENOMEM;
 		hkey = buf; /* now the row's */
@@ -184,6 +195,8 @@ static int cmp_name(const struct xp_row *a, const struct xp_row *b)
 		c = strcmp(a->object, b->object);
 	if (!c)
 		c = strcmp(a->kind, b->kind);
+	if (!c && a->exe && b->exe)
+		c = strcmp(a->exe, b->exe);
 	return c;
 }
 
@@ -268,7 +281,8 @@ int xp_report_rows(struct xp_report *r, const struct xp_procset *s, struct xp_er
 		if (step > r->step)
 			r->step = step;
 		for (size_t j = 0; j < p->ndecls && !err; j++)
-			err = rows_fold(&hash, &p->decls[j], &p->hdr);
+			err = rows_fold(&hash, &p->decls[j], &p->hdr,
+					r->by_exe ? p->hdr.exe_path : NULL);
 	}
 	if (!err)
 		err = rows_settle(r, &hash);
@@ -310,5 +324,8 @@ void xp_report_free(struct xp_report *r)
 	free(r->warnings);
 	free(r->pids);
 	free(r->incomplete_pids);
+	for (size_t i = 0; i < r->nexes; i++)
+		free(r->exes[i]);
+	free(r->exes);
 	memset(r, 0, sizeof(*r));
 }

@@ -37,8 +37,8 @@ static void text_title(FILE *out, const struct xp_report *r, const struct colour
 	if (r->runs > 1)
 		fprintf(out, "%zu runs, ", r->runs);
 	fprintf(out, "%zu process%s (pid%s ", r->processes, r->processes == 1 ? "" : "es",
-		r->processes == 1 ? "" : "s");
-	text_pids(out, r->pids, r->processes);
+		r->npids == 1 ? "" : "s");
+	text_pids(out, r->pids, r->npids);
 	fprintf(out, "), %zu worker%s, %" PRIu64 " thread%s\n", r->workers,
 		r->workers == 1 ? "" : "s", r->threads, r->threads == 1 ? "" : "s");
 }
@@ -96,13 +96,14 @@ static void text_time(FILE *out, const struct xp_report *r)
 static void text_status(FILE *out, const struct xp_report *r, const struct colours *c)
 {
 	if (r->complete) {
-		fputs("status       complete: every process ended cleanly (exit or exec)\n", out);
+		fputs("status       complete: every process ended cleanly (exit, _exit or exec)\n",
+		      out);
 		return;
 	}
 	fprintf(out, "status       %sincomplete%s: pid%s ", c->bad, c->off,
 		r->nincomplete == 1 ? "" : "s");
 	text_pids(out, r->incomplete_pids, r->nincomplete);
-	fprintf(out, " did not finish cleanly (crash, signal, _exit or still running);"
+	fprintf(out, " did not finish cleanly (crash, signal or still running);"
 		     " counted up to then\n");
 }
 
@@ -150,11 +151,28 @@ static void text_callers(FILE *out, const struct xp_report *r)
 				: "recorded; --callers shows them");
 }
 
+/* "executables  dash, ls, sort, wc: each its own rows" */
+static void text_exes(FILE *out, const struct xp_report *r)
+{
+	if (!r->by_exe)
+		return;
+	fprintf(out, "executables  %zu, each with rows of its own: ", r->nexes);
+	for (size_t i = 0; i < r->nexes; i++) {
+		const char *slash = strrchr(r->exes[i], '/');
+
+		if (i)
+			fputs(", ", out);
+		xp_text_put(out, slash ? slash + 1 : r->exes[i]);
+	}
+	fputc('\n', out);
+}
+
 static void text_head(FILE *out, const struct xp_report *r, const struct colours *c)
 {
 	char a[XP_U64_BUF];
 
 	text_title(out, r, c);
+	text_exes(out, r);
 	text_counter(out, r);
 	fprintf(out, "per-eval     %s\n", stat_says[r->opts.stat]);
 	text_runs(out, r);
@@ -216,6 +234,8 @@ static void text_row(struct xp_table *t, const struct xp_report *r, const struct
 	char a[XP_U64_BUF], flags[XP_FLAGS_TEXT];
 
 	xp_table_add(t, row->kind);
+	if (r->by_exe)
+		xp_table_add(t, row->exe ? row->exe : "");
 	xp_table_addf(t, "%s%s%s", row->symbol, row->object[0] ? "@" : "", row->object);
 	xp_table_add(t, xp_fmt_u64(a, row->fin.evaluations));
 	xp_table_add(t, row->fin.evaluations ? xp_fmt_u64(a, row->per_eval) : "-");
@@ -326,7 +346,8 @@ int xp_report_text(const struct xp_report *r, FILE *out, bool colour)
 	static const char *const heads[] = {"kind",	"declaration", "evaluations",
 					    "per-eval", "cost",	       "share",
 					    "observed", "obs share",   "obs/cost"};
-	bool right[13] = {false, false, true, true, true, true, true, true, true, true, true};
+	bool right[14] = {false, false, true, true, true, true, true,
+			  true,	 true,	true, true, true, true, true};
 	const struct colours *c = colour ? &ansi : &plain;
 	struct columns cols = text_columns(r);
 	size_t ncols = 9 + cols.recursive + cols.abandoned + 1;
@@ -335,9 +356,17 @@ int xp_report_text(const struct xp_report *r, FILE *out, bool colour)
 
 	text_head(out, r, c);
 	fputc('\n', out);
-	right[ncols - 1] = false; /* flags */
+	/* kind, [executable,] declaration left; the numbers right; flags left */
+	if (r->by_exe) {
+		ncols++;
+		right[2] = false;
+	}
+	right[ncols - 1] = false;
 	xp_table_init(&t, ncols, right);
-	for (size_t i = 0; i < 9; i++)
+	xp_table_add(&t, heads[0]);
+	if (r->by_exe)
+		xp_table_add(&t, "executable");
+	for (size_t i = 1; i < 9; i++)
 		xp_table_add(&t, heads[i]);
 	if (cols.recursive)
 		xp_table_add(&t, "recursive");

@@ -315,3 +315,104 @@ Test(real, libjq_jv_invalid)
 	harness_rmdir(dir);
 	harness_rmdir(dir2);
 }
+
+/* `extprof run ARGS` with the analyzer and shim of the build; stdin /dev/null. */
+static void extprof_run(const char *const *args, struct run_result *r)
+{
+	const char *argv[64] = {harness_path("EXTPROF_BIN"), "run"};
+	size_t n = 2;
+
+	for (size_t i = 0; args[i] && n < 63; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	harness_run(argv, (const char *const[]){"EXTPROF_COUNTER=tsc", NULL}, r);
+}
+
+/*
+ * A shell pipeline: four executables in one run.  `run` exits with the
+ * pipeline's status; the report keeps each executable's rows apart, lists
+ * each pid once, and dash's _exit (after its children) is a clean end.
+ */
+Test(real, shell_pipeline)
+{
+	const char *sh[] = {"sh", "-c", "ls /usr/bin | sort | wc -l", NULL};
+	char *dir = harness_tmpdir("pipe"), *data, *rep;
+	struct run_result plain, r;
+	json_t *report, *exes, *pids, *decls;
+	json_error_t jerr;
+	size_t i;
+
+	cr_assert(asprintf(&data, "%s/data", dir) > 0 && asprintf(&rep, "%s/r.json", dir) > 0);
+	harness_run(sh, NULL, &plain);
+	extprof_run((const char *const[]){"-o", data, "--format", "json", "--output", rep, "-H",
+					  "function:malloc@libc.so.6", "--", "sh", "-c",
+					  "ls /usr/bin | sort | wc -l", NULL},
+		    &r);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_eq(r.out, plain.out);
+	report = json_load_file(rep, 0, &jerr);
+	cr_assert(report, "%s: %s", rep, jerr.text);
+	cr_expect(json_is_true(json_object_get(report, "complete")), "dash's _exit: incomplete");
+	exes = json_object_get(report, "executables");
+	cr_expect_eq(json_array_size(exes), 4, "sh, ls, sort, wc");
+	pids = json_object_get(report, "pids");
+	for (i = 0; i < json_array_size(pids); i++)
+		for (size_t k = i + 1; k < json_array_size(pids); k++)
+			cr_expect_neq(json_integer_value(json_array_get(pids, i)),
+				      json_integer_value(json_array_get(pids, k)), "a pid twice");
+	decls = json_object_get(report, "declarations");
+	cr_expect_eq(json_array_size(decls), 4, "malloc in each executable");
+	for (i = 0; i < json_array_size(decls); i++) {
+		json_t *d = json_array_get(decls, i);
+
+		cr_expect_str_eq(json_string_value(json_object_get(d, "name")), "malloc");
+		cr_expect(json_string_value(json_object_get(d, "executable")));
+		cr_expect_gt(json_integer_value(json_object_get(d, "evaluations")), 0);
+	}
+	json_decref(report);
+	harness_free(&plain);
+	harness_free(&r);
+	free(data);
+	free(rep);
+	harness_rmdir(dir);
+}
+
+/* jq's stdout under `extprof run` is byte for byte jq's stdout alone, in text and JSON. */
+Test(real, stdout_is_the_programs)
+{
+	const char *formats[] = {"text", "json", "csv"};
+	char *dir = harness_tmpdir("out"), *in;
+	struct run_result plain;
+	FILE *f;
+
+	cr_assert(asprintf(&in, "%s/in.json", dir) > 0);
+	f = fopen(in, "w");
+	cr_assert(f);
+	for (int i = 0; i < 100; i++)
+		fprintf(f, "{\"n\": %d, \"s\": \"x%d\"}\n", i, i);
+	fclose(f);
+	{
+		const char *jq[] = {"jq", "-c", "{s, twice: (.n * 2)}", in, NULL};
+
+		harness_run(jq, NULL, &plain);
+		cr_assert_eq(plain.status, 0, "%s", plain.err);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		char *data;
+		struct run_result r;
+
+		cr_assert(asprintf(&data, "%s/d%zu", dir, i) > 0);
+		extprof_run((const char *const[]){"-o", data, "--format", formats[i], "-H",
+						  "function:jv_*@libjq.so.1", "--", "jq", "-c",
+						  "{s, twice: (.n * 2)}", in, NULL},
+			    &r);
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		cr_expect_str_eq(r.out, plain.out, "--format %s: jq's stdout changed", formats[i]);
+		cr_expect(strstr(r.err, "jv_"), "no report on stderr: %s", r.err);
+		harness_free(&r);
+		free(data);
+	}
+	harness_free(&plain);
+	free(in);
+	harness_rmdir(dir);
+}

@@ -530,7 +530,12 @@ Test(merge, different_cpu_is_refused_unless_mixed_is_allowed)
 	xp_report_free(&r);
 }
 
-Test(merge, different_executables_are_refused_unless_mixed_is_allowed)
+/*
+ * Processes of different executables (a shell and what it runs) are kept
+ * apart, each executable's rows its own; --allow-mixed merges them, with a
+ * warning.
+ */
+Test(merge, different_executables_are_kept_apart_unless_mixed_is_allowed)
 {
 	static const struct dump_decl_info d = {"function", "f", "checker", 0x10};
 	struct xp_report_opts o;
@@ -548,8 +553,17 @@ Test(merge, different_executables_are_refused_unless_mixed_is_allowed)
 	xt_record(&m, 0, 100, 3);
 	xt_finish(&m, true);
 	free(path);
-	expect_load_error("b0.xpd: executable /usr/bin/checker-new (build-id 01adbeef) is not "
-			  "/usr/bin/checker (build-id deadbeef) of ");
+	report_of(dir, &r, NULL);
+	cr_expect(r.by_exe);
+	cr_expect_eq(r.nwarnings, 0);
+	cr_assert_eq(r.nexes, 2);
+	cr_expect_str_eq(r.exes[0], "/usr/bin/checker");
+	cr_expect_str_eq(r.exes[1], "/usr/bin/checker-new");
+	cr_assert_eq(r.nrows, 2, "f apart in each executable");
+	for (size_t i = 0; i < r.nrows; i++)
+		cr_expect(r.rows[i].exe && (!strcmp(r.rows[i].exe, "checker") ||
+					    !strcmp(r.rows[i].exe, "checker-new")));
+	xp_report_free(&r);
 	xp_report_opts_init(&o);
 	o.allow_mixed = true;
 	report_of(dir, &r, &o);
