@@ -143,7 +143,7 @@ static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, 
 	struct xp_decl *d, fresh;
 	struct arch_hook h;
 	uint32_t idx;
-	char why[256];
+	char why[400];
 	int dup;
 
 	t->tried++;
@@ -166,7 +166,8 @@ static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, 
 	dup = hooks_find_key(kind, symbol, m->o->name);
 	idx = dup >= 0 ? (uint32_t)dup : xp.ndecls;
 	if (idx == XP_MAX_DECLS) {
-		hooks_tally_refuse(t, symbol, "is past the limit of declarations");
+		snprintf(why, sizeof(why), "is past the limit of %u declarations", XP_MAX_DECLS);
+		hooks_tally_refuse(t, symbol, why);
 		return;
 	}
 	if (dup < 0 && !worker_room_for_decl()) {

@@ -3,6 +3,7 @@
  * hooks_tally: count what was hooked and refused, group the refusals by
  * reason, and say it all in one line.  Startup code: snprintf is fine.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -108,6 +109,15 @@ void hooks_tally_ifunc(struct hooks_tally *t, const char *symbol, const char *im
 		snprintf(t->ifunc_list + used, sizeof(t->ifunc_list) - used, ", ...");
 }
 
+/* Whether some were refused for the limit of declarations (shim.h, XP_MAX_DECLS). */
+static bool hooks_limited(const struct hooks_tally *t)
+{
+	for (unsigned i = 0; i < t->ngroups; i++)
+		if (strstr(t->groups[i].key, "past the limit"))
+			return true;
+	return false;
+}
+
 static int hooks_group_cmp(const struct hooks_group *a, const struct hooks_group *b)
 {
 	return a->count != b->count ? (a->count > b->count ? -1 : 1) : strcmp(a->key, b->key);
@@ -157,7 +167,7 @@ void hooks_tally_say(const struct hooks_tally *t, const char *where)
 		}
 		used += (size_t)n;
 	}
-	log_msg("hooked %s/%s%s; refused %s: %s", hooks_num(t->hooked, a, sizeof(a)),
-		hooks_num(t->tried, b, sizeof(b)), where, hooks_num(t->refused, c, sizeof(c)),
-		line);
+	log_msg("hooked %s/%s%s%s; refused %s: %s", hooks_num(t->hooked, a, sizeof(a)),
+		hooks_num(t->tried, b, sizeof(b)), where, hooks_limited(t) ? ": the limit" : "",
+		hooks_num(t->refused, c, sizeof(c)), line);
 }

@@ -27,6 +27,17 @@ static void worker_thread_exit(void *arg)
 	worker_release_self();
 }
 
+static struct dump_decl_info *worker_decl_info;
+
+/* Address space for XP_MAX_DECLS of @size bytes each: only what is used is ever touched. */
+static void *worker_reserve(size_t size)
+{
+	void *p = mmap(NULL, (size_t)XP_MAX_DECLS * size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 int worker_init_pool(void)
 {
 	int err = pthread_key_create(&worker_key, worker_thread_exit);
@@ -34,6 +45,11 @@ int worker_init_pool(void)
 	if (err)
 		return -err;
 	worker_key_ok = true;
+	/* the declarations, and what a new dump is made from */
+	xp.decls = worker_reserve(sizeof(*xp.decls));
+	worker_decl_info = worker_reserve(sizeof(*worker_decl_info));
+	if (!xp.decls || !worker_decl_info)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -104,8 +120,6 @@ static int worker_dump_name(char *buf, size_t size, uint32_t index)
 
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
-
-static struct dump_decl_info worker_decl_info[XP_MAX_DECLS];
 
 /* A new worker's dump; without one it still counts, in anonymous memory. */
 static int worker_open_dump(struct xp_worker *w)

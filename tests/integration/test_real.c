@@ -416,3 +416,85 @@ Test(real, stdout_is_the_programs)
 	free(in);
 	harness_rmdir(dir);
 }
+
+/*
+ * clang with every hookable llvm:: function of libLLVM hooked (about
+ * 18,500): the object file it writes is the one it writes alone, and the
+ * report lists every function hooked, called or not.
+ */
+Test(real, clang_every_llvm_function, .timeout = 400)
+{
+	const char *lib = "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1";
+	char *dir = harness_tmpdir("clang"), *src, *obj, *plain_obj, *data, *rep, *cmd;
+	const char *sym[] = {harness_path("EXTPROF_BIN"), "symbols", "--format", "json", lib,
+			     "_ZN4llvm*", NULL};
+	struct run_result s, r;
+	json_t *fns, *report, *decls;
+	json_error_t jerr;
+	size_t ok = 0, hooked, listed = 0;
+	FILE *f;
+
+	cr_assert(asprintf(&src, "%s/t.c", dir) > 0 && asprintf(&obj, "%s/t.o", dir) > 0 &&
+		  asprintf(&plain_obj, "%s/plain.o", dir) > 0 &&
+		  asprintf(&data, "%s/data", dir) > 0 && asprintf(&rep, "%s/r.json", dir) > 0);
+	f = fopen(src, "w");
+	cr_assert(f);
+	fputs("static int sq(int x) { return x * x; }\n"
+	      "int sum(const int *v, int n) { int s = 0; for (int i = 0; i < n; i++) s += sq(v[i]);"
+	      " return s; }\n",
+	      f);
+	fclose(f);
+	/* what symbols calls hookable: the shim's own verdicts */
+	harness_run(sym, NULL, &s);
+	cr_assert_eq(s.status, 0, "%s", s.err);
+	fns = json_object_get(json_loads(s.out, 0, &jerr), "functions");
+	cr_assert(fns, "%s", jerr.text);
+	for (size_t i = 0; i < json_array_size(fns); i++)
+		ok += json_is_true(json_object_get(json_array_get(fns, i), "hookable"));
+	cr_assert_gt(ok, 10000, "libLLVM: %zu hookable llvm:: functions", ok);
+	{
+		const char *cc[] = {"clang", "-O2", "-c", src, "-o", plain_obj, NULL};
+		struct run_result p;
+
+		harness_run(cc, NULL, &p);
+		cr_assert_eq(p.status, 0, "clang alone: %s", p.err);
+		harness_free(&p);
+	}
+	extprof_run((const char *const[]){"-o", data, "--format", "json", "--output", rep, "-H",
+					  "function:_ZN4llvm*@libLLVM-14.so.1", "--", "clang", "-O2",
+					  "-c", src, "-o", obj, NULL},
+		    &r);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_assert(asprintf(&cmd, "cmp -s '%s' '%s'", plain_obj, obj) > 0);
+	cr_expect_eq(system(cmd), 0, "clang under the shim wrote another object file");
+	{
+		/* "extprof: hooked 18,105/18,528; ...": the number hooked, without its commas */
+		const char *p = harness_hook_line(r.err) + strlen("extprof: hooked ");
+
+		hooked = 0;
+		for (; (*p >= '0' && *p <= '9') || *p == ','; p++)
+			if (*p != ',')
+				hooked = hooked * 10 + (size_t)(*p - '0');
+	}
+	report = json_load_file(rep, 0, &jerr);
+	cr_assert(report, "%s: %s", rep, jerr.text);
+	decls = json_object_get(report, "declarations");
+	listed = json_array_size(decls);
+	/* aliases are hooked once, under their best name: no more rows than hookable names */
+	cr_expect_eq(listed, hooked, "the report lists %zu of the %zu hooked", listed, hooked);
+	cr_expect_gt(listed, ok * 9 / 10, "%zu rows of %zu hookable: %s", listed, ok,
+		     harness_hook_line(r.err));
+	cr_expect_leq(listed, ok);
+	cr_expect(strstr(harness_hook_line(r.err), "the limit") == NULL, "%s",
+		  harness_hook_line(r.err));
+	json_decref(report);
+	harness_free(&s);
+	harness_free(&r);
+	free(cmd);
+	free(src);
+	free(obj);
+	free(plain_obj);
+	free(data);
+	free(rep);
+	harness_rmdir(dir);
+}
