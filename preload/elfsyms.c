@@ -32,16 +32,19 @@ static int elfobj_visit(struct dl_phdr_info *info, size_t size, void *arg)
 	ssize_t n;
 
 	(void)size;
-	if (w->n >= w->max)
+	if (!w->objs || w->n >= w->max)
 		return 1;
 	o = &w->objs[w->n];
 	memset(o, 0, sizeof(*o));
 	if (w->n == 0) {
 		/* The main program has no name here: ask the kernel. */
-		n = readlink("/proc/self/exe", o->path, sizeof(o->path) - 1);
+		char exe[sizeof(o->path)];
+
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 		if (n <= 0)
 			return 0;
-		o->path[n] = '\0';
+		exe[n] = '\0';
+		memcpy(o->path, exe, (size_t)n + 1);
 		o->is_main = true;
 	} else {
 		if (!info->dlpi_name || !info->dlpi_name[0])
