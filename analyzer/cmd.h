@@ -53,12 +53,13 @@ enum {
 	"                           output format (default text): callgrind's for\n"               \
 	"                           callgrind_annotate and KCachegrind; pprof's\n"                 \
 	"                           profile.proto, gzipped, for go tool pprof\n"                   \
-	"  --sort cost|evaluations|per-eval|observed|name\n"                                       \
-	"                           row order (default cost, most expensive first)\n"              \
+	"  --sort weight|cost|evaluations|per-eval|observed|name\n"                                \
+	"                           row order, most first (default weight: observed\n"            \
+	"                           where state-dependent, cost elsewhere)\n"                     \
 	"  --stat min|median|mean   per-evaluation statistic cost is built on\n"                   \
 	"                           (default min: the floor)\n"                                    \
-	"  --flag-ratio R           flag state-dependent when observed >= cost x (1+R)\n"          \
-	"                           (default 0.25)\n"                                              \
+	"  --flag-ratio R           flag state-dependent when observed >= cost x (1+R),\n"         \
+	"                           and beyond noise (default 0.25)\n"                            \
 	"  --strict                 a corrupt dump or a process that did not finish\n"             \
 	"                           cleanly is an error (default: corrupt files are\n"             \
 	"                           skipped with a line each)\n"                                   \
@@ -74,5 +75,10 @@ int xp_report_getopt(int opt, const char *arg, struct xp_report_opts *o, struct 
 
 /* Build the report from what @l loaded and print it on stdout: an exit status. */
 int xp_report_emit(struct xp_load *l, const struct xp_report_opts *o);
+/* The same onto @dflt when there is no -o FILE (run's report goes to stderr). */
+int xp_report_emit_to(struct xp_load *l, const struct xp_report_opts *o, FILE *dflt);
+/* Print @r onto @dflt, or into o->output whole: 0 or -errno with @e set. */
+int xp_report_write(const struct xp_report *r, const struct xp_report_opts *o, FILE *dflt,
+		    struct xp_err *e);
 
 #endif

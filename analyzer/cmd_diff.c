@@ -9,9 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "cmd.h"
 #include "diff.h"
+#include "load.h"
+#include "repeat_dirs.h"
 
 /* Exit status when a declaration grew by more than --fail-above. */
 #define XP_EXIT_GREW 1
@@ -30,13 +34,19 @@ void cmd_diff_usage(FILE *out)
 	      "\n"
 	      "Compare two runs declaration by declaration: per-eval, evaluations and cost\n"
 	      "before (BASE) and after (NEW), the change in percent, and the declarations\n"
-	      "that appeared or vanished.  Each side (a dump directory or file, or several\n"
-	      "with --base and --new) is merged and finalized as extprof report does.\n"
+	      "that appeared or vanished.  Each side is merged and finalized as extprof\n"
+	      "report does: a dump directory is a run, so is each repeat-N of a directory\n"
+	      "extprof run --repeat filled, and the dump files named on a side are one run;\n"
+	      "several runs a side are made into one as run --repeat makes them.\n"
+	      "A change is real only beyond the margin the counter can promise: none for a\n"
+	      "deterministic counter; 2 steps of it per evaluation for tsc and ns, plus the\n"
+	      "spread of each side's runs (docs/report.md).\n"
 	      "\n"
 	      "  --base PATH              a dump directory or file of the base (repeatable)\n"
 	      "  --new PATH               a dump directory or file of the new run (repeatable)\n"
 	      "  --fail-above PCT         exit status 1 when a declaration's --metric grew by\n"
-	      "                           more than PCT percent (from 0 counts as growth)\n"
+	      "                           more than PCT percent, beyond its margin (from 0\n"
+	      "                           counts as growth)\n"
 	      "  --metric per-eval|evaluations|cost\n"
 	      "                           what --fail-above compares and the rows are sorted\n"
 	      "                           by (default cost)\n"
@@ -188,25 +198,110 @@ static int diff_parse(struct diff_args *a, int argc, char **argv)
 	return diff_operands(a, argc, argv);
 }
 
-/* One side: loaded and built into @r.  0, or an error said on stderr. */
-static int diff_side(struct xp_report *r, const char **paths, size_t n,
-		     const struct xp_report_opts *o)
+/* One run of a side: @paths loaded together and built into @r.  0, or -errno with @e set. */
+static int diff_run(struct xp_report *r, const char *const *paths, size_t n,
+		    const struct xp_report_opts *o, struct xp_err *e)
 {
 	struct xp_load l;
-	struct xp_err e = {""};
 	int err = 0;
 
 	xp_load_init(&l, o->strict);
 	l.defer = true;
 	for (size_t i = 0; i < n && !err; i++)
-		err = xp_load_arg(&l, paths[i], &e);
+		err = xp_load_arg(&l, paths[i], e);
 	if (!err)
-		err = xp_load_finish(&l, &e);
+		err = xp_load_finish(&l, e);
 	if (!err)
-		err = xp_report_build(r, &l.set, o, l.skipped, &e);
+		err = xp_report_build(r, &l.set, o, l.skipped, e);
+	xp_load_free(&l);
+	return err;
+}
+
+/*
+ * The runs of a side: each directory one run (a directory of "extprof run
+ * --repeat", each of its repeat-K), the dump files named all together one
+ * more.  Into @runs (room for @n + its repeats); their number, or -errno
+ * with @e set.
+ */
+static ssize_t diff_runs(struct xp_report **runs, const char **paths, size_t n,
+			 const struct xp_report_opts *o, struct xp_err *e)
+{
+	const char **files = calloc(n + 1, sizeof(*files));
+	size_t k = 0, nfiles = 0, cap = n + 1;
+	int err = files ? 0 : xp_err_set(e, -ENOMEM, "out of memory");
+	struct stat st;
+
+	*runs = calloc(cap, sizeof(**runs));
+	if (!*runs && !err)
+		err = xp_err_set(e, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && !err; i++) {
+		char **subs = NULL;
+		size_t nsubs = 0;
+
+		if (stat(paths[i], &st) || !S_ISDIR(st.st_mode)) {
+			files[nfiles++] = paths[i]; /* a file, or an error said when read */
+			continue;
+		}
+		if (xp_repeat_dirs(paths[i], &subs, &nsubs)) {
+			err = xp_err_set(e, -ENOMEM, "out of memory");
+			break;
+		}
+		if (nsubs > 1) {
+			struct xp_report *more = realloc(*runs, (cap + nsubs) * sizeof(**runs));
+
+			if (!more) {
+				xp_repeat_dirs_free(subs, nsubs);
+				err = xp_err_set(e, -ENOMEM, "out of memory");
+				break;
+			}
+			*runs = more;
+			cap += nsubs;
+		}
+		for (size_t j = 0; j < nsubs && !err; j++)
+			if (!(err = diff_run(&(*runs)[k], (const char *const *)&subs[j], 1, o, e)))
+				k++;
+		if (!nsubs && !(err = diff_run(&(*runs)[k], &paths[i], 1, o, e)))
+			k++;
+		xp_repeat_dirs_free(subs, nsubs);
+	}
+	if (!err && nfiles && !(err = diff_run(&(*runs)[k], files, nfiles, o, e)))
+		k++;
+	free(files);
+	if (!err)
+		return (ssize_t)k;
+	for (size_t i = 0; i < k; i++)
+		xp_report_free(&(*runs)[i]);
+	free(*runs);
+	*runs = NULL;
+	return err;
+}
+
+/*
+ * One side, built into @r: its one run as "extprof report" builds it, or
+ * its runs made into one as "extprof run --repeat" makes them (the spread
+ * of their figures is what widens the margin).  0, or an error said.
+ */
+static int diff_side(struct xp_report *r, const char **paths, size_t n,
+		     const struct xp_report_opts *o)
+{
+	struct xp_err e = {""};
+	struct xp_report *runs;
+	ssize_t k = diff_runs(&runs, paths, n, o, &e);
+	int err = 0;
+
+	if (k < 0) {
+		xp_err_print(&e);
+		return (int)k;
+	}
+	if (k == 1)
+		*r = runs[0];
+	else
+		err = xp_report_repeat(r, runs, (size_t)k, 0, &e);
+	for (ssize_t i = k == 1 ? 1 : 0; i < k; i++)
+		xp_report_free(&runs[i]);
+	free(runs);
 	if (err)
 		xp_err_print(&e);
-	xp_load_free(&l);
 	return err;
 }
 

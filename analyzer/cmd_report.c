@@ -31,17 +31,17 @@ void cmd_report_usage(FILE *out)
 	      out);
 }
 
-/* The report onto stdout, or into -o FILE: 0 or -errno with @e set. */
-static int report_write(const struct xp_report *r, const struct xp_report_opts *o, struct xp_err *e)
+int xp_report_write(const struct xp_report *r, const struct xp_report_opts *o, FILE *dflt,
+		    struct xp_err *e)
 {
 	struct xp_out_file f;
 	int err;
 
 	if (!o->output) {
-		err = xp_report_check_dest(o, stdout, e);
+		err = xp_report_check_dest(o, dflt, e);
 		if (err)
 			return err;
-		err = xp_report_print(r, stdout);
+		err = xp_report_print(r, dflt);
 		if (err)
 			xp_err_set(e, err, "writing the report: %s", strerror(-err));
 		return err;
@@ -57,6 +57,11 @@ static int report_write(const struct xp_report *r, const struct xp_report_opts *
 
 int xp_report_emit(struct xp_load *l, const struct xp_report_opts *o)
 {
+	return xp_report_emit_to(l, o, stdout);
+}
+
+int xp_report_emit_to(struct xp_load *l, const struct xp_report_opts *o, FILE *dflt)
+{
 	struct xp_report r;
 	struct xp_err e;
 	int err;
@@ -70,7 +75,7 @@ int xp_report_emit(struct xp_load *l, const struct xp_report_opts *o)
 		xp_err_print(&e);
 		return XP_EXIT_BAD;
 	}
-	err = report_write(&r, o, &e);
+	err = xp_report_write(&r, o, dflt, &e);
 	xp_report_free(&r);
 	if (err) {
 		xp_err_print(&e);

@@ -36,13 +36,13 @@ static int run_report(const struct xp_run_opts *o, const char *dir, const struct
 	xp_load_init(&l, o->report.strict);
 	l.defer = true;
 	status = xp_load_names(&l, dir, &fresh, &e) ? (xp_err_print(&e), XP_EXIT_BAD)
-						    : xp_report_emit(&l, &o->report);
+						    : xp_report_emit_to(&l, &o->report, o->out);
 	xp_load_free(&l);
 	xp_names_free(&fresh);
 	return status;
 }
 
-static int run_prepare(const struct xp_run_opts *o, char **dir, struct xp_names *before)
+static int run_prepare(struct xp_run_opts *o, char **dir, struct xp_names *before)
 {
 	struct xp_err e;
 	char *shim = NULL;
@@ -51,6 +51,17 @@ static int run_prepare(const struct xp_run_opts *o, char **dir, struct xp_names 
 	err = xp_run_find_shim(&shim, &e);
 	if (!err)
 		err = xp_run_dir_prepare(o->dir, dir, before, &e);
+	o->io.in = -1;
+	/* a series: every run reads the same stdin */
+	if (!err && (o->warmup || o->repeat > 1))
+		err = xp_run_save_stdin(&o->io, &e);
+	if (!err) {
+		err = xp_run_open_output(o, &e);
+		if (err) {
+			free(*dir);
+			xp_names_free(before);
+		}
+	}
 	if (!err) {
 		err = xp_run_set_env(o, shim, *dir, &e);
 		if (err) {
@@ -73,7 +84,8 @@ static int run_measured(const struct xp_run_opts *o, const char *dir, const stru
 	if (o->repeat)
 		return xp_run_repeat(o, dir, status);
 	/* the warmup pointed the shim elsewhere */
-	if (setenv("EXTPROF_DIR", dir, 1) < 0 || xp_run_child(o->argv, o->no_aslr, status, &e)) {
+	if (setenv("EXTPROF_DIR", dir, 1) < 0 ||
+	    xp_run_child_io(o->argv, o->no_aslr, &o->io, status, &e)) {
 		if (!e.msg[0])
 			xp_err_set(&e, -errno, "setting EXTPROF_DIR: %s", strerror(errno));
 		xp_err_print(&e);

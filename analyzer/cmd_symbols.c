@@ -8,15 +8,23 @@
  *         SIZE  STATUS    NAME  REASON
  *           42  OK        can_commit
  *            4  REFUSED   tiny4  is 4 bytes
+ *          40  OK        memcpy@GLIBC_2.2.5
+ *        1952  OK        memcpy@@GLIBC_2.14  IFUNC -> __memcpy_avx512_unaligned_erms on this CPU
+ *          96  OK        0x2a1c0  after strlen+0x1a0
  *
- * A stripped executable keeps only .dynsym, which names few of its
- * functions, or none: that is said on stderr, and the exit status is 0.
+ * A stripped object keeps only .dynsym, which names few of its functions
+ * (or none, in an executable), unless its debug file is installed; the
+ * others are listed by their .eh_frame start.  That is said on stderr, and
+ * the exit status is 0.
  */
+#include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "extprof/dump.h"
 
 #include "cmd.h"
 #include "cmd_symbols.h"
@@ -26,20 +34,35 @@
 
 void cmd_symbols_usage(FILE *out)
 {
-	fputs("usage: extprof symbols [--format text|json] OBJECT [GLOB]\n"
+	fputs("usage: extprof symbols [--format text|json] [--counter C] OBJECT [GLOB]\n"
 	      "\n"
 	      "List the functions of the ELF file OBJECT (an executable, a shared object\n"
-	      "or a .o) that EXTPROF_HOOKS can name: the FUNC symbols of .symtab and\n"
-	      ".dynsym with a size, sorted by name, those matching GLOB only if given.\n"
-	      "Each line gives the size in bytes, OK if the shim can patch the function's\n"
-	      "entry or REFUSED, and then the reason it gives when it refuses it.\n"
-	      "\n"
-	      "A stripped file has no .symtab: only the functions its .dynsym exports are\n"
-	      "listed (often none, for an executable); hook the others as KIND:0xOFFSET.\n"
+	      "or a .o) that EXTPROF_HOOKS can name, sorted by name, those matching GLOB\n"
+	      "only if given: the FUNC and IFUNC symbols of .dynsym (with their versions,\n"
+	      "name@@VERSION for the default one, name@VERSION for the others) and of\n"
+	      ".symtab, or of the separate debug file of a stripped object\n"
+	      "(/usr/lib/debug/.build-id/...), and the functions no symbol names, from\n"
+	      ".eh_frame, as 0xOFFSET.  Each line gives the size in bytes, OK if the shim\n"
+	      "can patch the function's entry or REFUSED and the reason it gives, or\n"
+	      "IFUNC when the implementation is chosen only as the program loads it.  An\n"
+	      "IFUNC of a file this command has loaded too (libc, libm) is judged by what\n"
+	      "its resolver picks on this CPU, named after its arrow.\n"
 	      "\n"
 	      "  --format text|json  output format (default text)\n"
+	      "  --counter C         judge as the shim counting with C (ns refuses\n"
+	      "                      clock_gettime, which it reads; default auto)\n"
 	      "  -h, --help          this text\n",
 	      out);
+}
+
+static bool symbols_shown(const struct xp_func *fn, const char *glob)
+{
+	return !glob || !fnmatch(glob, fn->name, 0) || !fnmatch(glob, fn->display, 0);
+}
+
+static const char *symbols_status(const struct xp_func *fn)
+{
+	return fn->ok ? "OK" : fn->ifunc && !fn->resolved ? "IFUNC" : "REFUSED";
 }
 
 static void symbols_text(const struct xp_funcs *f, const char *glob)
@@ -48,14 +71,43 @@ static void symbols_text(const struct xp_funcs *f, const char *glob)
 	for (size_t i = 0; i < f->n; i++) {
 		const struct xp_func *fn = &f->v[i];
 
-		if (glob && fnmatch(glob, fn->name, 0))
+		if (!symbols_shown(fn, glob))
 			continue;
-		printf("%8" PRIu64 "  %-8s  ", fn->size, fn->ok ? "OK" : "REFUSED");
-		xp_text_put(stdout, fn->name);
-		if (!fn->ok)
-			printf("  %s", fn->why);
+		printf("%8" PRIu64 "  %-8s  ", fn->resolved ? fn->impl_size : fn->size,
+		       symbols_status(fn));
+		xp_text_put(stdout, fn->display);
+		if (fn->resolved) {
+			fputs("  IFUNC -> ", stdout);
+			xp_text_put(stdout, fn->impl_name);
+			fputs(" on this CPU", stdout);
+			if (!fn->ok)
+				fputs(":", stdout);
+		}
+		if (fn->near) {
+			printf("  %s ", fn->near_inside ? "inside" : "after");
+			xp_text_put(stdout, fn->near);
+			if (!fn->ok)
+				fputs(":", stdout);
+		}
+		if (!fn->ok) {
+			putchar(' ');
+			if (!fn->resolved && !fn->near)
+				putchar(' ');
+			xp_text_put(stdout, fn->why);
+		}
 		putchar('\n');
 	}
+}
+
+static const char *symbols_table(const struct xp_func *fn)
+{
+	if (fn->fde_only)
+		return "eh_frame";
+	if (fn->in_dynsym && (fn->in_symtab || fn->in_debug))
+		return "both";
+	if (fn->in_dynsym)
+		return "dynsym";
+	return fn->in_debug ? "debug" : "symtab";
 }
 
 static void symbols_json(const char *path, const struct xp_funcs *f, const char *glob)
@@ -68,26 +120,57 @@ static void symbols_json(const char *path, const struct xp_funcs *f, const char 
 	xp_json_str(&j, path);
 	xp_json_key(&j, "symtab");
 	xp_json_bool(&j, f->has_symtab);
+	xp_json_key(&j, "debug_file");
+	if (f->has_debug)
+		xp_json_str(&j, f->debug_path);
+	else
+		xp_json_null(&j);
 	xp_json_key(&j, "dynsym_functions");
 	xp_json_u64(&j, f->dynsym_funcs);
+	xp_json_key(&j, "eh_frame_functions");
+	xp_json_u64(&j, f->fde_funcs);
 	xp_json_key(&j, "functions");
 	xp_json_begin(&j, '[');
 	for (size_t i = 0; i < f->n; i++) {
 		const struct xp_func *fn = &f->v[i];
 
-		if (glob && fnmatch(glob, fn->name, 0))
+		if (!symbols_shown(fn, glob))
 			continue;
 		xp_json_begin(&j, '{');
 		xp_json_key(&j, "name");
 		xp_json_str(&j, fn->name);
+		xp_json_key(&j, "symbol");
+		xp_json_str(&j, fn->display);
+		xp_json_key(&j, "version");
+		if (fn->version)
+			xp_json_str(&j, fn->version);
+		else
+			xp_json_null(&j);
+		xp_json_key(&j, "default_version");
+		xp_json_bool(&j, fn->version && !fn->hidden);
 		xp_json_key(&j, "size");
 		xp_json_u64(&j, fn->size);
 		xp_json_key(&j, "offset");
 		xp_json_u64(&j, fn->address);
 		xp_json_key(&j, "table");
-		xp_json_str(&j, fn->in_symtab && fn->in_dynsym ? "both"
-				: fn->in_symtab		       ? "symtab"
-							       : "dynsym");
+		xp_json_str(&j, symbols_table(fn));
+		xp_json_key(&j, "ifunc");
+		xp_json_bool(&j, fn->ifunc);
+		if (fn->resolved) {
+			xp_json_key(&j, "implementation");
+			xp_json_begin(&j, '{');
+			xp_json_key(&j, "name");
+			xp_json_str(&j, fn->impl_name);
+			xp_json_key(&j, "offset");
+			xp_json_u64(&j, fn->impl);
+			xp_json_key(&j, "size");
+			xp_json_u64(&j, fn->impl_size);
+			xp_json_end(&j, '}');
+		}
+		if (fn->near) {
+			xp_json_key(&j, fn->near_inside ? "inside" : "after");
+			xp_json_str(&j, fn->near);
+		}
 		xp_json_key(&j, "hookable");
 		xp_json_bool(&j, fn->ok);
 		xp_json_key(&j, "reason");
@@ -103,31 +186,65 @@ static void symbols_json(const char *path, const struct xp_funcs *f, const char 
 }
 
 /* What a stripped file means for the user, on stderr. */
-static void symbols_note(const char *path, const struct xp_funcs *f, const char *glob,
-			 size_t shown)
+static void symbols_note(const char *path, const struct xp_funcs *f, const char *glob, size_t shown)
 {
-	if (!f->has_symtab) {
-		/* all from .dynsym: f->n counts each function once, however many
-		 * versioned names it has */
+	if (!f->has_symtab && f->has_debug)
+		fprintf(stderr,
+			"extprof: %s is stripped (no .symtab): the names of its functions come "
+			"from its debug file %s\n",
+			path, f->debug_path);
+	else if (!f->has_symtab)
 		fprintf(stderr,
 			"extprof: %s is stripped (no .symtab): only the %zu function%s its "
-			".dynsym exports %s listed; hook the others as KIND:0xOFFSET\n",
-			path, f->n, f->n == 1 ? "" : "s", f->n == 1 ? "is" : "are");
-	} else if (!f->n) {
+			".dynsym exports %s named; the %zu more its .eh_frame describes are "
+			"listed as 0xOFFSET, for KIND:0xOFFSET entries\n",
+			path, f->dynsym_funcs, f->dynsym_funcs == 1 ? "" : "s",
+			f->dynsym_funcs == 1 ? "is" : "are", f->fde_funcs);
+	else if (!f->n)
 		fprintf(stderr, "extprof: %s has no function symbols with a size\n", path);
-	}
+	if (f->fdes_bad)
+		fprintf(stderr,
+			"extprof: %s: its .eh_frame ends at a malformed entry; the functions "
+			"after it are not listed\n",
+			path);
 	if (glob && f->n && !shown)
 		fprintf(stderr, "extprof: %s: no function matches %s\n", path, glob);
+}
+
+static int symbols_counter(const char *v, uint32_t *counter)
+{
+	static const struct {
+		const char *name;
+		uint32_t kind;
+	} names[] = {{"auto", EXTPROF_COUNTER_INSTRUCTIONS},
+		     {"instructions", EXTPROF_COUNTER_INSTRUCTIONS},
+		     {"cycles", EXTPROF_COUNTER_CYCLES},
+		     {"tsc", EXTPROF_COUNTER_TSC},
+		     {"ns", EXTPROF_COUNTER_NS}};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(v, names[i].name)) {
+			*counter = names[i].kind;
+			return 0;
+		}
+	}
+	if (!strncmp(v, "var:", 4) && v[4]) {
+		*counter = EXTPROF_COUNTER_VAR;
+		return 0;
+	}
+	return -EINVAL;
 }
 
 int cmd_symbols(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'},
+		{"counter", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *path, *glob = NULL;
+	uint32_t counter = EXTPROF_COUNTER_INSTRUCTIONS;
 	struct xp_funcs f;
 	struct xp_err e = {""};
 	bool json = false;
@@ -143,6 +260,15 @@ int cmd_symbols(int argc, char **argv)
 				json = true;
 			} else if (strcmp(optarg, "text")) {
 				fprintf(stderr, "extprof: symbols --format %s: text or json\n",
+					optarg);
+				return XP_EXIT_BAD;
+			}
+			break;
+		case 'c':
+			if (symbols_counter(optarg, &counter)) {
+				fprintf(stderr,
+					"extprof: symbols --counter %s: expected auto, "
+					"instructions, cycles, tsc, ns or var:SYMBOL\n",
 					optarg);
 				return XP_EXIT_BAD;
 			}
@@ -163,12 +289,12 @@ int cmd_symbols(int argc, char **argv)
 	path = argv[optind];
 	if (argc - optind == 2)
 		glob = argv[optind + 1];
-	if (xp_elf_functions(path, &f, &e)) {
+	if (xp_elf_functions(path, counter, &f, &e)) {
 		xp_err_print(&e);
 		return XP_EXIT_BAD;
 	}
 	for (size_t i = 0; i < f.n; i++)
-		shown += !glob || !fnmatch(glob, f.v[i].name, 0);
+		shown += symbols_shown(&f.v[i], glob);
 	if (json)
 		symbols_json(path, &f, glob);
 	else

@@ -164,8 +164,7 @@ int xp_collect(const struct xp_dump *d, struct xp_acc *accs)
 	int err;
 
 	for (uint64_t i = 0; i < d->ndecls; i++)
-		collect_fields(&accs[i], &d->decls[i],
-			       d->hdr->flags & (EXTPROF_DUMP_F_COMPLETE | EXTPROF_DUMP_F_EXEC));
+		collect_fields(&accs[i], &d->decls[i], xp_dump_finished(d->hdr));
 	err = d->dense ? collect_dense(d, accs) : collect_sparse(d, accs);
 	if (!err)
 		err = collect_callers(d, accs);

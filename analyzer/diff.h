@@ -38,13 +38,19 @@ void xp_diff_opts_init(struct xp_diff_opts *o);
 int xp_diff_opt_metric(struct xp_diff_opts *o, const char *v, struct xp_err *e);
 int xp_diff_opt_fail_above(struct xp_diff_opts *o, const char *v, struct xp_err *e);
 
+/* A margin that cannot be promised: a floor of one evaluation on a side of one run. */
+#define XP_DIFF_UNJUDGED UINT64_MAX
+
 struct xp_diff_row {
 	const struct xp_row *base; /* NULL: appeared */
 	const struct xp_row *next; /* NULL: vanished */
 	enum xp_diff_status status;
 	/* (next - base) / base x 100; +INFINITY when only base is 0; NAN when a side lacks it */
 	double change[XP_DIFF_NMETRICS];
-	bool over; /* change[metric] > fail_above */
+	/* What a change must exceed to be real (diff_margin.c); XP_DIFF_UNJUDGED */
+	uint64_t margin[XP_DIFF_NMETRICS];
+	bool real[XP_DIFF_NMETRICS]; /* |new - base| > margin */
+	bool over;		     /* real[metric] and change[metric] > fail_above */
 };
 
 struct xp_diff {
@@ -53,9 +59,12 @@ struct xp_diff {
 	const struct xp_report *next; /* not owned */
 	const char *base_name;	      /* how the inputs were named, for the header */
 	const char *next_name;
-	struct xp_diff_row *rows; /* changed and same by change[metric], then appeared, vanished */
+	struct xp_diff_row *rows; /* real changes by change[metric], the rest, appeared, vanished */
 	size_t nrows;
-	size_t nover; /* rows over the threshold */
+	size_t nover;	    /* rows over the threshold */
+	size_t nnoise;	    /* rows whose metric changed within its margin, or unjudged */
+	bool deterministic; /* both counters are: every change is real */
+	uint64_t step;	    /* the larger of the sides' (report.h) */
 	char **warnings;
 	size_t nwarnings;
 };
@@ -71,6 +80,14 @@ uint64_t xp_diff_value(const struct xp_row *row, enum xp_diff_metric m);
 int xp_diff_build(struct xp_diff *d, const struct xp_report *base, const struct xp_report *next,
 		  const struct xp_diff_opts *o, struct xp_err *e);
 void xp_diff_free(struct xp_diff *d);
+
+/*
+ * The margins of a row whose both sides are present, and which of its
+ * changes are real (diff_margin.c).  Nothing is real when a side lacks it.
+ */
+void xp_diff_margins(const struct xp_diff *d, struct xp_diff_row *x);
+/* Whether @x's --metric changed but not beyond its margin. */
+bool xp_diff_within_margin(const struct xp_diff *d, const struct xp_diff_row *x);
 
 int xp_diff_print(const struct xp_diff *d, FILE *out);
 int xp_diff_text(const struct xp_diff *d, FILE *out, bool colour);

@@ -190,9 +190,11 @@ static void row_set(struct xp_diff *d, struct xp_diff_row *x)
 		    : !x->next ? XP_DIFF_VANISHED
 		    : same     ? XP_DIFF_SAME
 			       : XP_DIFF_CHANGED;
-	x->over = d->opts.fail_above >= 0 && x->base && x->next &&
+	xp_diff_margins(d, x);
+	x->over = d->opts.fail_above >= 0 && x->real[d->opts.metric] &&
 		  x->change[d->opts.metric] > d->opts.fail_above;
 	d->nover += x->over;
+	d->nnoise += xp_diff_within_margin(d, x);
 }
 
 /* New rows in the new report's order; the base's rows follow, vanished or not. */
@@ -243,8 +245,15 @@ static const struct xp_row *row_any(const struct xp_diff_row *x)
 	return x->next ? x->next : x->base;
 }
 
+/* The change a row is ordered by: 0 for one within its margin. */
+static double change_real(const struct xp_diff_row *x, enum xp_diff_metric m)
+{
+	return x->real[m] ? x->change[m] : 0.0;
+}
+
 /*
- * Changed and unchanged rows first, the most grown (in --metric) first;
+ * Changed and unchanged rows first, the most grown (in --metric, beyond
+ * its margin) first, the changes within their margin among the unchanged;
  * then the declarations that appeared, then those that vanished, most
  * expensive first; ties by name.
  */
@@ -257,6 +266,8 @@ static int cmp_diff_rows(const void *pa, const void *pb, void *arg)
 	const struct xp_row *ra = row_any(a), *rb = row_any(b);
 	int c = (ga > gb) - (ga < gb);
 
+	if (!c && !ga)
+		c = cmp_double_desc(change_real(a, m), change_real(b, m));
 	if (!c && !ga)
 		c = cmp_double_desc(a->change[m], b->change[m]);
 	if (!c)
@@ -281,6 +292,8 @@ int xp_diff_build(struct xp_diff *d, const struct xp_report *base, const struct 
 	d->next = next;
 	d->base_name = "BASE";
 	d->next_name = "NEW";
+	d->deterministic = base->deterministic && next->deterministic;
+	d->step = base->step > next->step ? base->step : next->step;
 	err = diff_warnings(d);
 	if (!err)
 		err = diff_match(d);

@@ -35,14 +35,23 @@ static void csv_row(FILE *out, const struct xp_diff_row *x)
 		if (isfinite(x->change[m]))
 			fprintf(out, "%.4f", x->change[m]);
 	}
-	fprintf(out, ",%s\r\n", x->over ? "true" : "false");
+	fprintf(out, ",%s", x->over ? "true" : "false");
+	for (int m = 0; m < XP_DIFF_NMETRICS; m++) {
+		fputc(',', out);
+		if (x->base && x->next && x->margin[m] != XP_DIFF_UNJUDGED)
+			fprintf(out, "%llu", (unsigned long long)x->margin[m]);
+	}
+	for (int m = 0; m < XP_DIFF_NMETRICS; m++)
+		fprintf(out, ",%s", x->real[m] ? "true" : "false");
+	fputs("\r\n", out);
 }
 
 int xp_diff_csv(const struct xp_diff *d, FILE *out)
 {
 	fputs("kind,name,object,status,base_per_eval,new_per_eval,per_eval_change,"
 	      "base_evaluations,new_evaluations,evaluations_change,base_cost,new_cost,cost_change,"
-	      "over\r\n",
+	      "over,per_eval_margin,evaluations_margin,cost_margin,per_eval_real,evaluations_real,"
+	      "cost_real\r\n",
 	      out);
 	for (size_t i = 0; i < d->nrows; i++)
 		csv_row(out, &d->rows[i]);

@@ -46,6 +46,36 @@ static void json_values(struct xp_json *j, const char *key, const struct xp_row 
 	xp_json_begin(j, '{');
 	for (int m = 0; m < XP_DIFF_NMETRICS; m++)
 		json_key_u64(j, xp_diff_metric_keys[m], xp_diff_value(row, (enum xp_diff_metric)m));
+	/* additions: the side's runs and how far their figures spread */
+	json_key_u64(j, "runs", row->runs);
+	json_key_u64(j, "per_eval_spread", row->per_eval_hi - row->per_eval_lo);
+	json_key_u64(j, "evaluations_spread", row->evaluations_hi - row->evaluations_lo);
+	xp_json_end(j, '}');
+}
+
+/* "margin": what each change must exceed (null: unjudged); "real": which did. */
+static void json_margins(struct xp_json *j, const struct xp_diff_row *x)
+{
+	xp_json_key(j, "margin");
+	if (!x->base || !x->next)
+		xp_json_null(j);
+	else {
+		xp_json_begin(j, '{');
+		for (int m = 0; m < XP_DIFF_NMETRICS; m++) {
+			xp_json_key(j, xp_diff_metric_keys[m]);
+			if (x->margin[m] == XP_DIFF_UNJUDGED)
+				xp_json_null(j);
+			else
+				xp_json_u64(j, x->margin[m]);
+		}
+		xp_json_end(j, '}');
+	}
+	xp_json_key(j, "real");
+	xp_json_begin(j, '{');
+	for (int m = 0; m < XP_DIFF_NMETRICS; m++) {
+		xp_json_key(j, xp_diff_metric_keys[m]);
+		xp_json_bool(j, x->real[m]);
+	}
 	xp_json_end(j, '}');
 }
 
@@ -77,6 +107,7 @@ static void json_row(struct xp_json *j, const struct xp_diff_row *x)
 	xp_json_end(j, '}');
 	xp_json_key(j, "over");
 	xp_json_bool(j, x->over);
+	json_margins(j, x);
 	xp_json_end(j, '}');
 }
 
@@ -98,6 +129,11 @@ int xp_diff_json(const struct xp_diff *d, FILE *out)
 	else
 		xp_json_null(&j);
 	json_key_u64(&j, "over", d->nover);
+	/* additions: the margins' terms, and the changes they held back */
+	xp_json_key(&j, "deterministic");
+	xp_json_bool(&j, d->deterministic);
+	json_key_u64(&j, "step", d->step);
+	json_key_u64(&j, "within_margin", d->nnoise);
 	xp_json_key(&j, "warnings");
 	xp_json_begin(&j, '[');
 	for (size_t i = 0; i < d->nwarnings; i++)

@@ -45,6 +45,9 @@ struct xp_dbl_size {
 struct xp_dbl_point {
 	bool present;
 	uint64_t v[XP_DBL_NVALUES]; /* cost = per_eval x evaluations, after aggregation */
+	/* --stat auto: the same with per-eval the mean, and the floor's flag */
+	uint64_t mean[XP_DBL_NVALUES];
+	bool state_dependent;
 };
 
 /* How one value of one declaration grows. */
@@ -63,6 +66,13 @@ struct xp_dbl_decl {
 	char *hkey;		  /* "kind\x1fsymbol\x1fobject" */
 	struct xp_dbl_point *pts; /* nsizes */
 	struct xp_dbl_growth g[XP_DBL_NVALUES];
+	/*
+	 * The per-eval statistic of its points: --stat, or with --stat auto
+	 * the floor (min), and the mean where the declaration is
+	 * state-dependent at most of its sizes (its floor is its cheapest call, which
+	 * need not grow with N).
+	 */
+	enum xp_stat stat;
 };
 
 struct xp_doubling {
@@ -72,6 +82,7 @@ struct xp_doubling {
 	char counter_unit[16];
 	bool deterministic;
 	uint64_t resolution; /* the largest of every run's */
+	uint64_t step;	     /* the largest of every run's (report.h): a per-eval's noise */
 
 	size_t nsizes;
 	struct xp_dbl_size *sizes; /* ascending */
@@ -126,6 +137,8 @@ int xp_dbl_text(const struct xp_doubling *d, FILE *out);
 int xp_dbl_json(const struct xp_doubling *d, FILE *out);
 int xp_dbl_csv(const struct xp_doubling *d, FILE *out);
 
+/* The 0s a plot of @v marks under its axis: points of declarations called at some size. */
+size_t xp_dbl_plot_zeros(const struct xp_doubling *d, enum xp_dbl_value v);
 /* A log-log plot of @v against N, PNG or SVG by @path's extension (doubling_plot.c). */
 int xp_dbl_plot(const struct xp_doubling *d, enum xp_dbl_value v, const char *path,
 		struct xp_err *e);

@@ -114,6 +114,8 @@ static int take_head(struct build *b, const struct xp_dbl_input *in, size_t k,
 	}
 	if (r->resolution > d->resolution)
 		d->resolution = r->resolution;
+	if (r->step > d->step)
+		d->step = r->step;
 	sz->runs = k;
 	sz->calibration = r->calibration;
 	sz->calibration_max = r->calibration_max;
@@ -129,38 +131,65 @@ static int take_head(struct build *b, const struct xp_dbl_input *in, size_t k,
 	return err ? xp_err_set(e, err, "out of memory") : 0;
 }
 
-static int take_rows(struct build *b, size_t si, const struct xp_report *r, struct xp_err *e)
+/* The rows of size @si into its points: v, or with @mean the mean-based values. */
+static int take_rows(struct build *b, size_t si, const struct xp_report *r, bool mean,
+		     struct xp_err *e)
 {
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct xp_row *row = &r->rows[i];
 		struct pending *p = pending_get(b, row);
 		struct xp_dbl_point *pt;
+		uint64_t *v;
 
 		if (!p)
 			return xp_err_set(e, -ENOMEM, "out of memory");
 		pt = &p->pts[si];
 		pt->present = true;
-		pt->v[XP_DBL_PER_EVAL] = row->per_eval;
-		pt->v[XP_DBL_EVALUATIONS] = row->fin.evaluations;
-		pt->v[XP_DBL_COST] = xp_sat_mul(row->per_eval, row->fin.evaluations);
+		v = mean ? pt->mean : pt->v;
+		v[XP_DBL_PER_EVAL] = row->per_eval;
+		v[XP_DBL_EVALUATIONS] = row->fin.evaluations;
+		v[XP_DBL_COST] = xp_sat_mul(row->per_eval, row->fin.evaluations);
+		if (!mean)
+			pt->state_dependent = row->flags & (1u << XP_FLAG_STATE_DEPENDENT);
 	}
 	return 0;
 }
 
-/* One input, merged and finalized as "extprof report DIR" would. */
+/*
+ * Each run's rows again with per-eval the mean (for --stat auto).  Their
+ * repeats are then combined as floors are, by the least: load only adds to
+ * a mean as it does to a delta, and the least of the runs' means is that of
+ * the run least disturbed.
+ */
+static int runs_as_mean(struct xp_report *runs, size_t k, struct xp_err *e)
+{
+	for (size_t i = 0; i < k; i++) {
+		runs[i].opts.stat = XP_STAT_MEAN;
+		for (size_t j = 0; j < runs[i].nrows; j++)
+			if (xp_row_figures(&runs[i].rows[j], &runs[i]))
+				return xp_err_set(e, -ENOMEM, "out of memory");
+		runs[i].opts.stat = XP_STAT_MIN; /* for xp_report_repeat: the least */
+	}
+	return 0;
+}
+
+/* One input, merged and finalized as "extprof report DIR" would; auto reads as min. */
 static int read_input(const struct xp_doubling *d, const struct xp_dbl_input *in,
 		      struct xp_report *r, struct xp_err *e)
 {
+	struct xp_report_opts o = d->opts;
 	struct xp_load l;
 	int err;
 
+	if (o.stat == XP_STAT_AUTO)
+		o.stat = XP_STAT_MIN;
 	xp_load_init(&l, d->opts.strict);
 	err = xp_load_arg(&l, in->dir, e);
 	if (!err && !l.files)
 		err = xp_err_set(e, -ENOENT, "%s: no usable dump: all %zu were skipped", in->dir,
 				 l.skipped);
 	if (!err)
-		err = xp_report_build(r, &l.set, &d->opts, l.skipped, e);
+		err = xp_report_build(r, &l.set, &o, l.skipped, e);
 	xp_load_free(&l);
 	return err;
 }
@@ -186,8 +215,18 @@ static int take_size(struct build *b, size_t si, const struct xp_dbl_input *in, 
 
 		err = take_head(b, in, k, r, &b->d->sizes[si], e);
 		if (!err)
-			err = take_rows(b, si, r, e);
+			err = take_rows(b, si, r, false, e);
 		if (k > 1)
+			xp_report_free(&agg);
+	}
+	/* --stat auto: the mean beside the floor, its repeats combined by their least */
+	if (!err && b->d->opts.stat == XP_STAT_AUTO) {
+		err = runs_as_mean(runs, k, e);
+		if (!err && k > 1)
+			err = xp_report_repeat(&agg, runs, k, 0, e);
+		if (!err)
+			err = take_rows(b, si, k > 1 ? &agg : &runs[0], true, e);
+		if (!err && k > 1)
 			xp_report_free(&agg);
 	}
 	for (size_t i = 0; i < built; i++)
@@ -248,6 +287,29 @@ static int cmp_decls(const void *pa, const void *pb, void *arg)
 	return c ? c : strcmp(a->kind, b->kind);
 }
 
+/*
+ * The statistic of a declaration's points, and, for --stat auto, its
+ * points made of it: the mean where it is state-dependent at most of the
+ * sizes it was called at, the floor elsewhere.  A function whose calls
+ * really differ does so at every size; a burst of load can flag one size.
+ */
+static enum xp_stat stat_of(const struct xp_doubling *d, struct xp_dbl_decl *x)
+{
+	size_t sd = 0, called = 0;
+
+	if (d->opts.stat != XP_STAT_AUTO)
+		return d->opts.stat;
+	for (size_t i = 0; i < d->nsizes; i++) {
+		called += x->pts[i].present && x->pts[i].v[XP_DBL_EVALUATIONS];
+		sd += x->pts[i].present && x->pts[i].state_dependent;
+	}
+	if (2 * sd <= called)
+		return XP_STAT_MIN;
+	for (size_t i = 0; i < d->nsizes; i++)
+		memcpy(x->pts[i].v, x->pts[i].mean, sizeof(x->pts[i].v));
+	return XP_STAT_MEAN;
+}
+
 /* Move the pending declarations into the sorted array. */
 static int decls_settle(struct build *b)
 {
@@ -268,6 +330,7 @@ static int decls_settle(struct build *b)
 		x->kind = p->kind;
 		x->symbol = p->symbol;
 		x->object = p->object;
+		x->stat = stat_of(d, x);
 		p->pts = NULL;
 		p->hkey = p->kind = p->symbol = p->object = NULL;
 		d->ndecls = ++i;

@@ -31,7 +31,7 @@ static void csv_value(FILE *out, const struct xp_dbl_decl *x, size_t i, enum xp_
 int xp_dbl_csv(const struct xp_doubling *d, FILE *out)
 {
 	fputs("kind,name,object,n,per_eval,per_eval_ratio,per_eval_class,evaluations,"
-	      "evaluations_ratio,evaluations_class,cost,cost_ratio,cost_class\r\n",
+	      "evaluations_ratio,evaluations_class,cost,cost_ratio,cost_class,stat\r\n",
 	      out);
 	for (size_t k = 0; k < d->ndecls; k++) {
 		const struct xp_dbl_decl *x = &d->decls[k];
@@ -45,7 +45,7 @@ int xp_dbl_csv(const struct xp_doubling *d, FILE *out)
 			fprintf(out, ",%llu", (unsigned long long)d->sizes[i].n);
 			for (int v = 0; v < XP_DBL_NVALUES; v++)
 				csv_value(out, x, i, (enum xp_dbl_value)v);
-			fputs("\r\n", out);
+			fprintf(out, ",%s\r\n", xp_stat_name(x->stat));
 		}
 	}
 	return 0;

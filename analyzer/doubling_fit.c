@@ -71,8 +71,8 @@ void xp_dbl_slope(const double *n, const double *v, size_t k, struct xp_dbl_slop
 		m++;
 	}
 	out->points = m;
-	if (m < 2)
-		return;
+	if (m < XP_DBL_FIT_MIN_SIZES)
+		return; /* through two points any line is straight: R² 1 says nothing */
 	mx = sx / (double)m;
 	my = sy / (double)m;
 	for (size_t i = 0; i < k; i++) {
@@ -170,9 +170,12 @@ static void fit_one(struct xp_dbl_fit *f, enum xp_dbl_model m, const double *n, 
 	f->valid[m] = m == XP_MODEL_1 || (c > 0 && isfinite(f->nrms[m]));
 }
 
-void xp_dbl_fit(const double *n, const double *v, size_t k, struct xp_dbl_fit *out)
+void xp_dbl_fit(const double *n, const double *v, const double *sigma, size_t k,
+		struct xp_dbl_fit *out)
 {
-	double nmax = 0, mean = 0, best = INFINITY;
+	double nmax = 0, mean = 0, best = INFINITY, ss = 0, within;
+
+	size_t nonzero = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (k < XP_DBL_FIT_MIN_SIZES) {
@@ -182,19 +185,33 @@ void xp_dbl_fit(const double *n, const double *v, size_t k, struct xp_dbl_fit *o
 	for (size_t i = 0; i < k; i++) {
 		nmax = fmax(nmax, n[i]);
 		mean += v[i];
+		nonzero += v[i] > 0;
+	}
+	/* every model passes near two points: a shape needs three */
+	if (nonzero && nonzero < XP_DBL_FIT_MIN_SIZES) {
+		out->why = "fewer than 3 sizes with a value above 0";
+		return;
 	}
 	mean /= (double)k;
 	if (nmax <= 1) {
 		out->why = "sizes must be distinct and above 0";
 		return;
 	}
+	for (size_t i = 0; sigma && i < k; i++)
+		ss += sigma[i] * sigma[i];
+	out->noise = mean > 0 ? sqrt(ss / (double)k) / mean : 0;
 	for (int m = 0; m < XP_NMODELS; m++) {
 		fit_one(out, (enum xp_dbl_model)m, n, v, k, nmax, mean);
 		if (out->valid[m])
 			best = fmin(best, out->nrms[m]);
 	}
+	/*
+	 * Closer than the points are known is not better: a floor read to a
+	 * step of 26 ticks lets a bend of N log N fit noise that N fits too.
+	 */
+	within = fmax(best * XP_DBL_FIT_MARGIN, out->noise) + 1e-12;
 	for (int m = 0; m < XP_NMODELS; m++) {
-		if (out->valid[m] && out->nrms[m] <= best * XP_DBL_FIT_MARGIN + 1e-12) {
+		if (out->valid[m] && out->nrms[m] <= within) {
 			out->best = (enum xp_dbl_model)m;
 			break;
 		}

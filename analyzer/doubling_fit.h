@@ -37,7 +37,7 @@ const char *xp_dbl_class_name(enum xp_dbl_class c, bool utf8);
 
 /* ln value = b0 + exponent x ln N, over the points whose value is > 0. */
 struct xp_dbl_slope {
-	bool ok;       /* at least 2 such points, at 2 different sizes */
+	bool ok;       /* at least XP_DBL_FIT_MIN_SIZES such points, at different sizes */
 	size_t points; /* how many were used */
 	double exponent;
 	double r2; /* 1 when every value is the same */
@@ -59,7 +59,10 @@ enum xp_dbl_model {
 /* "1", "log N", "N", "N log N", "N²" (or "N^2" when !@utf8), "N³", "2^N". */
 const char *xp_dbl_model_name(enum xp_dbl_model m, bool utf8);
 
-/* Fewer sizes than this and the model fit says "too few sizes". */
+/*
+ * Fewer sizes than this and the model fit says "too few sizes"; fewer with
+ * a value above 0 and there is no slope and no model either.
+ */
 #define XP_DBL_FIT_MIN_SIZES 3
 
 /*
@@ -72,6 +75,7 @@ struct xp_dbl_fit {
 	bool ok;	 /* a model was chosen */
 	const char *why; /* when !ok: "too few sizes" */
 	enum xp_dbl_model best;
+	double noise; /* the points' own noise, as an nrms: no model need fit closer */
 	/* Per model: value ~ a + c g(N); nrms = RMS error / mean value. */
 	bool valid[XP_NMODELS]; /* fitted, with c > 0 (a growth, not a decay) */
 	double a[XP_NMODELS];
@@ -82,8 +86,11 @@ struct xp_dbl_fit {
 /*
  * Least squares of @v = a + c g(@n) for each model over @k points (sizes
  * distinct and > 0), and the best: the simplest model whose nrms is within
- * XP_DBL_FIT_MARGIN of the smallest.  All values 0: model 1, exactly.
+ * XP_DBL_FIT_MARGIN of the smallest, or within the points' own noise:
+ * @sigma[i] is how far point i may be off (a counter's step; NULL: exact).
+ * All values 0: model 1, exactly; one or two above 0: no model.
  */
-void xp_dbl_fit(const double *n, const double *v, size_t k, struct xp_dbl_fit *out);
+void xp_dbl_fit(const double *n, const double *v, const double *sigma, size_t k,
+		struct xp_dbl_fit *out);
 
 #endif

@@ -6,19 +6,37 @@
 
 #include "doubling.h"
 
+/*
+ * How far a point may be off, as an RMS: for a counter that is not
+ * deterministic, half a step for a per-eval (a floor and the calibration
+ * subtracted from it are each read to within a step: their difference is
+ * off by about half of one, on average), a cost that times its
+ * evaluations; evaluations are counts.
+ */
+static double point_noise(const struct xp_doubling *d, const struct xp_dbl_point *p,
+			  enum xp_dbl_value v)
+{
+	if (d->deterministic || v == XP_DBL_EVALUATIONS)
+		return 0;
+	if (v == XP_DBL_COST)
+		return (double)d->step / 2 * (double)p->v[XP_DBL_EVALUATIONS];
+	return (double)d->step / 2;
+}
+
 static int grow_one(const struct xp_doubling *d, const struct xp_dbl_decl *x, enum xp_dbl_value v,
 		    struct xp_dbl_growth *g)
 {
-	size_t k = d->nsizes, m = 0;
-	double *n = calloc(k, sizeof(*n)), *y = calloc(k, sizeof(*y));
+	size_t k = d->nsizes, m = 0, present = 0;
+	double *n = calloc(k, sizeof(*n)), *y = calloc(k, sizeof(*y)), *sg = calloc(k, sizeof(*sg));
 	size_t nr = k > 1 ? k - 1 : 1;
 
 	g->ratio = calloc(nr, sizeof(*g->ratio));
 	g->per_dbl = calloc(nr, sizeof(*g->per_dbl));
 	g->cls = calloc(nr, sizeof(*g->cls));
-	if (!n || !y || !g->ratio || !g->per_dbl || !g->cls) {
+	if (!n || !y || !sg || !g->ratio || !g->per_dbl || !g->cls) {
 		free(n);
 		free(y);
+		free(sg);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i + 1 < k; i++) {
@@ -31,17 +49,27 @@ static int grow_one(const struct xp_doubling *d, const struct xp_dbl_decl *x, en
 						    (double)d->sizes[i + 1].n);
 		g->cls[i] = xp_dbl_classify(g->per_dbl[i]);
 	}
-	/* The fits see the sizes the declaration was seen at. */
+	/*
+	 * The fits see the sizes the declaration was seen at.  A counter that
+	 * is not deterministic reads 0 for what is below its step, not for
+	 * nothing: those sizes are left out, as the slope leaves every 0 out.
+	 */
 	for (size_t i = 0; i < k; i++) {
-		if (!x->pts[i].present)
+		present += x->pts[i].present;
+		if (!x->pts[i].present || (!d->deterministic && !x->pts[i].v[v]))
 			continue;
 		n[m] = (double)d->sizes[i].n;
+		sg[m] = point_noise(d, &x->pts[i], v);
 		y[m++] = (double)x->pts[i].v[v];
 	}
 	xp_dbl_slope(n, y, m, &g->slope);
-	xp_dbl_fit(n, y, m, &g->fit);
+	xp_dbl_fit(n, y, sg, m, &g->fit);
+	if (!g->fit.ok && present >= XP_DBL_FIT_MIN_SIZES)
+		g->fit.why = m ? "fewer than 3 sizes with a value above 0"
+			       : "0 at every size: below the counter's step";
 	free(n);
 	free(y);
+	free(sg);
 	return 0;
 }
 

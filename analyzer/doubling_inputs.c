@@ -6,15 +6,13 @@
  * them.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "doubling_run.h"
 #include "num.h"
+#include "repeat_dirs.h"
 
 static int input_add(struct xp_dbl_opts *o, size_t *cap, uint64_t n, char *dir)
 {
@@ -35,53 +33,17 @@ static int input_add(struct xp_dbl_opts *o, size_t *cap, uint64_t n, char *dir)
 	return 0;
 }
 
-static int cmp_repeat(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The K of DIR/repeat-K, ascending, when DIR holds no dumps of its own. */
-static size_t repeats_of(const char *dir, unsigned **ks)
-{
-	struct xp_names dumps, others;
-	struct xp_err e;
-	size_t n = 0;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	*ks = NULL;
-	if (fd < 0)
-		return 0; /* a file, or missing: said when it is read */
-	if (xp_dir_names(fd, dir, &dumps, &others, &e)) {
-		close(fd);
-		return 0;
-	}
-	if (!dumps.n && others.n && (*ks = calloc(others.n, sizeof(**ks))))
-		for (size_t i = 0; i < others.n; i++)
-			n += xp_run_dir_is_repeat(fd, others.v[i], &(*ks)[n]);
-	close(fd);
-	xp_names_free(&dumps);
-	xp_names_free(&others);
-	if (n)
-		qsort(*ks, n, sizeof(**ks), cmp_repeat);
-	return n;
-}
-
 static int input_expand(struct xp_dbl_opts *o, size_t *cap, uint64_t n, const char *dir)
 {
-	unsigned *ks;
-	size_t k = repeats_of(dir, &ks);
-	int err = 0;
+	char **subs;
+	size_t k;
+	int err = xp_repeat_dirs(dir, &subs, &k);
 
 	for (size_t i = 0; i < k && !err; i++) {
-		char *sub;
-
-		err = asprintf(&sub, "%s/" XP_REPEAT_PREFIX "%u", dir, ks[i]) < 0
-			      ? -ENOMEM
-			      : input_add(o, cap, n, sub);
+		err = input_add(o, cap, n, subs[i]); /* takes it */
+		subs[i] = NULL;
 	}
-	free(ks);
+	xp_repeat_dirs_free(subs, k);
 	if (!err && !k) {
 		char *copy = strdup(dir);
 

@@ -42,6 +42,7 @@ static void json_head(struct xp_json *j, const struct xp_doubling *d)
 	xp_json_end(j, '}');
 	key_str(j, "stat", xp_stat_name(d->opts.stat));
 	key_u64(j, "resolution", d->resolution);
+	key_u64(j, "step", d->step); /* addition */
 	xp_json_key(j, "sizes");
 	xp_json_begin(j, '[');
 	for (size_t i = 0; i < d->nsizes; i++) {
@@ -105,6 +106,7 @@ static void json_fit(struct xp_json *j, const struct xp_dbl_fit *f)
 	key_num(j, "a", f->a[f->best]);
 	key_num(j, "c", f->c[f->best]);
 	key_num(j, "error", f->nrms[f->best]);
+	key_num(j, "noise", f->noise); /* addition */
 	xp_json_key(j, "models");
 	xp_json_begin(j, '[');
 	for (int m = 0; m < XP_NMODELS; m++) {
@@ -180,6 +182,7 @@ static void json_decl(struct xp_json *j, const struct xp_doubling *d, const stru
 	key_str(j, "kind", x->kind);
 	key_str(j, "name", x->symbol);
 	key_str(j, "object", x->object);
+	key_str(j, "stat", xp_stat_name(x->stat)); /* addition: what its per_eval is */
 	xp_json_key(j, "points");
 	xp_json_begin(j, '[');
 	for (size_t i = 0; i < d->nsizes; i++) {

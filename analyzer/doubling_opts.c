@@ -55,8 +55,10 @@ void cmd_doubling_usage(FILE *out)
 	      "  --format text|json|csv   output format (default text)\n"
 	      "  --sort cost|evaluations|per-eval|name\n"
 	      "                           declaration order, at the largest size (default cost)\n"
-	      "  --stat min|median|mean   per-evaluation statistic, and how repeats combine\n"
-	      "                           (default min: the floor)\n"
+	      "  --stat auto|min|median|mean\n"
+	      "                           per-evaluation statistic, and how repeats combine\n"
+	      "                           (default auto: the floor, or the mean of a\n"
+	      "                           declaration state-dependent at most sizes)\n"
 	      "  --strict                 a corrupt or incomplete dump is an error\n"
 	      "  -h, --help               this text\n"
 	      "\n"
@@ -175,8 +177,18 @@ static int dbl_opt(struct xp_dbl_opts *o, int c, const char *arg, struct xp_err 
 	}
 	if (c == XP_OPT_FORMAT)
 		return xp_report_opt_format_table(&o->run.report, arg, "doubling", e);
-	if (c == XP_OPT_SORT && !strcmp(arg, "observed"))
-		return xp_err_set(e, -EINVAL, "--sort observed: not in the doubling test");
+	if (c == XP_OPT_SORT && (!strcmp(arg, "observed") || !strcmp(arg, "weight")))
+		return xp_err_set(e, -EINVAL, "--sort %s: not in the doubling test", arg);
+	if (c == XP_OPT_STAT) {
+		if (!strcmp(arg, "auto")) {
+			o->run.report.stat = XP_STAT_AUTO;
+			return 0;
+		}
+		if (xp_report_opt_stat(&o->run.report, arg, e))
+			return xp_err_set(e, -EINVAL,
+					  "--stat %s: expected auto, min, median or mean", arg);
+		return 0;
+	}
 	return xp_run_getopt(&o->run, c, arg, e);
 }
 
@@ -301,6 +313,8 @@ int xp_dbl_parse(struct xp_dbl_opts *o, int argc, char **argv)
 	o->repeat = 1;
 	o->plot_value = XP_DBL_PER_EVAL;
 	xp_report_opts_init(&o->run.report);
+	o->run.report.stat = XP_STAT_AUTO;
+	o->run.report.sort = XP_SORT_COST;
 	if (!ops) {
 		fputs("extprof: out of memory\n", stderr);
 		return -ENOMEM;

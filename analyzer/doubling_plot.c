@@ -3,7 +3,8 @@
  * doubling_plot: one value against N on log-log axes, a line per
  * declaration with a legend, and faint reference slopes for N, N² and N³
  * from the lower left corner: a line parallel to one of them grows as that
- * power.  Drawn with cairo, PNG or SVG by the file's extension.  Written to
+ * power; a 0, which a log axis has no place for, is a hollow triangle in a
+ * strip under it.  Drawn with cairo, PNG or SVG by the file's extension.  Written to
  * a temporary file beside the target and renamed over it at the end, so a
  * failure never leaves half a picture where a whole one was.
  */
@@ -40,6 +41,8 @@ struct plot {
 	size_t nseries;
 	double legend_w;
 	bool empty;
+	unsigned *zeros; /* nsizes: the 0s marked at each size so far */
+	double zh;	 /* the strip under the plot where they are, 0 when none */
 };
 
 static const double palette[][3] = {
@@ -55,12 +58,35 @@ static bool drawn(const struct plot *p, const struct xp_dbl_decl *x, size_t i)
 	return x->pts[i].present && x->pts[i].v[p->v] > 0;
 }
 
+/* A 0 has no place on a log axis: it is marked on the bottom edge instead. */
+static bool zero(const struct plot *p, const struct xp_dbl_decl *x, size_t i)
+{
+	return x->pts[i].present && !x->pts[i].v[p->v];
+}
+
+/* A line for every declaration called at some size. */
 static bool series(const struct plot *p, const struct xp_dbl_decl *x)
 {
 	for (size_t i = 0; i < p->d->nsizes; i++)
-		if (drawn(p, x, i))
+		if (x->pts[i].present && x->pts[i].v[XP_DBL_EVALUATIONS])
 			return true;
 	return false;
+}
+
+size_t xp_dbl_plot_zeros(const struct xp_doubling *d, enum xp_dbl_value v)
+{
+	const struct plot p = {.d = d, .v = v};
+	size_t n = 0;
+
+	for (size_t k = 0; k < d->ndecls; k++)
+		for (size_t i = 0; series(&p, &d->decls[k]) && i < d->nsizes; i++)
+			n += zero(&p, &d->decls[k], i);
+	return n;
+}
+
+static bool any_zero(const struct plot *p)
+{
+	return xp_dbl_plot_zeros(p->d, p->v) > 0;
 }
 
 /* "name@object", cut at a character boundary when long. */
@@ -220,7 +246,7 @@ static void ticks_x(const struct plot *p, cairo_t *cr)
 		fmt_tick(buf, sizeof(buf), pow(10, lx));
 		if (sizes)
 			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)d->sizes[i].n);
-		text_at(cr, X(p, lx), p->pt + p->ph + 8, buf, 0.5, 0.0);
+		text_at(cr, X(p, lx), p->pt + p->ph + p->zh + 8, buf, 0.5, 0.0);
 	}
 }
 
@@ -259,7 +285,24 @@ static void series_style(cairo_t *cr, size_t k)
 	cairo_set_dash(cr, dash, (k / NPALETTE) % 2 ? 2 : 0, 0);
 }
 
-static void draw_series(const struct plot *p, cairo_t *cr, const struct xp_dbl_decl *x, size_t k)
+/* A hollow triangle pointing down, its tip on @y: "0 here". */
+static void zero_mark(cairo_t *cr, double x, double y)
+{
+	cairo_move_to(cr, x, y);
+	cairo_line_to(cr, x - 5, y - 9);
+	cairo_line_to(cr, x + 5, y - 9);
+	cairo_close_path(cr);
+	cairo_set_line_width(cr, 1.5);
+	cairo_stroke(cr);
+	cairo_set_line_width(cr, 2.0);
+}
+
+/*
+ * @zeros[i]: the marks already at size i, so that the 0s of several
+ * declarations at one N stack up from the edge rather than hide each other.
+ */
+static void draw_series(const struct plot *p, cairo_t *cr, const struct xp_dbl_decl *x, size_t k,
+			unsigned *zeros)
 {
 	bool pen = false;
 
@@ -281,10 +324,13 @@ static void draw_series(const struct plot *p, cairo_t *cr, const struct xp_dbl_d
 	cairo_stroke(cr);
 	cairo_set_dash(cr, NULL, 0, 0);
 	for (size_t i = 0; i < p->d->nsizes; i++) {
+		double px = X(p, log10((double)p->d->sizes[i].n));
+
+		if (zero(p, x, i))
+			zero_mark(cr, px, p->pt + p->ph + p->zh - 3 - 10.0 * zeros[i]++);
 		if (!drawn(p, x, i))
 			continue;
-		cairo_arc(cr, X(p, log10((double)p->d->sizes[i].n)),
-			  Y(p, log10((double)x->pts[i].v[p->v])), 3.0, 0, 2 * M_PI);
+		cairo_arc(cr, px, Y(p, log10((double)x->pts[i].v[p->v])), 3.0, 0, 2 * M_PI);
 		cairo_fill(cr);
 	}
 }
@@ -310,6 +356,13 @@ static void legend(const struct plot *p, cairo_t *cr)
 		text_at(cr, x + 30, y + LEGEND_LINE / 2, buf, 0.0, 0.5);
 		y += LEGEND_LINE;
 	}
+	if (!any_zero(p))
+		return;
+	cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+	zero_mark(cr, x + 11, y + LEGEND_LINE / 2 + 5);
+	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+	text_at(cr, x + 30, y + LEGEND_LINE / 2, "0 at that N (in the strip under the axis)", 0.0,
+		0.5);
 }
 
 static void frame(const struct plot *p, cairo_t *cr)
@@ -336,6 +389,14 @@ static void frame(const struct plot *p, cairo_t *cr)
 	cairo_set_line_width(cr, 1.0);
 	cairo_rectangle(cr, p->pl, p->pt, p->pw, p->ph);
 	cairo_stroke(cr);
+	if (p->zh > 0) {
+		/* the 0s, below the log axis that has no place for them */
+		cairo_set_source_rgb(cr, 0.97, 0.97, 0.97);
+		cairo_rectangle(cr, p->pl, p->pt + p->ph, p->pw, p->zh);
+		cairo_fill(cr);
+		cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+		text_at(cr, p->pl - 6, p->pt + p->ph + p->zh / 2, "0", 1.0, 0.5);
+	}
 	text_at(cr, p->pl + p->pw / 2, p->h - 8, "N", 0.5, 1.0);
 	cairo_save(cr);
 	cairo_translate(cr, 14, p->pt + p->ph / 2);
@@ -345,23 +406,42 @@ static void frame(const struct plot *p, cairo_t *cr)
 	cairo_restore(cr);
 	if (p->empty)
 		text_at(cr, p->pl + p->pw / 2, p->pt + p->ph / 2,
-			"nothing to draw: every value is 0 or missing", 0.5, 0.5);
+			p->nseries ? "every value is 0: marked under the axis"
+				   : "nothing to draw: no declaration was called",
+			0.5, 0.5);
 }
 
 static void draw(const struct plot *p, cairo_t *cr)
 {
 	size_t k = 0;
 
+	memset(p->zeros, 0, p->d->nsizes * sizeof(*p->zeros));
+
 	frame(p, cr);
 	references(p, cr);
 	cairo_save(cr);
-	cairo_rectangle(cr, p->pl - 4, p->pt - 4, p->pw + 8, p->ph + 8);
+	cairo_rectangle(cr, p->pl - 4, p->pt - 4, p->pw + 8, p->ph + p->zh + 8);
 	cairo_clip(cr);
 	for (size_t i = 0; i < p->d->ndecls; i++)
 		if (series(p, &p->d->decls[i]))
-			draw_series(p, cr, &p->d->decls[i], k++);
+			draw_series(p, cr, &p->d->decls[i], k++, p->zeros);
 	cairo_restore(cr);
 	legend(p, cr);
+}
+
+/* The height of the strip of 0s: a mark for each declaration 0 at one size. */
+static double zero_strip(const struct plot *p)
+{
+	unsigned most = 0;
+
+	for (size_t i = 0; i < p->d->nsizes; i++) {
+		unsigned here = 0;
+
+		for (size_t k = 0; k < p->d->ndecls; k++)
+			here += series(p, &p->d->decls[k]) && zero(p, &p->d->decls[k], i);
+		most = here > most ? here : most;
+	}
+	return most ? 10.0 * most + 6 : 0;
 }
 
 /* The legend's width decides the picture's; measured on a scratch surface. */
@@ -384,14 +464,21 @@ static void layout(struct plot *p)
 		p->legend_w = fmax(p->legend_w, te.x_advance + 30);
 		p->nseries++;
 	}
+	if (any_zero(p)) {
+		cairo_text_extents_t te;
+
+		cairo_text_extents(cr, "0 at that N (in the strip under the axis)", &te);
+		p->legend_w = fmax(p->legend_w, te.x_advance + 30);
+	}
 	cairo_destroy(cr);
 	cairo_surface_destroy(s);
 	p->w = WIDTH + p->legend_w + LEGEND_GAP;
-	p->h = fmax(HEIGHT, TOP + (double)p->nseries * LEGEND_LINE + BOTTOM + 12);
+	p->h = fmax(HEIGHT, TOP + (double)(p->nseries + 1) * LEGEND_LINE + BOTTOM + 12);
 	p->pl = LEFT;
 	p->pt = TOP;
 	p->pw = WIDTH - LEFT - 16;
-	p->ph = p->h - TOP - BOTTOM;
+	p->zh = zero_strip(p);
+	p->ph = p->h - TOP - BOTTOM - p->zh;
 	ranges(p);
 }
 
@@ -441,8 +528,11 @@ int xp_dbl_plot(const struct xp_doubling *d, enum xp_dbl_value v, const char *pa
 
 	if (!dot || (strcasecmp(dot, ".png") && strcasecmp(dot, ".svg")))
 		return xp_err_set(e, -EINVAL, "--plot %s: the name must end in .png or .svg", path);
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+	p.zeros = calloc(d->nsizes + 1, sizeof(*p.zeros));
+	if (!p.zeros || asprintf(&tmp, "%s.XXXXXX", path) < 0) {
+		free(p.zeros);
 		return xp_err_set(e, -ENOMEM, "out of memory");
+	}
 	fd = mkstemp(tmp);
 	if (fd >= 0) {
 		/* mkstemp's 0600 is for secrets; a picture gets the usual mode */
@@ -459,10 +549,12 @@ int xp_dbl_plot(const struct xp_doubling *d, enum xp_dbl_value v, const char *pa
 			unlink(tmp);
 		}
 		free(tmp);
+		free(p.zeros);
 		return -EIO;
 	}
 	layout(&p);
 	st = render(&p, !strcasecmp(dot, ".svg"), f);
+	free(p.zeros);
 	if (fclose(f) && !st)
 		st = CAIRO_STATUS_WRITE_ERROR;
 	if (!st && rename(tmp, path) < 0) {

@@ -64,8 +64,11 @@ static void text_head(const struct xp_doubling *d, FILE *out)
 		fprintf(out, "calibration  %s to %s %s per evaluation, each process's own\n",
 			xp_fmt_u64(a, cmin), xp_fmt_u64(b, cmax), d->counter_unit);
 	fprintf(out, "per-eval     %s%s\n", xp_stat_name(d->opts.stat),
-		d->opts.stat == XP_STAT_MIN ? ": the floor, less calibration"
-					    : ", less calibration");
+		d->opts.stat == XP_STAT_AUTO
+			? ": the floor (min), or the mean where a declaration is"
+			  " state-dependent at most of its sizes"
+		: d->opts.stat == XP_STAT_MIN ? ": the floor, less calibration"
+					      : ", less calibration");
 	fputs("runs         ", out);
 	if (same)
 		fprintf(out, "%zu at each size", d->sizes[0].runs);
@@ -75,7 +78,8 @@ static void text_head(const struct xp_doubling *d, FILE *out)
 				d->sizes[i].n);
 	if (d->sizes[0].runs > 1 || !same)
 		fprintf(out, ", per-eval combined by %s, evaluations by median",
-			xp_stat_name(d->opts.stat));
+			d->opts.stat == XP_STAT_AUTO ? "its statistic"
+						     : xp_stat_name(d->opts.stat));
 	if (d->warmup)
 		fprintf(out, ", after %u warmup run%s", d->warmup, d->warmup == 1 ? "" : "s");
 	fputc('\n', out);
@@ -152,7 +156,8 @@ static void decl_fit(const struct xp_dbl_growth *g, const char *name, FILE *out)
 	if (g->slope.ok)
 		fprintf(out, "N^%.2f (R² %.3f)", g->slope.exponent, g->slope.r2);
 	else
-		fputs("no slope (fewer than 2 sizes with a value above 0)", out);
+		fprintf(out, "no slope (fewer than %d sizes with a value above 0)",
+			XP_DBL_FIT_MIN_SIZES);
 	if (!f->ok)
 		fprintf(out, ", best fit: %s\n", f->why);
 	else if (f->best == XP_MODEL_1 && f->a[XP_MODEL_1] == 0)
@@ -177,10 +182,20 @@ static void decl_summary(const struct xp_doubling *d, const struct xp_dbl_decl *
 		return;
 	}
 	sh = s.evaluations_share;
-	mostly = !isfinite(sh) ? "flat"
-		 : sh >= 0.75  ? "mostly from being called more"
-		 : sh <= 0.25  ? "mostly from costing more per call"
-			       : "from both being called more and costing more per call";
+	if (s.cost >= 1)
+		mostly = !isfinite(sh) ? "flat"
+			 : sh >= 0.75  ? "mostly from being called more"
+			 : sh <= 0.25  ? "mostly from costing more per call"
+				       : "from both being called more and costing more per call";
+	else
+		mostly = sh >= 0.75   ? "mostly from being called less"
+			 : sh <= 0.25 ? "mostly from costing less per call"
+				      : "from both being called less and costing less per call";
+	/* no "-0%" */
+	if (isfinite(sh) && fabs(sh) < 0.005)
+		sh = 0;
+	if (isfinite(sh) && fabs(1.0 - sh) < 0.005)
+		sh = 1;
 	fprintf(out, "cost x%s from N=%s to N=%s, %s: evaluations x%s", fmt_ratio(rc, 32, s.cost),
 		xp_fmt_u64(a, s.n1), xp_fmt_u64(b, s.n2), mostly, fmt_ratio(re, 32, s.evaluations));
 	if (isfinite(sh))
@@ -237,7 +252,10 @@ int xp_dbl_text(const struct xp_doubling *d, FILE *out)
 		}
 		fputc('\n', out);
 		decl_name(x, out);
-		fprintf(out, " (stat %s)\n", xp_stat_name(d->opts.stat));
+		fprintf(out, " (stat %s%s)\n", xp_stat_name(x->stat),
+			d->opts.stat == XP_STAT_AUTO && x->stat == XP_STAT_MEAN
+				? ": state-dependent, its floor is its cheapest call"
+				: "");
 		decl_table(d, x, out);
 		decl_fit(&x->g[XP_DBL_PER_EVAL], "per-eval", out);
 		decl_fit(&x->g[XP_DBL_EVALUATIONS], "evaluations", out);

@@ -50,7 +50,7 @@ int xp_dump_read(struct xp_dump *d, int dirfd, const char *name, const char *pat
  */
 static inline bool xp_dump_finished(const struct extprof_dump_header *h)
 {
-	return h->flags & (EXTPROF_DUMP_F_COMPLETE | EXTPROF_DUMP_F_EXEC);
+	return h->flags & (EXTPROF_DUMP_F_COMPLETE | EXTPROF_DUMP_F_EXEC | EXTPROF_DUMP_F_EXIT_NOW);
 }
 
 /* Validate @size bytes at @buf, which @d takes over (freed by xp_dump_free). */

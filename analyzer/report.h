@@ -28,9 +28,11 @@ enum xp_sort {
 	XP_SORT_EVALUATIONS,
 	XP_SORT_PER_EVAL,
 	XP_SORT_OBSERVED,
-	XP_SORT_NAME
+	XP_SORT_NAME,
+	XP_SORT_WEIGHT /* the default: observed where state-dependent, else cost */
 };
-enum xp_stat { XP_STAT_MIN, XP_STAT_MEDIAN, XP_STAT_MEAN };
+/* XP_STAT_AUTO only in the doubling test: min, or mean where state-dependent. */
+enum xp_stat { XP_STAT_MIN, XP_STAT_MEDIAN, XP_STAT_MEAN, XP_STAT_AUTO };
 
 struct xp_report_opts {
 	enum xp_format format;
@@ -78,12 +80,32 @@ struct xp_row {
 	char *kind;
 	char *symbol;
 	char *object; /* basename */
+	char *exe;    /* the executable's basename, when the report keeps them apart */
 	struct xp_fin fin;
 	uint64_t per_eval; /* by --stat, after calibration */
 	uint64_t cost;	   /* per_eval * evaluations */
 	uint64_t p50;
 	uint64_t p99;
-	double share; /* cost / run_total */
+	double share;	       /* cost / run_total */
+	double observed_share; /* observed / run_total */
+	/*
+	 * observed with the dearest of its evaluations, as many as a preemption
+	 * or an interrupt can have landed in (up to 5 %), counted at the value
+	 * below them: for the state-dependent flag (report_noise.c).  observed
+	 * for a deterministic counter.
+	 */
+	uint64_t trimmed;
+	/*
+	 * How high the floor may be (report_noise.c): 0 when settled, else how
+	 * far the next dearest evaluation lay above it; XP_SLACK_UNKNOWN for a
+	 * floor of one evaluation.  0 in a report of several runs, whose
+	 * spread says more.
+	 */
+	uint64_t slack;
+	/* The runs that had it (1 but for --repeat) and the spread of their figures. */
+	size_t runs;
+	uint64_t per_eval_lo, per_eval_hi;
+	uint64_t evaluations_lo, evaluations_hi;
 	bool settled;
 	unsigned flags;		  /* 1u << enum xp_flag */
 	struct xp_chain **chains; /* fin.chains, most expensive first, "other" last */
@@ -102,6 +124,12 @@ struct xp_report {
 	uint64_t calibration; /* the smallest of the processes' */
 	uint64_t calibration_max;
 	uint64_t resolution; /* the largest of the processes' */
+	/*
+	 * The step the deltas move in: the resolution, or, for a counter that
+	 * is not deterministic, the spacing of the deltas in the histograms
+	 * when that is wider (report_noise.c).  The largest of the processes'.
+	 */
+	uint64_t step;
 	bool calibration_settled;
 
 	size_t processes;
@@ -109,9 +137,18 @@ struct xp_report {
 	uint64_t threads;
 	uint64_t lost;
 	uint64_t run_total;
-	uint64_t *pids;
+	uint64_t *pids; /* each once: an exec'd image is a process of its own, with its pid */
+	size_t npids;
 	uint64_t *incomplete_pids;
 	size_t nincomplete;
+	/*
+	 * Processes of different executables (a shell and what it runs):
+	 * their rows are kept apart, one per executable, unless --allow-mixed
+	 * merges them.  Their paths, in order of appearance.
+	 */
+	bool by_exe;
+	char **exes;
+	size_t nexes;
 	bool complete;
 	char window[128];
 	uint32_t callers_depth; /* the deepest EXTPROF_CALLERS of the processes; 0: none */
@@ -159,6 +196,33 @@ int xp_report_warn(struct xp_report *r, const char *fmt, ...) __attribute__((for
 int xp_row_figures(struct xp_row *row, const struct xp_report *r);
 /* The flags of a row whose figures are set. */
 unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r);
+/* What --sort weight orders by: observed when the row is state-dependent, else cost. */
+uint64_t xp_row_weight(const struct xp_row *row);
+
+/*
+ * Noise (report_noise.c).  The step of one process's deltas, from the
+ * spacing of the narrow buckets of its histograms (below 256): gaps between
+ * neighbouring non-empty buckets of each declaration, each weighted by the
+ * smaller count, and their weighted median.  Add every declaration, then
+ * read it.
+ */
+#define XP_STEP_MAX 256
+
+struct xp_step {
+	uint64_t weight[XP_STEP_MAX]; /* by gap */
+};
+
+void xp_step_add(struct xp_step *s, const struct xp_hist *h);
+/* The weighted median gap; 0 when no declaration had two exact values. */
+uint64_t xp_step_get(const struct xp_step *s);
+#define XP_SLACK_UNKNOWN UINT64_MAX
+
+/* Row::slack of a finalized declaration whose figures are set. */
+uint64_t xp_row_slack(const struct xp_row *row);
+/* Row::trimmed of a finalized declaration, its counter's step @step. */
+uint64_t xp_fin_trimmed(const struct xp_fin *f, bool deterministic, uint64_t step);
+/* Whether a row whose figures are set is state-dependent beyond noise. */
+bool xp_row_state_dependent(const struct xp_row *row, const struct xp_report *r);
 
 int xp_report_print(const struct xp_report *r, FILE *out);
 int xp_report_text(const struct xp_report *r, FILE *out, bool colour);

@@ -40,14 +40,21 @@ static void csv_row(FILE *out, const struct xp_row *row)
 		(unsigned long long)f->abandoned, (unsigned long long)f->outside,
 		(unsigned long long)row->p50, (unsigned long long)row->p99);
 	csv_flags(out, row->flags);
+	fprintf(out, ",%.9g", row->observed_share);
+	if (row->exe) {
+		fputc(',', out);
+		xp_out_csv_field(out, row->exe);
+	}
 	fputs("\r\n", out);
 }
 
 int xp_report_csv(const struct xp_report *r, FILE *out)
 {
+	/* a last column when the report keeps executables apart */
 	fputs("kind,name,object,evaluations,per_eval,cost,share,observed,observed_per_cost,"
-	      "settled,hits,recursive,abandoned,outside,p50,p99,flags\r\n",
+	      "settled,hits,recursive,abandoned,outside,p50,p99,flags,observed_share",
 	      out);
+	fputs(r->by_exe ? ",executable\r\n" : "\r\n", out);
 	for (size_t i = 0; i < r->nrows; i++)
 		csv_row(out, &r->rows[i]);
 	return 0;

@@ -75,6 +75,33 @@ static void head_first(struct xp_report *r, const struct xp_proc *p)
 	r->runs = 1;
 }
 
+static bool pid_listed(const uint64_t *pids, size_t n, uint64_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* The executable of @h among those the report has seen, added if new: -ENOMEM or 0. */
+static int head_exe(struct xp_report *r, const struct extprof_dump_header *h)
+{
+	char **v;
+
+	for (size_t i = 0; i < r->nexes; i++)
+		if (!strcmp(r->exes[i], h->exe_path))
+			return 0;
+	v = realloc(r->exes, (r->nexes + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->exes = v;
+	v[r->nexes] = strdup(h->exe_path);
+	if (!v[r->nexes])
+		return -ENOMEM;
+	r->nexes++;
+	return 0;
+}
+
 static void head_add(struct xp_report *r, const struct xp_proc *p)
 {
 	const struct extprof_dump_header *h = &p->hdr;
@@ -87,13 +114,16 @@ static void head_add(struct xp_report *r, const struct xp_proc *p)
 		r->resolution = h->resolution;
 	if (!(h->counter_flags & EXTPROF_COUNTER_F_CALIBRATION_SETTLED))
 		r->calibration_settled = false;
-	r->pids[r->processes++] = p->key.pid;
+	r->processes++;
+	if (!pid_listed(r->pids, r->npids, p->key.pid))
+		r->pids[r->npids++] = p->key.pid;
 	r->workers += p->nworkers;
 	r->threads = xp_sat_add(r->threads, p->threads);
 	r->lost = xp_sat_add(r->lost, p->lost);
 	r->run_total = xp_sat_add(r->run_total, p->run_total);
 	if (!p->complete) {
-		r->incomplete_pids[r->nincomplete++] = p->key.pid;
+		if (!pid_listed(r->incomplete_pids, r->nincomplete, p->key.pid))
+			r->incomplete_pids[r->nincomplete++] = p->key.pid;
 		r->complete = false;
 	}
 	if (p->start_ns && (!r->start_ns || p->start_ns < r->start_ns))
@@ -135,12 +165,11 @@ static int head_compare(struct xp_report *r, const struct xp_proc *first, const 
 		*said |= 2;
 		build_id_hex(ia, a);
 		build_id_hex(ib, b);
-		if (!mixed)
-			return xp_err_set(e, -EINVAL,
-					  "%s: executable %s (build-id %s) is not %s (build-id %s) "
-					  "of %s" MIXED_HINT,
-					  p->workers[0].path, b->exe_path, ib, a->exe_path, ia,
-					  first->workers[0].path);
+		/* a shell and what it runs: each executable's rows of its own */
+		if (!mixed) {
+			r->by_exe = true;
+			return 0;
+		}
 		err = xp_report_warn(
 			r,
 			"processes ran different executables: %s (build-id %s, pid %" PRIu64
@@ -202,6 +231,9 @@ int xp_report_head(struct xp_report *r, const struct xp_procset *s, size_t skipp
 				first->hdr.counter_name, first->hdr.counter_unit,
 				first->workers[0].path);
 		head_add(r, p);
+		err = head_exe(r, &p->hdr);
+		if (err)
+			return xp_err_set(e, err, "out of memory");
 		err = head_compare(r, first, p, &said, e);
 	}
 	if (err)

@@ -48,6 +48,8 @@ static void json_head(struct xp_json *j, const struct xp_report *r)
 	xp_json_u64(j, r->calibration_max);
 	xp_json_key(j, "resolution");
 	xp_json_u64(j, r->resolution);
+	xp_json_key(j, "step");
+	xp_json_u64(j, r->step);
 	xp_json_key(j, "stat");
 	xp_json_str(j, xp_stat_name(r->opts.stat));
 	xp_json_key(j, "flag_ratio");
@@ -61,7 +63,14 @@ static void json_head(struct xp_json *j, const struct xp_report *r)
 		xp_json_str(j, r->window);
 	else
 		xp_json_null(j);
-	json_u64_list(j, "pids", r->pids, r->processes);
+	json_u64_list(j, "pids", r->pids, r->npids);
+	if (r->by_exe) {
+		xp_json_key(j, "executables");
+		xp_json_begin(j, '[');
+		for (size_t i = 0; i < r->nexes; i++)
+			xp_json_str(j, r->exes[i]);
+		xp_json_end(j, ']');
+	}
 	json_u64_list(j, "incomplete_pids", r->incomplete_pids, r->nincomplete);
 	xp_json_key(j, "callers_depth");
 	xp_json_u64(j, r->callers_depth);
@@ -117,6 +126,10 @@ static void json_row(struct xp_json *j, const struct xp_row *row, bool callers)
 	xp_json_str(j, row->symbol);
 	xp_json_key(j, "object");
 	xp_json_str(j, row->object);
+	if (row->exe) {
+		xp_json_key(j, "executable");
+		xp_json_str(j, row->exe);
+	}
 	json_key_u64(j, "evaluations", row->fin.evaluations);
 	json_key_u64(j, "per_eval", row->per_eval);
 	json_key_u64(j, "cost", row->cost);
@@ -136,7 +149,10 @@ static void json_row(struct xp_json *j, const struct xp_row *row, bool callers)
 		if (row->flags & (1u << f))
 			xp_json_str(j, xp_flag_names[f]);
 	xp_json_end(j, ']');
-	json_key_u64(j, "hits", row->fin.hits); /* addition */
+	/* additions */
+	json_key_u64(j, "hits", row->fin.hits);
+	xp_json_key(j, "observed_share");
+	xp_json_double(j, row->observed_share);
 	if (callers)
 		json_chains(j, row);
 	xp_json_end(j, '}');

@@ -11,7 +11,7 @@ void xp_report_opts_init(struct xp_report_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->format = XP_FORMAT_TEXT;
-	o->sort = XP_SORT_COST;
+	o->sort = XP_SORT_WEIGHT;
 	o->stat = XP_STAT_MIN;
 	o->flag_ratio = XP_FLAG_RATIO_DEFAULT;
 }
@@ -48,22 +48,24 @@ int xp_report_opt_format_table(struct xp_report_opts *o, const char *v, const ch
 
 int xp_report_opt_sort(struct xp_report_opts *o, const char *v, struct xp_err *e)
 {
-	static const char *const names[] = {"cost", "evaluations", "per-eval", "observed", "name"};
-	int i = pick(v, names, 5);
+	static const char *const names[] = {"cost",	"evaluations", "per-eval",
+					    "observed", "name",	       "weight"};
+	int i = pick(v, names, 6);
 
 	if (i < 0)
-		return xp_err_set(
-			e, -EINVAL,
-			"--sort %s: expected cost, evaluations, per-eval, observed or name", v);
+		return xp_err_set(e, -EINVAL,
+				  "--sort %s: expected weight, cost, evaluations, per-eval, "
+				  "observed or name",
+				  v);
 	o->sort = (enum xp_sort)i;
 	return 0;
 }
 
-static const char *const stat_names[] = {"min", "median", "mean"};
+static const char *const stat_names[] = {"min", "median", "mean", "auto"};
 
 int xp_report_opt_stat(struct xp_report_opts *o, const char *v, struct xp_err *e)
 {
-	int i = pick(v, stat_names, 3);
+	int i = pick(v, stat_names, 3); /* auto: the doubling test's own (doubling_opts.c) */
 
 	if (i < 0)
 		return xp_err_set(e, -EINVAL, "--stat %s: expected min, median or mean", v);

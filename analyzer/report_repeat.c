@@ -68,6 +68,16 @@ static uint64_t min_of(const uint64_t *v, size_t n)
 	return m;
 }
 
+static uint64_t max_of(const uint64_t *v, size_t n)
+{
+	uint64_t m = n ? v[0] : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if (v[i] > m)
+			m = v[i];
+	return m;
+}
+
 /* A declaration, or a chain, seen in some of the runs. */
 struct agg {
 	char *key;
@@ -186,12 +196,20 @@ static int repeat_row(struct xp_report *r, struct xp_row *row, const struct xp_r
 	row->kind = strdup(any->kind);
 	row->symbol = strdup(any->symbol);
 	row->object = strdup(any->object);
-	if (!row->kind || !row->symbol || !row->object)
+	row->exe = any->exe ? strdup(any->exe) : NULL;
+	if (!row->kind || !row->symbol || !row->object || (any->exe && !row->exe))
 		return -ENOMEM;
 	ROW_FIELD(per_eval);
+	row->runs = n;
+	row->per_eval_lo = min_of(v, n);
+	row->per_eval_hi = max_of(v, n);
 	row->per_eval = stat_of(v, n, r->opts.stat);
 	ROW_FIELD(fin.evaluations);
+	row->evaluations_lo = min_of(v, n);
+	row->evaluations_hi = max_of(v, n);
 	row->fin.evaluations = median(v, n);
+	ROW_FIELD(trimmed);
+	row->trimmed = median(v, n);
 	ROW_FIELD(fin.observed);
 	row->fin.observed = median(v, n);
 	ROW_FIELD(fin.recursive);
@@ -209,6 +227,7 @@ static int repeat_row(struct xp_report *r, struct xp_row *row, const struct xp_r
 	row->fin.floor = row->fin.evaluations ? row->per_eval : EXTPROF_FLOOR_NONE;
 	row->cost = xp_sat_mul(row->per_eval, row->fin.evaluations);
 	row->share = r->run_total ? (double)row->cost / (double)r->run_total : 0.0;
+	row->observed_share = r->run_total ? (double)row->fin.observed / (double)r->run_total : 0.0;
 	row->settled = row->fin.hits >= 2;
 	row->flags = xp_row_flags(row, r);
 	return repeat_chains(row, in, k, r->opts.stat, v);
@@ -225,8 +244,8 @@ static int repeat_rows(struct xp_report *r, const struct xp_report *runs, size_t
 			const struct xp_row *x = &runs[i].rows[j];
 			char *key;
 
-			if (asprintf(&key, "%s%c%s%c%s", x->kind, 0x1f, x->symbol, 0x1f,
-				     x->object) < 0) {
+			if (asprintf(&key, "%s%c%s%c%s%c%s", x->kind, 0x1f, x->symbol, 0x1f,
+				     x->object, 0x1f, x->exe ? x->exe : "") < 0) {
 				err = -ENOMEM;
 				break;
 			}
@@ -257,7 +276,21 @@ static bool has_warning(const struct xp_report *r, const char *w)
 
 static void head_sum(struct xp_report *r, const struct xp_report *x)
 {
-	memcpy(r->pids + r->processes, x->pids, x->processes * sizeof(*r->pids));
+	memcpy(r->pids + r->npids, x->pids, x->npids * sizeof(*r->pids));
+	r->npids += x->npids;
+	r->by_exe |= x->by_exe;
+	for (size_t i = 0; i < x->nexes; i++) {
+		bool seen = false;
+		char **v;
+
+		for (size_t k = 0; k < r->nexes && !seen; k++)
+			seen = !strcmp(r->exes[k], x->exes[i]);
+		if (seen || !(v = realloc(r->exes, (r->nexes + 1) * sizeof(*v))))
+			continue;
+		r->exes = v;
+		if ((v[r->nexes] = strdup(x->exes[i])))
+			r->nexes++;
+	}
 	memcpy(r->incomplete_pids + r->nincomplete, x->incomplete_pids,
 	       x->nincomplete * sizeof(*r->pids));
 	r->processes += x->processes;
@@ -273,6 +306,8 @@ static void head_sum(struct xp_report *r, const struct xp_report *x)
 		r->calibration_max = x->calibration_max;
 	if (x->resolution > r->resolution)
 		r->resolution = x->resolution;
+	if (x->step > r->step)
+		r->step = x->step;
 	if (x->callers_depth > r->callers_depth)
 		r->callers_depth = x->callers_depth;
 	if (x->start_ns && (!r->start_ns || x->start_ns < r->start_ns))

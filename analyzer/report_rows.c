@@ -34,12 +34,13 @@ static void row_free(struct xp_row *row)
 	free(row->kind);
 	free(row->symbol);
 	free(row->object);
+	free(row->exe);
 	free(row->hkey);
 	free(row->chains);
 	xp_fin_free(&row->fin);
 }
 
-static struct xp_row *row_new(const struct xp_pdecl *x, char *hkey)
+static struct xp_row *row_new(const struct xp_pdecl *x, const char *exe, char *hkey)
 {
 	struct xp_row *row = calloc(1, sizeof(*row));
 
@@ -49,7 +50,8 @@ static struct xp_row *row_new(const struct xp_pdecl *x, char *hkey)
 	row->kind = strdup(x->kind);
 	row->symbol = strdup(x->symbol);
 	row->object = strdup(base_name(x->object));
-	if (row->kind && row->symbol && row->object)
+	row->exe = exe ? strdup(base_name(exe)) : NULL;
+	if (row->kind && row->symbol && row->object && (!exe || row->exe))
 		return row;
 	row_free(row);
 	free(row);
@@ -59,12 +61,17 @@ static struct xp_row *row_new(const struct xp_pdecl *x, char *hkey)
 /* The neutral element of xp_fin_add: what a row starts from. */
 static const struct xp_fin fin_zero = {.floor = EXTPROF_FLOOR_NONE};
 
-/* "kind\x1fsymbol\x1fobject" into @buf when it fits, else malloc'd: its length, or -ENOMEM. */
-static ssize_t row_key(char *buf, size_t size, char **key, const struct xp_pdecl *x)
+/*
+ * "kind\x1fsymbol\x1fobject[\x1fexecutable]" into @buf when it fits, else
+ * malloc'd: its length, or -ENOMEM.
+ */
+static ssize_t row_key(char *buf, size_t size, char **key, const struct xp_pdecl *x,
+		       const char *exe)
 {
 	const char *obj = base_name(x->object);
 	size_t k = strlen(x->kind), s = strlen(x->symbol), o = strlen(obj), n = k + s + o + 2;
-	char *p = n < size ? buf : malloc(n + 1);
+	size_t e = exe ? strlen(exe) + 1 : 0;
+	char *p = n + e < size ? buf : malloc(n + e + 1);
 
 	if (!p)
 		return -ENOMEM;
@@ -73,17 +80,21 @@ static ssize_t row_key(char *buf, size_t size, char **key, const struct xp_pdecl
 	memcpy(p + k + 1, x->symbol, s);
 	p[k + 1 + s] = 0x1f;
 	memcpy(p + k + s + 2, obj, o + 1);
+	if (exe) {
+		p[n] = 0x1f;
+		memcpy(p + n + 1, exe, e);
+	}
 	*key = p;
-	return (ssize_t)n;
+	return (ssize_t)(n + e);
 }
 
 /* Finalize one declaration of one process and fold it into its row. */
 static int rows_fold(struct xp_row **hash, const struct xp_pdecl *x,
-		     const struct extprof_dump_header *h)
+		     const struct extprof_dump_header *h, const char *exe)
 {
-	char buf[512], *hkey;
+	char buf[1024], *hkey;
 	struct xp_row *row;
-	ssize_t n = row_key(buf, sizeof(buf), &hkey, x);
+	ssize_t n = row_key(buf, sizeof(buf), &hkey, x, exe);
 
 	if (n < 0)
 		return (int)n;
@@ -91,7 +102,7 @@ static int rows_fold(struct xp_row **hash, const struct xp_pdecl *x,
 	if (!row) {
 		if (hkey == buf && !(hkey = strdup(buf)))
 			return -ENOMEM;
-		row = row_new(x, hkey); /* takes @hkey, also when it fails */
+		row = row_new(x, exe, hkey); /* takes @hkey, also when it fails */
 		if (!row)
 			return -ENOMEM;
 		hkey = buf; /* now the row's */
@@ -123,27 +134,28 @@ static uint64_t row_per_eval(const struct xp_row *row, enum xp_stat stat)
 unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r)
 {
 	const struct xp_fin *f = &row->fin;
-	long double ratio = 1.0L + (long double)r->opts.flag_ratio;
-	uint64_t step = r->resolution ? r->resolution : 1;
+	bool unknown = f->floor == EXTPROF_FLOOR_NONE; /* a live dump's race */
 	unsigned flags = 0;
 
-	if (row->cost && (long double)f->observed >= (long double)row->cost * ratio)
+	if (xp_row_state_dependent(row, r))
 		flags |= 1u << XP_FLAG_STATE_DEPENDENT;
-	/* Nothing to compare against: flag what is clearly above the noise. */
-	if (!row->cost && f->evaluations &&
-	    (long double)f->observed >= 2.0L * step * (long double)f->evaluations)
-		flags |= 1u << XP_FLAG_STATE_DEPENDENT;
-	if (f->evaluations && !row->settled)
+	/* "may be high" says nothing of a per-eval of 0: that is too-cheap alone */
+	if (f->evaluations && !row->settled && (row->per_eval || unknown))
 		flags |= 1u << XP_FLAG_UNSETTLED;
-	if (row->per_eval && row->per_eval < r->resolution)
+	if (row->per_eval && row->per_eval < r->step)
 		flags |= 1u << XP_FLAG_BELOW_RESOLUTION;
-	if (!row->per_eval && f->evaluations)
+	if (!row->per_eval && f->evaluations && !unknown)
 		flags |= 1u << XP_FLAG_TOO_CHEAP;
 	if (f->recursive)
 		flags |= 1u << XP_FLAG_RECURSIVE;
 	if (f->abandoned)
 		flags |= 1u << XP_FLAG_ABANDONED;
 	return flags;
+}
+
+uint64_t xp_row_weight(const struct xp_row *row)
+{
+	return row->flags & (1u << XP_FLAG_STATE_DEPENDENT) ? row->fin.observed : row->cost;
 }
 
 int xp_row_figures(struct xp_row *row, const struct xp_report *r)
@@ -155,7 +167,13 @@ int xp_row_figures(struct xp_row *row, const struct xp_report *r)
 	row->p50 = f->evaluations ? xp_fin_percentile(f, 50) : 0;
 	row->p99 = f->evaluations ? xp_fin_percentile(f, 99) : 0;
 	row->share = r->run_total ? (double)row->cost / (double)r->run_total : 0.0;
+	row->observed_share = r->run_total ? (double)f->observed / (double)r->run_total : 0.0;
+	row->trimmed = xp_fin_trimmed(f, r->deterministic, r->step);
+	row->runs = 1;
+	row->per_eval_lo = row->per_eval_hi = row->per_eval;
+	row->evaluations_lo = row->evaluations_hi = f->evaluations;
 	row->settled = f->hits >= 2;
+	row->slack = xp_row_slack(row);
 	row->flags = xp_row_flags(row, r);
 	free(row->chains);
 	row->chains = NULL;
@@ -177,6 +195,8 @@ static int cmp_name(const struct xp_row *a, const struct xp_row *b)
 		c = strcmp(a->object, b->object);
 	if (!c)
 		c = strcmp(a->kind, b->kind);
+	if (!c && a->exe && b->exe)
+		c = strcmp(a->exe, b->exe);
 	return c;
 }
 
@@ -192,6 +212,8 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 		c = cmp_u64_desc(a->per_eval, b->per_eval);
 	else if (sort == XP_SORT_OBSERVED)
 		c = cmp_u64_desc(a->fin.observed, b->fin.observed);
+	else if (sort == XP_SORT_WEIGHT)
+		c = cmp_u64_desc(xp_row_weight(a), xp_row_weight(b));
 	if (!c && sort != XP_SORT_NAME)
 		c = cmp_u64_desc(a->cost, b->cost);
 	if (!c && sort != XP_SORT_NAME)
@@ -230,6 +252,23 @@ void xp_report_sort(struct xp_report *r)
 	qsort_r(r->rows, r->nrows, sizeof(*r->rows), cmp_rows, &r->opts.sort);
 }
 
+/*
+ * The step of one process: its resolution, or, for a counter that is not
+ * deterministic, the spacing of its deltas when that is wider.
+ */
+static uint64_t proc_step(const struct xp_proc *p, bool deterministic)
+{
+	uint64_t res = p->hdr.resolution ? p->hdr.resolution : 1, seen;
+	struct xp_step st = {{0}};
+
+	if (deterministic)
+		return res;
+	for (size_t j = 0; j < p->ndecls; j++)
+		xp_step_add(&st, &p->decls[j].acc.hist);
+	seen = xp_step_get(&st);
+	return seen > res ? seen : res;
+}
+
 int xp_report_rows(struct xp_report *r, const struct xp_procset *s, struct xp_err *e)
 {
 	struct xp_row *hash = NULL, *row, *tmp;
@@ -237,9 +276,13 @@ int xp_report_rows(struct xp_report *r, const struct xp_procset *s, struct xp_er
 
 	for (size_t i = 0; i < s->n && !err; i++) {
 		const struct xp_proc *p = s->list[i];
+		uint64_t step = proc_step(p, r->deterministic);
 
+		if (step > r->step)
+			r->step = step;
 		for (size_t j = 0; j < p->ndecls && !err; j++)
-			err = rows_fold(&hash, &p->decls[j], &p->hdr);
+			err = rows_fold(&hash, &p->decls[j], &p->hdr,
+					r->by_exe ? p->hdr.exe_path : NULL);
 	}
 	if (!err)
 		err = rows_settle(r, &hash);
@@ -281,5 +324,8 @@ void xp_report_free(struct xp_report *r)
 	free(r->warnings);
 	free(r->pids);
 	free(r->incomplete_pids);
+	for (size_t i = 0; i < r->nexes; i++)
+		free(r->exes[i]);
+	free(r->exes);
 	memset(r, 0, sizeof(*r));
 }

@@ -37,8 +37,8 @@ static void text_title(FILE *out, const struct xp_report *r, const struct colour
 	if (r->runs > 1)
 		fprintf(out, "%zu runs, ", r->runs);
 	fprintf(out, "%zu process%s (pid%s ", r->processes, r->processes == 1 ? "" : "es",
-		r->processes == 1 ? "" : "s");
-	text_pids(out, r->pids, r->processes);
+		r->npids == 1 ? "" : "s");
+	text_pids(out, r->pids, r->npids);
 	fprintf(out, "), %zu worker%s, %" PRIu64 " thread%s\n", r->workers,
 		r->workers == 1 ? "" : "s", r->threads, r->threads == 1 ? "" : "s");
 }
@@ -62,7 +62,12 @@ static void text_counter(FILE *out, const struct xp_report *r)
 	fputs(" per evaluation: the hook's own floor, subtracted once per process\n", out);
 	fprintf(out, "resolution   %s ", xp_fmt_u64(a, r->resolution));
 	xp_text_put(out, r->counter_unit);
-	fputs(": the smallest step the counter was seen to take\n", out);
+	fputs(": the smallest step the counter was seen to take", out);
+	if (r->step > r->resolution) {
+		fprintf(out, "; its deltas move in steps of %s ", xp_fmt_u64(b, r->step));
+		xp_text_put(out, r->counter_unit);
+	}
+	fputc('\n', out);
 }
 
 static const char *const stat_says[] = {
@@ -91,13 +96,14 @@ static void text_time(FILE *out, const struct xp_report *r)
 static void text_status(FILE *out, const struct xp_report *r, const struct colours *c)
 {
 	if (r->complete) {
-		fputs("status       complete: every process ended cleanly (exit or exec)\n", out);
+		fputs("status       complete: every process ended cleanly (exit, _exit or exec)\n",
+		      out);
 		return;
 	}
 	fprintf(out, "status       %sincomplete%s: pid%s ", c->bad, c->off,
 		r->nincomplete == 1 ? "" : "s");
 	text_pids(out, r->incomplete_pids, r->nincomplete);
-	fprintf(out, " did not finish cleanly (crash, signal, _exit or still running);"
+	fprintf(out, " did not finish cleanly (crash, signal or still running);"
 		     " counted up to then\n");
 }
 
@@ -145,11 +151,28 @@ static void text_callers(FILE *out, const struct xp_report *r)
 				: "recorded; --callers shows them");
 }
 
+/* "executables  dash, ls, sort, wc: each its own rows" */
+static void text_exes(FILE *out, const struct xp_report *r)
+{
+	if (!r->by_exe)
+		return;
+	fprintf(out, "executables  %zu, each with rows of its own: ", r->nexes);
+	for (size_t i = 0; i < r->nexes; i++) {
+		const char *slash = strrchr(r->exes[i], '/');
+
+		if (i)
+			fputs(", ", out);
+		xp_text_put(out, slash ? slash + 1 : r->exes[i]);
+	}
+	fputc('\n', out);
+}
+
 static void text_head(FILE *out, const struct xp_report *r, const struct colours *c)
 {
 	char a[XP_U64_BUF];
 
 	text_title(out, r, c);
+	text_exes(out, r);
 	text_counter(out, r);
 	fprintf(out, "per-eval     %s\n", stat_says[r->opts.stat]);
 	text_runs(out, r);
@@ -189,21 +212,45 @@ char *xp_flags_text(char *buf, size_t size, unsigned flags)
 	return buf;
 }
 
-static void text_row(struct xp_table *t, const struct xp_report *r, const struct xp_row *row)
+/* Which of the optional count columns some row needs. */
+struct columns {
+	bool recursive, abandoned;
+};
+
+static struct columns text_columns(const struct xp_report *r)
+{
+	struct columns c = {false, false};
+
+	for (size_t i = 0; i < r->nrows; i++) {
+		c.recursive = c.recursive || r->rows[i].fin.recursive;
+		c.abandoned = c.abandoned || r->rows[i].fin.abandoned;
+	}
+	return c;
+}
+
+static void text_row(struct xp_table *t, const struct xp_report *r, const struct xp_row *row,
+		     struct columns cols)
 {
 	char a[XP_U64_BUF], flags[XP_FLAGS_TEXT];
 
 	xp_table_add(t, row->kind);
+	if (r->by_exe)
+		xp_table_add(t, row->exe ? row->exe : "");
 	xp_table_addf(t, "%s%s%s", row->symbol, row->object[0] ? "@" : "", row->object);
 	xp_table_add(t, xp_fmt_u64(a, row->fin.evaluations));
 	xp_table_add(t, row->fin.evaluations ? xp_fmt_u64(a, row->per_eval) : "-");
 	xp_table_add(t, xp_fmt_u64(a, row->cost));
 	xp_table_add_share(t, r->run_total, row->share);
 	xp_table_add(t, xp_fmt_u64(a, row->fin.observed));
+	xp_table_add_share(t, r->run_total, row->observed_share);
 	if (row->cost)
 		xp_table_addf(t, "%.2f", (double)row->fin.observed / (double)row->cost);
 	else
 		xp_table_add(t, "-");
+	if (cols.recursive)
+		xp_table_add(t, xp_fmt_u64(a, row->fin.recursive));
+	if (cols.abandoned)
+		xp_table_add(t, xp_fmt_u64(a, row->fin.abandoned));
 	xp_table_add(t, xp_flags_text(flags, sizeof(flags), row->flags));
 }
 
@@ -237,26 +284,49 @@ static void text_chain(struct xp_table *t, const struct xp_chain *ch)
 	free(line);
 }
 
-static void text_legend(FILE *out, const struct xp_report *r)
+static const char *const sort_says[] = {
+	[XP_SORT_COST] = "cost",
+	[XP_SORT_EVALUATIONS] = "evaluations",
+	[XP_SORT_PER_EVAL] = "per-eval",
+	[XP_SORT_OBSERVED] = "observed",
+	[XP_SORT_NAME] = "name",
+	[XP_SORT_WEIGHT] = "observed where state-dependent, cost elsewhere",
+};
+
+static void text_legend(FILE *out, const struct xp_report *r, struct columns cols)
 {
 	char a[XP_U64_BUF];
 
 	fputs("\nper-eval: per evaluation, calibration subtracted; cost = per-eval x evaluations;"
 	      " share = cost / run total;\n"
-	      "observed = sum of deltas - calibration x evaluations (load included);"
-	      " obs/cost = observed / cost\n",
+	      "observed = sum of deltas - calibration x evaluations (load included; a call's"
+	      " observed holds its callees');\n"
+	      "obs share = observed / run total; obs/cost = observed / cost\n",
 	      out);
-	fprintf(out,
-		"flags: state-dependent   observed >= cost x %.2f: the cost varies with the input"
-		" (a finding, not a defect)\n",
-		1.0 + r->opts.flag_ratio);
+	fprintf(out, "rows: most first by %s\n", sort_says[r->opts.sort]);
+	if (cols.recursive || cols.abandoned)
+		fputs("recursive, abandoned: re-entries while active; calls that never returned\n",
+		      out);
+	if (r->deterministic)
+		fprintf(out,
+			"flags: state-dependent   observed >= cost x %.2f: the cost varies with the"
+			" input (a finding, not a defect)\n",
+			1.0 + r->opts.flag_ratio);
+	else
+		fprintf(out,
+			"flags: state-dependent   observed >= cost x %.2f and above it by more "
+			"than 2"
+			" steps (%s) per evaluation,\n"
+			"                         the calls a preemption may have hit set aside:"
+			" the cost varies with the input\n",
+			1.0 + r->opts.flag_ratio, xp_fmt_u64(a, 2 * r->step));
 	fputs("       unsettled         fewer than 2 evaluations came within the margin of the"
 	      " floor: per-eval may be high\n",
 	      out);
 	fprintf(out,
-		"       below-resolution  per-eval is under the counter's resolution (%s):"
+		"       below-resolution  per-eval is under the counter's step (%s):"
 		" read it as a bound\n",
-		xp_fmt_u64(a, r->resolution));
+		xp_fmt_u64(a, r->step));
 	fputs("       too-cheap         per-eval is 0: cheaper than the hook can measure\n"
 	      "       recursive         re-entered while active: the inner calls cost inside the"
 	      " outer one\n"
@@ -273,25 +343,38 @@ static void text_legend(FILE *out, const struct xp_report *r)
 
 int xp_report_text(const struct xp_report *r, FILE *out, bool colour)
 {
-	static const bool right[] = {false, false, true, true, true, true, true, true, false};
+	static const char *const heads[] = {"kind",	"declaration", "evaluations",
+					    "per-eval", "cost",	       "share",
+					    "observed", "obs share",   "obs/cost"};
+	bool right[14] = {false, false, true, true, true, true, true,
+			  true,	 true,	true, true, true, true, true};
 	const struct colours *c = colour ? &ansi : &plain;
+	struct columns cols = text_columns(r);
+	size_t ncols = 9 + cols.recursive + cols.abandoned + 1;
 	struct xp_table t;
 	int err;
 
 	text_head(out, r, c);
 	fputc('\n', out);
-	xp_table_init(&t, 9, right);
-	xp_table_add(&t, "kind");
-	xp_table_add(&t, "declaration");
-	xp_table_add(&t, "evaluations");
-	xp_table_add(&t, "per-eval");
-	xp_table_add(&t, "cost");
-	xp_table_add(&t, "share");
-	xp_table_add(&t, "observed");
-	xp_table_add(&t, "obs/cost");
+	/* kind, [executable,] declaration left; the numbers right; flags left */
+	if (r->by_exe) {
+		ncols++;
+		right[2] = false;
+	}
+	right[ncols - 1] = false;
+	xp_table_init(&t, ncols, right);
+	xp_table_add(&t, heads[0]);
+	if (r->by_exe)
+		xp_table_add(&t, "executable");
+	for (size_t i = 1; i < 9; i++)
+		xp_table_add(&t, heads[i]);
+	if (cols.recursive)
+		xp_table_add(&t, "recursive");
+	if (cols.abandoned)
+		xp_table_add(&t, "abandoned");
 	xp_table_add(&t, "flags");
 	for (size_t i = 0; i < r->nrows; i++) {
-		text_row(&t, r, &r->rows[i]);
+		text_row(&t, r, &r->rows[i], cols);
 		for (size_t k = 0; r->opts.callers && k < r->rows[i].nchains; k++)
 			text_chain(&t, r->rows[i].chains[k]);
 	}
@@ -300,6 +383,6 @@ int xp_report_text(const struct xp_report *r, FILE *out, bool colour)
 		xp_table_print(&t, out, c->bold, c->flag, c->off);
 	xp_table_free(&t);
 	if (!err)
-		text_legend(out, r);
+		text_legend(out, r, cols);
 	return err;
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cmd.h"
 #include "dir_list.h"
@@ -15,17 +16,27 @@
 #define XP_SHIM_NAME	   "libextprof.so"
 #define XP_REPEAT_PREFIX   "repeat-" /* DIR/repeat-N: one run of --repeat */
 
+/* What a run of a series reads and where its output goes. */
+struct xp_child_io {
+	int in;	    /* its stdin, rewound to in_off first; -1: ours as it is */
+	long in_off;
+	bool quiet; /* its stdout and stderr to /dev/null: not the run shown */
+};
+
 struct xp_run_opts {
 	char *hooks;	     /* -H entries joined with commas, or NULL */
 	const char *spec;    /* --spec */
 	const char *window;  /* --window */
 	const char *counter; /* --counter */
-	const char *dir;     /* -o */
+	const char *dir;     /* -o, --dir: the dumps */
+	const char *output;  /* --output: the report; NULL: stderr */
+	FILE *out;	     /* where the report goes without --output: stderr */
 	const char *callers; /* --callers, validated */
 	bool no_aslr;
 	bool no_children; /* --no-children: EXTPROF_CHILDREN=0, the first process only */
 	unsigned warmup;  /* --warmup: untimed runs first, their dumps thrown away */
 	unsigned repeat;  /* --repeat: runs into DIR/repeat-N each; 0: one run into DIR */
+	struct xp_child_io io; /* the runs' stdin, saved once for a series */
 	struct xp_report_opts report;
 	char **argv; /* PROGRAM ARGS..., NULL-terminated */
 };
@@ -40,6 +51,8 @@ enum {
 	XP_OPT_NO_CHILDREN,
 	XP_OPT_WARMUP, /* run's own, not in XP_RUN_LONGOPTS: doubling has its own */
 	XP_OPT_REPEAT,
+	XP_OPT_OUTPUT,
+	XP_OPT_DIR,
 	XP_OPT_RUN_END, /* options of commands that extend run's start here */
 };
 
@@ -56,6 +69,14 @@ enum {
 
 /* One of run's options (-H, -o, XP_RUN_LONGOPTS, report's): 0, or -errno with @e set. */
 int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *e);
+
+/*
+ * Where the report goes: stderr, which keeps the program's stdout its own,
+ * or --output's FILE, written whole after the run; checked before the
+ * program runs, so that a FILE that cannot be made costs no run.  0, or
+ * -errno with @e set.
+ */
+int xp_run_open_output(struct xp_run_opts *o, struct xp_err *e);
 
 /* Parse run's command line: 1 to run, 0 when --help was shown, <0 on error (said). */
 int xp_run_parse(struct xp_run_opts *o, int argc, char **argv);
@@ -90,6 +111,19 @@ int xp_run_dir_new(const char *dir, const struct xp_names *before, struct xp_nam
  * with @e set when the program could not be started.
  */
 int xp_run_child(char **argv, bool no_aslr, int *status, struct xp_err *e);
+
+/* xp_run_child with @io (NULL: as xp_run_child). */
+int xp_run_child_io(char **argv, bool no_aslr, const struct xp_child_io *io, int *status,
+		    struct xp_err *e);
+
+/*
+ * Before a series of runs (--warmup, --repeat): our stdin saved so that
+ * every run reads the same.  A regular file is read again from where it
+ * stood; a pipe, socket or device is copied once into an unlinked file of
+ * $TMPDIR; a terminal is left as it is (each run reads it).  @io->in is
+ * -1 when there is nothing to save.  0, or -errno with @e set.
+ */
+int xp_run_save_stdin(struct xp_child_io *io, struct xp_err *e);
 
 /*
  * --warmup and --repeat: W runs into a temporary directory removed after,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,11 +67,22 @@ struct child_failure {
 	int err;
 };
 
-static void child_exec(char **argv, bool no_aslr, const sigset_t *mask, int errfd)
+static void child_exec(char **argv, bool no_aslr, const struct xp_child_io *io,
+		       const sigset_t *mask, int errfd)
 {
 	struct child_failure f = {1, 0};
 
 	sigprocmask(SIG_SETMASK, mask, NULL);
+	if (io && io->in >= 0 && io->in != 0)
+		dup2(io->in, 0);
+	if (io && io->quiet) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (null >= 0) {
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+	}
 	if (!no_aslr ||
 	    personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE) >= 0) {
 		f.step = 0;
@@ -107,12 +119,21 @@ static int child_wait(pid_t pid, int *status)
 
 int xp_run_child(char **argv, bool no_aslr, int *status, struct xp_err *e)
 {
+	return xp_run_child_io(argv, no_aslr, NULL, status, e);
+}
+
+int xp_run_child_io(char **argv, bool no_aslr, const struct xp_child_io *io, int *status,
+		    struct xp_err *e)
+{
 	struct sigaction old[NFORWARDED];
 	struct child_failure f;
 	sigset_t block, mask;
 	int pfd[2], err;
 	pid_t pid;
 
+	/* every run of a series from the same place in the same stdin */
+	if (io && io->in >= 0 && lseek(io->in, (off_t)io->in_off, SEEK_SET) < 0)
+		return xp_err_set(e, -errno, "rewinding the saved stdin: %s", strerror(errno));
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return xp_err_set(e, -errno, "pipe: %s", strerror(errno));
 	/* Blocked until the child's pid is known to the handler. */
@@ -124,7 +145,7 @@ int xp_run_child(char **argv, bool no_aslr, int *status, struct xp_err *e)
 	pid = fork();
 	if (pid == 0) {
 		close(pfd[0]);
-		child_exec(argv, no_aslr, &mask, pfd[1]);
+		child_exec(argv, no_aslr, io, &mask, pfd[1]);
 	}
 	err = pid < 0 ? -errno : 0;
 	close(pfd[1]);
@@ -160,4 +181,44 @@ void xp_run_die_like(int sig)
 	sigaddset(&set, sig);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	raise(sig);
+}
+
+int xp_run_save_stdin(struct xp_child_io *io, struct xp_err *e)
+{
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	struct stat st;
+	char buf[65536];
+	ssize_t n;
+	int fd;
+
+	io->in = -1;
+	io->in_off = 0;
+	if (fstat(0, &st) < 0 || isatty(0))
+		return 0;
+	if (S_ISREG(st.st_mode)) {
+		off_t at = lseek(0, 0, SEEK_CUR);
+
+		if (at >= 0) {
+			io->in = 0;
+			io->in_off = (long)at;
+			return 0;
+		}
+	}
+	fd = open(dir, O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return xp_err_set(e, -errno, "%s: cannot keep stdin for the runs: %s", dir,
+				  strerror(errno));
+	while ((n = read(0, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write(fd, buf, (size_t)n) != n) {
+			int err = xp_err_set(e, -errno, "saving stdin for the runs: %s",
+					     strerror(errno));
+
+			close(fd);
+			return err;
+		}
+	}
+	io->in = fd;
+	return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "num.h"
@@ -15,8 +16,9 @@ void cmd_run_usage(FILE *out)
 	fputs("usage: extprof run [options] -- PROGRAM [ARGS...]\n"
 	      "\n"
 	      "Run PROGRAM under the shim (libextprof.so), then print the report of the\n"
-	      "dumps this run left.  Exits with PROGRAM's status (with --repeat, the last\n"
-	      "run's), or dies by its signal.\n"
+	      "dumps this run left, on stderr (as perf stat and time do) or into --output's\n"
+	      "FILE: PROGRAM's stdout stays its own.  Exits with PROGRAM's status (with\n"
+	      "--repeat, the last run's), or dies by its signal.\n"
 	      "\n"
 	      "  -H, --hook KIND:PATTERN[@OBJECT]\n"
 	      "                           hook these functions (repeatable; EXTPROF_HOOKS)\n"
@@ -25,8 +27,10 @@ void cmd_run_usage(FILE *out)
 	      "                           count only while this function runs (EXTPROF_WINDOW)\n"
 	      "  --counter C              auto|instructions|cycles|tsc|ns|var:SYMBOL\n"
 	      "                           (EXTPROF_COUNTER, default auto)\n"
-	      "  -o DIR                   dump directory (EXTPROF_DIR, default extprof.data);\n"
+	      "  -o, --dir DIR            dump directory (EXTPROF_DIR, default extprof.data);\n"
 	      "                           it may hold only extprof dumps (and repeat-N runs)\n"
+	      "  --output FILE            the report into FILE (written whole, or not at all)\n"
+	      "                           instead of stderr\n"
 	      "  --callers N              attribute to callers N frames deep, 0..8, and show\n"
 	      "                           the chains under each declaration (EXTPROF_CALLERS)\n"
 	      "  --no-aslr                run PROGRAM without address space "
@@ -36,7 +40,10 @@ void cmd_run_usage(FILE *out)
 	      "  --warmup W               W untimed runs first; their dumps are thrown away\n"
 	      "  --repeat K               K runs, each into DIR/repeat-N, reported together:\n"
 	      "                           per declaration the --stat of the runs' per-evals,\n"
-	      "                           the median of their evaluations\n" XP_REPORT_OPTIONS_HELP
+	      "                           the median of their evaluations\n"
+	      "                           (with either, every run reads the same stdin, saved\n"
+	      "                           once, and only the first measured run's output and\n"
+	      "                           the shim's lines are shown)\n" XP_REPORT_OPTIONS_HELP
 	      "  -h, --help               this text\n"
 	      "\n"
 	      "The shim is $EXTPROF_SHIM if set, else the one beside extprof in its build\n"
@@ -157,6 +164,17 @@ int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *
 	case XP_OPT_NO_CHILDREN:
 		o->no_children = true;
 		return 0;
+	case XP_OPT_OUTPUT:
+		if (!*arg)
+			return xp_err_set(e, -EINVAL, "--output: empty file name");
+		o->output = arg;
+		o->report.output = arg;
+		return 0;
+	case XP_OPT_DIR:
+		if (!*arg)
+			return xp_err_set(e, -EINVAL, "--dir: empty directory name");
+		o->dir = arg;
+		return 0;
 	case XP_OPT_WARMUP:
 		return count_check("--warmup", arg, 0, &o->warmup, e);
 	case XP_OPT_REPEAT:
@@ -172,6 +190,8 @@ int xp_run_parse(struct xp_run_opts *o, int argc, char **argv)
 		XP_REPORT_LONGOPTS,
 		{"warmup", required_argument, NULL, XP_OPT_WARMUP},
 		{"repeat", required_argument, NULL, XP_OPT_REPEAT},
+		{"output", required_argument, NULL, XP_OPT_OUTPUT},
+		{"dir", required_argument, NULL, XP_OPT_DIR},
 		{NULL, 0, NULL, 0},
 	};
 	struct xp_err e = {""};
@@ -215,4 +235,25 @@ void xp_run_opts_free(struct xp_run_opts *o)
 {
 	free(o->hooks);
 	o->hooks = NULL;
+}
+
+int xp_run_open_output(struct xp_run_opts *o, struct xp_err *e)
+{
+	char *dir, *slash;
+	int err = 0;
+
+	o->out = stderr;
+	if (!o->output)
+		return 0;
+	/* written whole at the end (xp_report_write): where it goes must take it */
+	dir = strdup(o->output);
+	if (!dir)
+		return xp_err_set(e, -ENOMEM, "out of memory");
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (access(slash ? dir : ".", W_OK | X_OK) < 0)
+		err = xp_err_set(e, -errno, "--output %s: %s", o->output, strerror(errno));
+	free(dir);
+	return err;
 }

@@ -25,11 +25,16 @@ static void run_progress(const char *what, unsigned i, unsigned n)
 		fprintf(stderr, "extprof: %s %u of %u\n", what, i, n);
 }
 
-static int run_in(const struct xp_run_opts *o, const char *dir, int *status, struct xp_err *e)
+/* One run of the series; @shown: the one whose output and shim's lines are shown. */
+static int run_in(const struct xp_run_opts *o, const char *dir, bool shown, int *status,
+		  struct xp_err *e)
 {
+	struct xp_child_io io = o->io;
+
 	if (setenv("EXTPROF_DIR", dir, 1) < 0)
 		return xp_err_set(e, -errno, "setting EXTPROF_DIR: %s", strerror(errno));
-	return xp_run_child(o->argv, o->no_aslr, status, e);
+	io.quiet = !shown;
+	return xp_run_child_io(o->argv, o->no_aslr, &io, status, e);
 }
 
 int xp_run_warmup(const struct xp_run_opts *o, int *status, struct xp_err *e)
@@ -52,7 +57,7 @@ int xp_run_warmup(const struct xp_run_opts *o, int *status, struct xp_err *e)
 	}
 	for (unsigned i = 0; i < o->warmup && !err; i++) {
 		run_progress("warmup run", i + 1, o->warmup);
-		err = run_in(o, tmp, status, e);
+		err = run_in(o, tmp, false, status, e);
 		if (!err && WIFSIGNALED(*status))
 			break;
 	}
@@ -113,7 +118,7 @@ static int repeat_dir(char **sub, const char *dir, unsigned n, struct xp_err *e)
 }
 
 /* Print the series' report: an exit status for the report alone. */
-static int repeat_emit(const struct xp_report *runs, size_t n, unsigned warmup)
+static int repeat_emit(const struct xp_report *runs, size_t n, const struct xp_run_opts *o)
 {
 	struct xp_report r;
 	struct xp_err e = {""};
@@ -123,15 +128,14 @@ static int repeat_emit(const struct xp_report *runs, size_t n, unsigned warmup)
 		fputs("extprof: no run of the series left a report\n", stderr);
 		return XP_EXIT_BAD;
 	}
-	err = xp_report_repeat(&r, runs, n, warmup, &e);
+	err = xp_report_repeat(&r, runs, n, o->warmup, &e);
 	if (err) {
 		xp_err_print(&e);
 		return XP_EXIT_BAD;
 	}
-	err = xp_report_print(&r, stdout);
+	err = xp_report_write(&r, &o->report, o->out, &e);
 	xp_report_free(&r);
 	if (err) {
-		xp_err_set(&e, err, "writing the report: %s", strerror(-err));
 		xp_err_print(&e);
 		return XP_EXIT_BAD;
 	}
@@ -158,7 +162,7 @@ int xp_run_repeat(const struct xp_run_opts *o, const char *dir, int *status)
 		if (err)
 			break;
 		run_progress("run", i + 1, o->repeat);
-		err = run_in(o, sub, status, &e);
+		err = run_in(o, sub, i == 0, status, &e);
 		if (!err) {
 			if (repeat_report(&runs[n], o, sub))
 				failed = 1;
@@ -173,7 +177,7 @@ int xp_run_repeat(const struct xp_run_opts *o, const char *dir, int *status)
 		xp_err_print(&e);
 		report = XP_EXIT_BAD;
 	} else {
-		report = repeat_emit(runs, n, o->warmup);
+		report = repeat_emit(runs, n, o);
 		if (failed && !o->report.strict && n)
 			failed = 0; /* said on stderr; the others made the report */
 		if (failed)

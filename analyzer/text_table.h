@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define XP_TABLE_MAX_COLS 12
+#define XP_TABLE_MAX_COLS 16
 
 struct xp_table {
 	size_t ncols;

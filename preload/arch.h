@@ -11,17 +11,22 @@
 struct arch_hook {
 	uint64_t at;	 /* the patch start (after endbr64) */
 	uint32_t length; /* bytes overwritten */
+	uint64_t pad_at; /* a short patch: where its jmp rel32 goes, before F; 0: none */
 	void *entry;	 /* where the patched entry jumps: the stub's fast path, or its head */
 	void *stub;	 /* the stub's head (stub_layout.h) */
 };
 
+struct functab;
+
 /*
  * Plan the patch of the function at @addr (@size bytes, from its symbol) so
- * that every call goes through a stub with @idx baked in.  Returns 0, or
- * -errno with the reason, one short phrase, in @why.
+ * that every call goes through a stub with @idx baked in.  @t: the
+ * functions of its object (loaded at @base, its branches scanned), for the
+ * branches other functions aim into its first bytes; NULL when unknown.
+ * Returns 0, or -errno with the reason, one short phrase, in @why.
  */
-int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, struct arch_hook *h, char *why,
-		      size_t whylen);
+int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, const struct functab *t,
+		      uint64_t base, struct arch_hook *h, char *why, size_t whylen);
 int arch_commit_hook(const struct arch_hook *h, char *why, size_t whylen);
 
 /*
@@ -39,6 +44,13 @@ void arch_use_callers_thunk(void);
  */
 struct xp_counter;
 void arch_choose_fast_path(const struct xp_counter *c, bool callers, bool window);
+
+/*
+ * Call @fn for every direct branch of the @size bytes at @code (runtime
+ * address @addr) whose target lies outside them (arch/x86_64/insn.c).
+ */
+void arch_each_branch(const uint8_t *code, uint64_t size, uint64_t addr,
+		      void (*fn)(uint64_t from, uint64_t target, void *arg), void *arg);
 
 /* Make every stub page read+execute only. */
 void arch_seal_code(void);

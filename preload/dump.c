@@ -418,8 +418,13 @@ int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 		if (err)
 			return err;
 	}
-	for (uint64_t i = 0; i < (uint64_t)m->ndecls * EXTPROF_HIST_BUCKETS; i++)
-		nsparse += m->hist[i] != 0;
+	/* a declaration never evaluated has an empty row: its pages are never read */
+	for (uint32_t d = 0; d < m->ndecls; d++) {
+		const uint64_t *row = m->hist + (size_t)d * EXTPROF_HIST_BUCKETS;
+
+		for (uint32_t b = 0; m->decls[d].evaluations && b < EXTPROF_HIST_BUCKETS; b++)
+			nsparse += row[b] != 0;
+	}
 
 	o = ALIGN8(sizeof(h) + sizeof(sec));
 	dump_set_section(&sec[SEC_DECLS], EXTPROF_SECTION_DECLS, sizeof(struct extprof_dump_decl),
@@ -465,7 +470,8 @@ int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 	for (uint32_t d = 0; d < m->ndecls; d++) {
 		const uint64_t *row = m->hist + (size_t)d * EXTPROF_HIST_BUCKETS;
 
-		for (uint32_t b = 0; b < EXTPROF_HIST_BUCKETS && nsparse; b++) {
+		for (uint32_t b = 0; m->decls[d].evaluations && b < EXTPROF_HIST_BUCKETS && nsparse;
+		     b++) {
 			struct extprof_dump_hist_entry e = {d, b, row[b]};
 
 			if (!e.count)

@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * elfsyms: which ELF objects are loaded where (dl_iterate_phdr), and what
- * their symbol tables say (libelf).  .symtab first, for the functions a
- * program does not export; .dynsym too, for stripped shared objects.  Runs
- * at start-up only.
+ * their symbol tables say (libelf): .dynsym with its versions, .symtab for
+ * the functions an object does not export (or its debug file's, when it is
+ * stripped), and .eh_frame for the functions no symbol names.  Runs at
+ * start-up and after a dlopen; `extprof symbols` reads files with it too.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <link.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "ehframe.h"
 #include "elfsyms.h"
 
 struct elfobj_walk {
@@ -29,16 +32,19 @@ static int elfobj_visit(struct dl_phdr_info *info, size_t size, void *arg)
 	ssize_t n;
 
 	(void)size;
-	if (w->n >= w->max)
+	if (!w->objs || w->n >= w->max)
 		return 1;
 	o = &w->objs[w->n];
 	memset(o, 0, sizeof(*o));
 	if (w->n == 0) {
 		/* The main program has no name here: ask the kernel. */
-		n = readlink("/proc/self/exe", o->path, sizeof(o->path) - 1);
+		char exe[sizeof(o->path)];
+
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 		if (n <= 0)
 			return 0;
-		o->path[n] = '\0';
+		exe[n] = '\0';
+		memcpy(o->path, exe, (size_t)n + 1);
 		o->is_main = true;
 	} else {
 		if (!info->dlpi_name || !info->dlpi_name[0])
@@ -81,7 +87,74 @@ int elfobj_list(struct elf_object *objs, int max)
 	return w.n;
 }
 
-static int elfsym_section(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, elfsym_fn fn, void *arg)
+/* Version names by index, from .gnu.version_d; NULL where there is none. */
+struct elfsym_versions {
+	Elf_Data *versym; /* .gnu.version: one Elf64_Versym per .dynsym entry */
+	const char **names;
+	size_t n;
+};
+
+static void elfsym_read_versions(Elf *elf, struct elfsym_versions *v)
+{
+	Elf_Scn *scn = NULL;
+
+	memset(v, 0, sizeof(*v));
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		GElf_Verdef vd;
+		size_t off = 0;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_GNU_versym) {
+			v->versym = elf_getdata(scn, NULL);
+			continue;
+		}
+		if (sh.sh_type != SHT_GNU_verdef || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t k = 0; k < sh.sh_info && gelf_getverdef(data, (int)off, &vd); k++) {
+			GElf_Verdaux va;
+			const char **names;
+
+			if (vd.vd_ndx >= v->n) {
+				size_t n = (size_t)vd.vd_ndx + 16;
+
+				names = realloc(v->names, n * sizeof(*names));
+				if (!names)
+					return;
+				memset(names + v->n, 0, (n - v->n) * sizeof(*names));
+				v->names = names;
+				v->n = n;
+			}
+			if (vd.vd_cnt && gelf_getverdaux(data, (int)(off + vd.vd_aux), &va))
+				v->names[vd.vd_ndx] = elf_strptr(elf, sh.sh_link, va.vda_name);
+			if (!vd.vd_next)
+				break;
+			off += vd.vd_next;
+		}
+	}
+}
+
+/*
+ * A .symtab name carries its version as the assembler wrote it
+ * ("memcpy@GLIBC_2.2.5", "memcpy@@GLIBC_2.14"): split it off into @buf.
+ */
+static void elfsym_split_version(struct elf_sym *s, char *buf, size_t len)
+{
+	const char *at = strchr(s->name, '@');
+
+	if (!at || (size_t)(at - s->name) >= len)
+		return;
+	memcpy(buf, s->name, (size_t)(at - s->name));
+	buf[at - s->name] = '\0';
+	s->hidden = at[1] != '@';
+	s->version = at + (s->hidden ? 1 : 2);
+	s->name = buf;
+}
+
+static int elfsym_section(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, uint8_t table,
+			  const struct elfsym_versions *v, elfsym_fn fn, void *arg)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t count;
@@ -92,17 +165,32 @@ static int elfsym_section(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, elfsym_fn
 	count = sh->sh_size / sh->sh_entsize;
 	for (size_t i = 1; i < count; i++) {
 		struct elf_sym s;
+		char base[512];
+		GElf_Versym vs;
 		GElf_Sym sym;
 
 		if (!gelf_getsym(data, (int)i, &sym))
 			continue;
+		memset(&s, 0, sizeof(s));
 		s.name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!s.name || !s.name[0])
 			continue;
 		s.value = sym.st_value;
 		s.size = sym.st_size;
 		s.type = GELF_ST_TYPE(sym.st_info);
+		s.bind = GELF_ST_BIND(sym.st_info);
+		s.table = table;
 		s.defined = sym.st_shndx != SHN_UNDEF;
+		s.shndx = sym.st_shndx;
+		if (v && v->versym && gelf_getversym(v->versym, (int)i, &vs)) {
+			uint16_t ndx = vs & 0x7fff;
+
+			s.hidden = (vs & 0x8000) != 0;
+			if (ndx < v->n)
+				s.version = v->names[ndx];
+		} else if (!v) {
+			elfsym_split_version(&s, base, sizeof(base));
+		}
 		ret = fn(&s, arg);
 		if (ret)
 			return ret;
@@ -110,46 +198,169 @@ static int elfsym_section(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, elfsym_fn
 	return 0;
 }
 
-/*
- * Call @fn for every symbol of the file at @path: .symtab, or .dynsym when
- * the file is stripped.
- * A non-zero return from @fn stops the walk and is returned.
- */
-int elfsym_each(const char *path, elfsym_fn fn, void *arg)
+static int elfsym_table_walk(Elf *elf, uint32_t type, uint8_t table, elfsym_fn fn, void *arg,
+			     bool *found)
+{
+	struct elfsym_versions v = {NULL, NULL, 0};
+	Elf_Scn *scn = NULL;
+	int ret = 0;
+
+	if (type == SHT_DYNSYM)
+		elfsym_read_versions(elf, &v);
+	while (!ret && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type) {
+			*found = true;
+			ret = elfsym_section(elf, scn, &sh, table, type == SHT_DYNSYM ? &v : NULL,
+					     fn, arg);
+		}
+	}
+	free(v.names);
+	return ret;
+}
+
+int elfsym_each_symtab(Elf *elf, uint8_t table, elfsym_fn fn, void *arg)
+{
+	bool found = false;
+
+	return elfsym_table_walk(elf, SHT_SYMTAB, table, fn, arg, &found);
+}
+
+int elfsym_each_elf(Elf *elf, elfsym_fn fn, void *arg)
+{
+	bool found = false;
+	int ret = elfsym_table_walk(elf, SHT_DYNSYM, ELFSYM_DYNSYM, fn, arg, &found);
+
+	if (!ret)
+		ret = elfsym_table_walk(elf, SHT_SYMTAB, ELFSYM_SYMTAB, fn, arg, &found);
+	return ret;
+}
+
+bool elfsym_has_symtab(Elf *elf)
 {
 	Elf_Scn *scn = NULL;
-	Elf *elf;
-	int fd, ret = 0;
+	GElf_Shdr sh;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOSYS;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf) {
-		ret = -ENOEXEC;
-		goto out_close;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
 	}
-	/* .symtab holds every symbol .dynsym has: read .dynsym only without it */
-	for (int pass = 0; pass < 2 && !ret; pass++) {
-		uint32_t want = pass ? SHT_DYNSYM : SHT_SYMTAB;
-		bool found = false;
+	return false;
+}
 
-		scn = NULL;
-		while ((scn = elf_nextscn(elf, scn)) && !ret) {
-			GElf_Shdr sh;
+/* The GNU build-id note of @elf: its bytes in @id, their number returned (0: none). */
+static size_t elfsym_build_id(Elf *elf, uint8_t *id, size_t max)
+{
+	Elf_Scn *scn = NULL;
 
-			if (gelf_getshdr(scn, &sh) && sh.sh_type == want) {
-				found = true;
-				ret = elfsym_section(elf, scn, &sh, fn, arg);
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		size_t off = 0, name, desc;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name, &desc)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((const char *)data->d_buf + name, "GNU", 4) &&
+			    nh.n_descsz <= max && nh.n_descsz >= 2) {
+				memcpy(id, (const char *)data->d_buf + desc, nh.n_descsz);
+				return nh.n_descsz;
 			}
 		}
-		if (found)
-			break;
 	}
-	elf_end(elf);
-out_close:
-	close(fd);
+	return 0;
+}
+
+int elfsym_debug_path(Elf *elf, char *buf, size_t len)
+{
+	static const char dir[] = "/usr/lib/debug/.build-id/";
+	uint8_t id[64];
+	size_t n = elfsym_build_id(elf, id, sizeof(id)), used;
+
+	if (!n || len < sizeof(dir) + 2 * n + 8)
+		return -ENOENT;
+	memcpy(buf, dir, sizeof(dir) - 1);
+	used = sizeof(dir) - 1;
+	for (size_t i = 0; i < n; i++) {
+		static const char hex[] = "0123456789abcdef";
+
+		buf[used++] = hex[id[i] >> 4];
+		buf[used++] = hex[id[i] & 15];
+		if (i == 0)
+			buf[used++] = '/';
+	}
+	memcpy(buf + used, ".debug", 7);
+	return access(buf, R_OK) ? -ENOENT : 0;
+}
+
+int elfsym_open(const char *path, int *fd, Elf **elf)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOSYS;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
+		elfsym_close(*fd, *elf);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+void elfsym_close(int fd, Elf *elf)
+{
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+int elfsym_each(const char *path, elfsym_fn fn, void *arg)
+{
+	char debug[256];
+	Elf *elf, *delf;
+	int fd, dfd, ret;
+
+	ret = elfsym_open(path, &fd, &elf);
+	if (ret)
+		return ret;
+	ret = elfsym_each_elf(elf, fn, arg);
+	/* stripped: the names its debug file has */
+	if (!ret && !elfsym_has_symtab(elf) && !elfsym_debug_path(elf, debug, sizeof(debug)) &&
+	    !elfsym_open(debug, &dfd, &delf)) {
+		ret = elfsym_each_symtab(delf, ELFSYM_DEBUG, fn, arg);
+		elfsym_close(dfd, delf);
+	}
+	elfsym_close(fd, elf);
 	return ret;
+}
+
+long elffde_each(Elf *elf, void (*fn)(uint64_t start, uint64_t size, void *arg), void *arg)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *data;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".eh_frame"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			return 0;
+		return ehframe_walk(data->d_buf, data->d_size, sh.sh_addr, fn, arg);
+	}
+	return 0;
 }

@@ -19,18 +19,63 @@ struct elf_object {
 	bool is_shim;
 };
 
+/* Which table a symbol comes from. */
+enum elfsym_table {
+	ELFSYM_DYNSYM, /* exported: what the dynamic linker binds */
+	ELFSYM_SYMTAB, /* the file's own .symtab */
+	ELFSYM_DEBUG,  /* the .symtab of its separate debug file (by build-id) */
+};
+
 struct elf_sym {
-	const char *name;
-	uint64_t value; /* st_value */
+	const char *name;    /* without its version */
+	const char *version; /* "GLIBC_2.14"; NULL when unversioned */
+	bool hidden;	     /* a version other than the default: name@V, not name@@V */
+	uint64_t value;	     /* st_value */
 	uint64_t size;
-	uint8_t type; /* STT_FUNC, STT_OBJECT, STT_TLS, ... */
+	uint8_t type;  /* STT_FUNC, STT_GNU_IFUNC, STT_OBJECT, STT_TLS, ... */
+	uint8_t bind;  /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
+	uint8_t table; /* enum elfsym_table */
 	bool defined;
+	uint32_t shndx; /* st_shndx */
 };
 
 typedef int (*elfsym_fn)(const struct elf_sym *sym, void *arg);
 
 int elfobj_list(struct elf_object *objs, int max);
-int elfsym_each(const char *path, elfsym_fn fn, void *arg);
 bool elfobj_in_text(const struct elf_object *o, uint64_t addr, uint64_t size);
+
+/*
+ * Call @fn for every named symbol of the file at @path: .dynsym first, with
+ * its versions, then .symtab, or without one the .symtab of the file's
+ * separate debug file (/usr/lib/debug/.build-id/NN/REST.debug, as Debian's
+ * -dbg packages install them).  A symbol in several tables is seen once
+ * per table.  A non-zero return from @fn stops the walk and is returned.
+ */
+int elfsym_each(const char *path, elfsym_fn fn, void *arg);
+
+struct Elf;
+typedef struct Elf Elf;
+
+/* The same walk over an ELF already open, without the debug file. */
+int elfsym_each_elf(Elf *elf, elfsym_fn fn, void *arg);
+/* Only the .symtab of @elf, as @table says it is (the debug file's). */
+int elfsym_each_symtab(Elf *elf, uint8_t table, elfsym_fn fn, void *arg);
+
+/* Whether @elf has a .symtab of its own (is not stripped). */
+bool elfsym_has_symtab(Elf *elf);
+
+/* @elf's separate debug file, if one is installed: 0, or -ENOENT. */
+int elfsym_debug_path(Elf *elf, char *buf, size_t len);
+
+/*
+ * Call @fn with the start and size of every function @elf's .eh_frame
+ * describes (as st_values are: offsets from the load base).  Returns the
+ * number seen, or -1 when the section is malformed (after those before).
+ */
+long elffde_each(Elf *elf, void (*fn)(uint64_t start, uint64_t size, void *arg), void *arg);
+
+/* Open @path for libelf: 0, or -errno; close with elfsym_close. */
+int elfsym_open(const char *path, int *fd, Elf **elf);
+void elfsym_close(int fd, Elf *elf);
 
 #endif

@@ -155,10 +155,17 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	struct xp_frame *f;
 	uint32_t flags = 0, old, i;
 
+	/*
+	 * The shim's own calls (a slow path below, the callers' walk, a dlopen
+	 * being hooked) are not the program's evaluations: they pass through,
+	 * without a frame, so that a hooked function the slow path calls
+	 * (mremap as the shadow stack grows) cannot enter it again.
+	 */
+	if (t->busy)
+		return 1;
 	if (__builtin_expect(!w, 0)) {
-		/* the shim's own calls, and those before it is ready, are not the
-		 * program's evaluations; the others are lost */
-		if (t->busy || !(xp.enabled || xp.calibrating))
+		/* those before the shim is ready are not counted; the others are lost */
+		if (!(xp.enabled || xp.calibrating))
 			return 1;
 		if (t->released || xp.finished)
 			return eval_lost();
@@ -173,10 +180,9 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	}
 	/* idx past the worker's table: a declaration added (dlopen) after the
 	 * worker's dump ran out of room for more */
-	if (__builtin_expect(t->busy | xp.finished | (idx >= w->map.ndecls), 0)) {
+	if (__builtin_expect(xp.finished | (idx >= w->map.ndecls), 0)) {
 		flags = XP_FRAME_UNCOUNTED;
-		if (!t->busy)
-			eval_lost();
+		eval_lost();
 	}
 	/* interrupting a push (we are a signal handler): the frames below live */
 	if (!t->filling)

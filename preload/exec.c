@@ -8,17 +8,24 @@
  * new image is profiled again by the shim it loads.  exec calls made inside
  * libc (execl and its kin, system, posix_spawn) are not seen: their dumps
  * stay "incomplete" (docs/limits.md).
+ *
+ * _exit and _Exit end a process without its exit handlers, as a shell does
+ * after its children (dash leaves by _exit): the live dumps hold every
+ * evaluation that finished, so they are marked EXIT_NOW (whole, though not
+ * compacted) and the activations in progress abandoned, as for an exec.
+ * A vfork child's _exit is its own: the dumps are the parent's.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "shim.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
 
-/* Mark every dump of the process; @on false undoes it. */
-static void exec_mark(bool on)
+/* Mark every dump of the process with @flag; @on false undoes it. */
+static void exec_mark_as(uint32_t flag, bool on)
 {
 	uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
 
@@ -36,9 +43,9 @@ static void exec_mark(bool on)
 		if (on && t == &xp_self)
 			worker_close_run(w, t); /* harmless if the exec fails */
 		if (on)
-			w->map.hdr->flags |= EXTPROF_DUMP_F_EXEC;
+			w->map.hdr->flags |= flag;
 		else
-			w->map.hdr->flags &= ~EXTPROF_DUMP_F_EXEC;
+			w->map.hdr->flags &= ~flag;
 		for (uint32_t d = 0; t && d < t->depth; d++) {
 			const struct xp_frame *f = &t->stack[d];
 
@@ -54,6 +61,11 @@ static void exec_mark(bool on)
 		if (on && w->map.in_memory)
 			dump_write_compact(&w->map, 0);
 	}
+}
+
+static void exec_mark(bool on)
+{
+	exec_mark_as(EXTPROF_DUMP_F_EXEC, on);
 }
 
 /*
@@ -102,3 +114,15 @@ EXEC_WRAP(execvp, EX_EXECVP, (const char *file, char *const argv[]), (file, argv
 EXEC_WRAP(execvpe, EX_EXECVPE, (const char *file, char *const argv[], char *const envp[]),
 	  (file, argv, envp))
 EXEC_WRAP(fexecve, EX_FEXECVE, (int fd, char *const argv[], char *const envp[]), (fd, argv, envp))
+
+/* exit_group(2) itself, as glibc's _exit: no dlsym on a path a fork child may take */
+#define EXIT_WRAP(name)                                                                            \
+	XP_EXPORT __attribute__((noreturn)) void name(int status)                                  \
+	{                                                                                          \
+		exec_mark_as(EXTPROF_DUMP_F_EXIT_NOW, true);                                       \
+		for (;;)                                                                           \
+			syscall(SYS_exit_group, status);                                           \
+	}
+
+EXIT_WRAP(_exit)
+EXIT_WRAP(_Exit)

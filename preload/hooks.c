@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * hooks: turn entries into declarations.  Each entry's pattern is looked up
- * in the symbol tables of the loaded objects (the executable first, then the
- * others in load order; with @OBJECT, only the objects whose basename
+ * in the function tables of the loaded objects (the executable first, then
+ * the others in load order; with @OBJECT, only the objects whose basename
  * matches), each function found is patched, and the outcome is summed up in
  * one line: "hooked 6/7; refused 1: tiny4 is 4 bytes".
+ *
+ * What a name stands for is what the dynamic linker would bind: the
+ * default version of a versioned symbol, and for an IFUNC the
+ * implementation its resolver picks on this CPU (the resolver is called,
+ * as the loader calls it).  Some functions are never hooked, whatever
+ * their bytes say (hookable.c); an 0xOFFSET must be where a function
+ * starts (a symbol's value, or an .eh_frame FDE's start) unless the entry
+ * says it is meant (0xOFFSET!).
  */
 #include <elf.h>
 #include <errno.h>
@@ -14,50 +22,80 @@
 #include <string.h>
 
 #include "arch.h"
-#include "demangle.h"
 #include "elfsyms.h"
+#include "functab.h"
+#include "hookable.h"
 #include "hooks.h"
+#include "hooks_entry.h"
+#include "hooks_hint.h"
+#include "hooks_tally.h"
 #include "log.h"
 #include "shim.h"
 
-#define HOOKS_REFUSALS_SHOWN 4
-#define HOOKS_LATE_DECLS     32
+#ifndef STT_GNU_IFUNC
+#define STT_GNU_IFUNC 10
+#endif
 
-struct hooks_tally {
-	unsigned tried;
-	unsigned hooked;
-	unsigned refused;
-	char refusals[1024];
-};
+#define HOOKS_LATE_DECLS  32
+#define HOOKS_OFFSET_SCAN 4096 /* bytes scanned after a forced 0xOFFSET without an FDE */
 
 static struct elf_object hooks_objs[ELFOBJ_MAX];
+static struct hooks_table hooks_tabs[ELFOBJ_MAX];
 static int hooks_nobjs;
 
 struct hooks_match {
-	const struct spec_entry *e;
+	const struct hooks_want *w;
 	const struct elf_object *o;
+	struct hooks_table *tab;
 	struct hooks_tally *tally;
 	bool window;
+	bool late;
 	unsigned found;
-	bool dry; /* only look: stop at the first match (hooks_any) */
+	const char *name; /* the symbol being looked at, without its version; NULL: an offset */
 };
 
-static void hooks_refuse(struct hooks_tally *t, const char *symbol, const char *why)
-{
-	size_t used = strlen(t->refusals);
+/*
+ * Declarations by address and by key, so that tens of thousands of them
+ * are registered in linear time: open addressing, the slot holding the
+ * declaration's index + 1.  An address that changed (its object was loaded
+ * again) is left where it was and skipped: a lookup checks the declaration.
+ */
+#define HOOKS_HASH (2u * XP_MAX_DECLS)
 
-	t->refused++;
-	if (t->refused > HOOKS_REFUSALS_SHOWN)
-		return;
-	snprintf(t->refusals + used, sizeof(t->refusals) - used, "%s%s %s",
-		 t->refused > 1 ? "; " : "", symbol, why);
+static uint32_t hooks_by_addr[HOOKS_HASH];
+static uint32_t hooks_by_key[HOOKS_HASH];
+
+static uint32_t hooks_hash_u64(uint64_t v)
+{
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdull;
+	v ^= v >> 33;
+	return (uint32_t)v;
+}
+
+static uint32_t hooks_hash_key(const char *kind, const char *symbol, const char *object)
+{
+	uint64_t h = 1469598103934665603ull;
+	const char *parts[3] = {kind, symbol, object};
+
+	for (int i = 0; i < 3; i++) {
+		for (const char *p = parts[i]; *p; p++)
+			h = (h ^ (uint8_t)*p) * 1099511628211ull;
+		h = (h ^ 0x1f) * 1099511628211ull;
+	}
+	return (uint32_t)h;
 }
 
 static int hooks_find_address(uint64_t addr)
 {
-	for (uint32_t i = 0; i < xp.ndecls; i++) {
-		if (xp.decls[i].address == addr)
-			return (int)i;
+	for (uint32_t i = hooks_hash_u64(addr) % HOOKS_HASH, n = 0; n < HOOKS_HASH;
+	     i = (i + 1) % HOOKS_HASH, n++) {
+		uint32_t d = hooks_by_addr[i];
+
+		if (!d)
+			return -1;
+		if (xp.decls[d - 1].address == addr)
+			return (int)(d - 1);
 	}
 	return -1;
 }
@@ -65,51 +103,75 @@ static int hooks_find_address(uint64_t addr)
 /* A declaration of the same key: an object dlclose'd and loaded again. */
 static int hooks_find_key(const char *kind, const char *symbol, const char *object)
 {
-	for (uint32_t i = 0; i < xp.ndecls; i++) {
-		if (!strcmp(xp.decls[i].kind, kind) && !strcmp(xp.decls[i].symbol, symbol) &&
-		    !strcmp(xp.decls[i].object, object))
-			return (int)i;
+	for (uint32_t i = hooks_hash_key(kind, symbol, object) % HOOKS_HASH, n = 0; n < HOOKS_HASH;
+	     i = (i + 1) % HOOKS_HASH, n++) {
+		uint32_t d = hooks_by_key[i];
+
+		if (!d)
+			return -1;
+		if (!strcmp(xp.decls[d - 1].kind, kind) &&
+		    !strcmp(xp.decls[d - 1].symbol, symbol) &&
+		    !strcmp(xp.decls[d - 1].object, object))
+			return (int)(d - 1);
 	}
 	return -1;
 }
 
-/* Register and patch one function. */
+static void hooks_hash_put(uint32_t *table, uint32_t h, uint32_t idx)
+{
+	for (uint32_t i = h % HOOKS_HASH, n = 0; n < HOOKS_HASH; i = (i + 1) % HOOKS_HASH, n++) {
+		if (!table[i] || table[i] == idx + 1) {
+			table[i] = idx + 1;
+			return;
+		}
+	}
+}
+
+/* The loaded code of the function at @start of object @arg, when it is code. */
+static const uint8_t *hooks_code_at(uint64_t start, uint64_t size, void *arg)
+{
+	const struct elf_object *o = arg;
+
+	return elfobj_in_text(o, o->base + start, size) ? (const uint8_t *)(o->base + start) : NULL;
+}
+
+/* Register and patch one function; @symbol is the declaration's name. */
 static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, uint64_t size)
 {
 	struct hooks_tally *t = m->tally;
-	const char *kind = m->window ? "window" : m->e->kind;
+	const char *kind = m->window ? "window" : m->w->kind;
 	struct xp_decl *d, fresh;
 	struct arch_hook h;
 	uint32_t idx;
-	char why[256];
+	char why[400];
 	int dup;
 
 	t->tried++;
 	dup = hooks_find_address(addr);
 	if (dup >= 0) {
 		/* an alias, or a second entry naming the same function */
-		if (strcmp(xp.decls[dup].symbol, symbol) ||
-		    strcmp(xp.decls[dup].kind, m->e->kind)) {
+		if (strcmp(xp.decls[dup].symbol, symbol) || strcmp(xp.decls[dup].kind, kind)) {
 			snprintf(why, sizeof(why), "is already hooked as %s:%s", xp.decls[dup].kind,
 				 xp.decls[dup].symbol);
-			hooks_refuse(t, symbol, why);
+			hooks_tally_refuse(t, symbol, why);
 		} else {
 			t->tried--;
 		}
 		return;
 	}
 	if (!elfobj_in_text(m->o, addr, size)) {
-		hooks_refuse(t, symbol, "is not in an executable segment");
+		hooks_tally_refuse(t, symbol, "is not in an executable segment");
 		return;
 	}
 	dup = hooks_find_key(kind, symbol, m->o->name);
 	idx = dup >= 0 ? (uint32_t)dup : xp.ndecls;
 	if (idx == XP_MAX_DECLS) {
-		hooks_refuse(t, symbol, "is past the limit of declarations");
+		snprintf(why, sizeof(why), "is past the limit of %u declarations", XP_MAX_DECLS);
+		hooks_tally_refuse(t, symbol, why);
 		return;
 	}
 	if (dup < 0 && !worker_room_for_decl()) {
-		hooks_refuse(t, symbol, "finds no room left in the dumps already made");
+		hooks_tally_refuse(t, symbol, "finds no room left in the dumps already made");
 		return;
 	}
 	d = &fresh;
@@ -121,13 +183,20 @@ static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, 
 	d->offset = addr - m->o->base;
 	d->size = size;
 	d->window = m->window;
-	if (arch_prepare_hook(addr, size, idx, &h, why, sizeof(why))) {
-		hooks_refuse(t, symbol, why);
+	/* the object's branches, once, at its first function hooked */
+	if (m->tab &&
+	    functab_scan_jumps(&m->tab->tab, hooks_code_at, (void *)m->o, arch_each_branch))
+		log_msg("%s: out of memory scanning its branches", m->o->name);
+	if (arch_prepare_hook(addr, size, idx, m->tab ? &m->tab->tab : NULL, m->o->base, &h, why,
+			      sizeof(why))) {
+		hooks_tally_refuse(t, symbol, why);
 		return;
 	}
 	d->stub = h.stub;
 	xp.decls[idx] = fresh;
+	hooks_hash_put(hooks_by_addr, hooks_hash_u64(addr), idx);
 	if (dup < 0) {
+		hooks_hash_put(hooks_by_key, hooks_hash_key(kind, symbol, m->o->name), idx);
 		/* in every dump before any thread can reach it */
 		worker_add_decl(idx);
 		__atomic_store_n(&xp.ndecls, xp.ndecls + 1, __ATOMIC_RELEASE);
@@ -136,126 +205,222 @@ static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, 
 		xp.window_decl = idx;
 	if (arch_commit_hook(&h, why, sizeof(why))) {
 		/* listed, never called */
-		hooks_refuse(t, symbol, why);
+		hooks_tally_refuse(t, symbol, why);
 		return;
 	}
 	t->hooked++;
 }
 
-static int hooks_visit_symbol(const struct elf_sym *s, void *arg)
+/* An IFUNC's choice on this CPU: its resolver called as the loader calls it. */
+static uint64_t hooks_resolve_ifunc(const struct elf_object *o, uint64_t value)
 {
-	struct hooks_match *m = arg;
+	uint64_t (*resolver)(void) = (uint64_t(*)(void))(o->base + value);
 
-	char qualified[256];
-
-	if (!s->defined || !s->size || s->type != STT_FUNC)
-		return 0;
-	/* a .cold part is a branch target of its function, not a function */
-	if (strstr(s->name, ".cold"))
-		return 0;
-	/* C++: "ns::fn" matches too; the symbol stays mangled, and unique */
-	if (fnmatch(m->e->pattern, s->name, 0) &&
-	    (!demangle_qualified(s->name, qualified, sizeof(qualified)) ||
-	     fnmatch(m->e->pattern, qualified, 0)))
-		return 0;
-	m->found++;
-	if (m->dry)
-		return 1;
-	hooks_add(m, s->name, m->o->base + s->value, s->size);
-	return 0;
+	return resolver() - o->base;
 }
 
-struct hooks_containing {
-	uint64_t value;
-	const char *name;
-	uint64_t size;
-	char buf[256];
-};
-
-static int hooks_visit_containing(const struct elf_sym *s, void *arg)
+/*
+ * The rule of hookable.c that refuses the function at @value of @tab, by
+ * one of its names or another name at the same address; NULL when none.
+ */
+static const struct hookable_rule *hooks_denied(const struct hooks_table *tab, uint64_t value,
+						const char *name)
 {
-	struct hooks_containing *c = arg;
+	const struct hookable_rule *r = name ? hookable_rule_for(name, xp.counter.kind) : NULL;
 
-	if (s->defined && s->type == STT_FUNC && s->value == c->value && s->size) {
-		snprintf(c->buf, sizeof(c->buf), "%s", s->name);
-		c->name = c->buf;
-		c->size = s->size;
-		return 1;
+	if (r)
+		return r;
+	for (size_t i = 0; i < tab->ndenied; i++) {
+		if (tab->denied[i] == value)
+			return tab->denied_rule[i];
 	}
-	return 0;
+	return NULL;
 }
 
-/* 0xOFFSET from the object's load base: a stripped object's function. */
-static void hooks_add_offset(struct hooks_match *m)
+/* The addresses hookable.c's rules name in @tab's object. */
+static void hooks_find_denied(struct hooks_table *tab, const struct elf_object *o)
 {
-	struct hooks_containing c = {0, NULL, 0, ""};
-	char *end, name[256];
-	uint64_t addr;
+	for (size_t i = 0; i < tab->tab.nsyms && tab->ndenied < HOOKS_DENIED_MAX; i++) {
+		const struct functab_sym *s = &tab->tab.syms[i];
+		const struct hookable_rule *r = hookable_rule_for(s->name, xp.counter.kind);
 
-	c.value = strtoull(m->e->pattern, &end, 16);
-	if (*end) {
-		log_msg("hook %s:%s: '%s' is not a hexadecimal offset", m->e->kind, m->e->pattern,
-			m->e->pattern);
+		if (!r)
+			continue;
+		tab->denied[tab->ndenied] =
+			s->type == STT_GNU_IFUNC ? hooks_resolve_ifunc(o, s->value) : s->value;
+		tab->denied_rule[tab->ndenied++] = r;
+	}
+}
+
+struct hooks_table *hooks_table_of(int i)
+{
+	struct hooks_table *tab = &hooks_tabs[i];
+
+	if (!tab->read) {
+		tab->read = true;
+		tab->err = functab_read(&tab->tab, hooks_objs[i].path);
+		if (!tab->err)
+			hooks_find_denied(tab, &hooks_objs[i]);
+	}
+	return tab->err ? NULL : tab;
+}
+
+static void hooks_tables_free(void)
+{
+	for (int i = 0; i < ELFOBJ_MAX; i++) {
+		if (hooks_tabs[i].read)
+			functab_free(&hooks_tabs[i].tab);
+		memset(&hooks_tabs[i], 0, sizeof(hooks_tabs[i]));
+	}
+}
+
+/* Refused by hookable.c, said; false when it may be hooked. */
+static bool hooks_refused_by_rule(struct hooks_match *m, const char *symbol, uint64_t value)
+{
+	const struct hookable_rule *r = hooks_denied(m->tab, value, m->name);
+	char why[256];
+
+	if (hookable_is_shim(m->o->name) || (value && value == m->tab->tab.entry)) {
+		m->tally->tried++;
+		hooks_tally_refuse(m->tally, symbol,
+				   value == m->tab->tab.entry ? HOOKABLE_ENTRY_REASON
+							      : HOOKABLE_SHIM_REASON);
+		return true;
+	}
+	if (!r)
+		return false;
+	m->tally->tried++;
+	hooks_tally_refuse(m->tally, symbol,
+			   hookable_reason(r, m->name ? m->name : symbol, why, sizeof(why)));
+	return true;
+}
+
+/* One function of the table that answers to the entry. */
+static void hooks_add_sym(struct hooks_match *m, const struct functab_sym *s)
+{
+	const struct functab *t = &m->tab->tab;
+	const struct functab_sym *best;
+	uint64_t value = s->value, size = s->size;
+	char symbol[300], impl[300];
+
+	m->found++;
+	/* of aliases that all answer (a glob), the best name is the one hooked */
+	best = functab_sym_at(t, s->value);
+	if (best && best != s && best->type == s->type && hooks_want_matches(m->w, best))
+		return;
+	functab_sym_name(s, symbol, sizeof(symbol));
+	m->name = s->name;
+	if (hookable_is_shim(m->o->name) || hooks_denied(m->tab, value, s->name) ||
+	    value == t->entry) {
+		hooks_refused_by_rule(m, symbol, value);
 		return;
 	}
-	addr = m->o->base + c.value;
-	elfsym_each(m->o->path, hooks_visit_containing, &c);
-	if (!c.name) {
-		/* No symbol: scan what the segment allows, up to 4 KiB. */
-		snprintf(name, sizeof(name), "%s", m->e->pattern);
-		c.name = name;
-		c.size = addr < m->o->text_hi ? m->o->text_hi - addr : 0;
-		if (c.size > 4096)
-			c.size = 4096;
+	if (s->type == STT_GNU_IFUNC) {
+		const struct functab_sym *at;
+
+		value = hooks_resolve_ifunc(m->o, s->value);
+		size = functab_size_at(t, value);
+		at = functab_sym_at(t, value);
+		if (at)
+			functab_sym_name(at, impl, sizeof(impl));
+		else
+			snprintf(impl, sizeof(impl), "0x%llx", (unsigned long long)value);
+		if (!size) {
+			char why[400];
+
+			m->tally->tried++;
+			snprintf(
+				why, sizeof(why),
+				"is an IFUNC whose choice on this CPU, %s, has no size (no symbol, "
+				"no .eh_frame entry)",
+				impl);
+			hooks_tally_refuse(m->tally, symbol, why);
+			return;
+		}
+		if (hooks_refused_by_rule(m, symbol, value))
+			return;
+		hooks_tally_ifunc(m->tally, symbol, impl);
 	}
-	m->found++;
-	hooks_add(m, c.name, addr, c.size);
+	hooks_add(m, symbol, m->o->base + value, size);
 }
 
-static bool hooks_object_matches(const struct spec_entry *e, const struct elf_object *o)
+/*
+ * 0xOFFSET from the object's load base: a function's start, which a
+ * stripped object's .eh_frame still gives; anywhere else only with '!'.
+ */
+static void hooks_add_offset(struct hooks_match *m)
 {
-	if (e->object[0])
-		return !fnmatch(e->object, o->name, 0);
+	const struct functab *t = &m->tab->tab;
+	const struct hooks_want *w = m->w;
+	const struct functab_sym *at = functab_sym_at(t, w->off), *in;
+	const struct functab_fde *fde = functab_fde_holding(t, w->off);
+	char name[300], why[400];
+	uint64_t size = functab_size_at(t, w->off);
+
+	m->found++;
+	if (at)
+		functab_sym_name(at, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)w->off);
+	if (size && (at || (fde && fde->start == w->off))) {
+		if (!hooks_refused_by_rule(m, name, w->off))
+			hooks_add(m, name, m->o->base + w->off, size);
+		return;
+	}
+	if (!w->forced) {
+		in = functab_sym_holding(t, w->off);
+		m->tally->tried++;
+		if (in)
+			snprintf(why, sizeof(why),
+				 "is inside %s (+0x%llx), not a function's start; %s! hooks it "
+				 "all the same",
+				 functab_sym_name(in, name, sizeof(name)),
+				 (unsigned long long)(w->off - in->value), w->pattern);
+		else if (fde)
+			snprintf(why, sizeof(why),
+				 "is inside the function at 0x%llx (+0x%llx, from .eh_frame), not "
+				 "its start; %s! hooks it all the same",
+				 (unsigned long long)fde->start,
+				 (unsigned long long)(w->off - fde->start), w->pattern);
+		else
+			snprintf(why, sizeof(why),
+				 "is in no function the object describes (no symbol, no .eh_frame "
+				 "entry); %s! hooks it all the same",
+				 w->pattern);
+		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)w->off);
+		hooks_tally_refuse(m->tally, name, why);
+		return;
+	}
+	/* meant: scan to the end of what holds it, or what the segment allows */
+	snprintf(name, sizeof(name), "0x%llx", (unsigned long long)w->off);
+	if (fde) {
+		size = fde->start + fde->size - w->off;
+	} else if ((in = functab_sym_holding(t, w->off))) {
+		size = in->value + in->size - w->off;
+	} else {
+		uint64_t addr = m->o->base + w->off;
+
+		size = addr < m->o->text_hi ? m->o->text_hi - addr : 0;
+		if (size > HOOKS_OFFSET_SCAN)
+			size = HOOKS_OFFSET_SCAN;
+	}
+	if (!hooks_refused_by_rule(m, name, w->off))
+		hooks_add(m, name, m->o->base + w->off, size);
+}
+
+static bool hooks_object_matches(const struct hooks_want *w, const struct elf_object *o)
+{
+	if (w->object[0])
+		return !fnmatch(w->object, o->name, 0);
 	return !o->is_shim;
 }
 
-static void hooks_say_no_match(const struct spec_entry *e)
-{
-	log_msg("hook %s:%s%s%s: no function matches", e->kind, e->pattern, e->object[0] ? "@" : "",
-		e->object);
-}
-
-static void hooks_say_no_window(const char *window)
-{
-	log_msg("EXTPROF_WINDOW=%s: not hooked; the window is the whole run", window);
-}
-
-/* What @e names: a function of a loaded object, an object not loaded yet, or nothing. */
-static enum hooks_found hooks_entry_any(const struct spec_entry *e)
-{
-	bool any_object = false;
-
-	for (int i = 0; i < hooks_nobjs; i++) {
-		struct hooks_match m = {e, &hooks_objs[i], NULL, false, 0, true};
-
-		if (!hooks_object_matches(e, &hooks_objs[i]))
-			continue;
-		any_object = true;
-		if (!strncmp(e->pattern, "0x", 2))
-			return HOOKS_NOW;
-		elfsym_each(hooks_objs[i].path, hooks_visit_symbol, &m);
-		if (m.found)
-			return HOOKS_NOW;
-	}
-	return e->object[0] && !any_object ? HOOKS_LATER : HOOKS_NONE;
-}
-
-/* Whether some declaration already answers to @e. */
-static bool hooks_find_any(const struct spec_entry *e)
+/* Whether some declaration already answers to @w. */
+static bool hooks_find_any(const struct hooks_want *w)
 {
 	for (uint32_t i = 0; i < xp.ndecls; i++) {
-		if (!fnmatch(e->pattern, xp.decls[i].symbol, 0) &&
-		    (!e->object[0] || !fnmatch(e->object, xp.decls[i].object, 0)))
+		if (!fnmatch(w->pattern, xp.decls[i].symbol, 0) &&
+		    (!w->object[0] || !fnmatch(w->object, xp.decls[i].object, 0)))
 			return true;
 	}
 	return false;
@@ -290,6 +455,25 @@ static void hooks_remember_objects(void)
 	}
 }
 
+/* Every function of object @i that answers to @m's entry. */
+static void hooks_match_object(struct hooks_match *m, int i)
+{
+	struct functab *t;
+
+	m->tab = hooks_table_of(i);
+	if (!m->tab)
+		return;
+	t = &m->tab->tab;
+	if (m->w->offset) {
+		hooks_add_offset(m);
+		return;
+	}
+	for (size_t k = 0; k < t->nsyms; k++) {
+		if (hooks_want_matches(m->w, &t->syms[k]))
+			hooks_add_sym(m, &t->syms[k]);
+	}
+}
+
 /*
  * One entry: every object in order; without @OBJECT, the first that has it.
  * @late: only objects loaded since the last look, and only for entries that
@@ -298,44 +482,82 @@ static void hooks_remember_objects(void)
 static void hooks_resolve(const struct spec_entry *e, struct hooks_tally *tally, bool window,
 			  bool late)
 {
+	struct hooks_want w;
 	bool any_object = false;
+	unsigned found = 0;
+	char text[700];
 
-	if (late && !e->object[0])
+	hooks_want_parse(&w, e);
+	if (late && !w.object[0])
 		return;
+	if (w.bad_offset) {
+		if (!late)
+			log_msg("hook %s: '%s' is not a hexadecimal offset (0xOFFSET, or 0xOFFSET! "
+				"for one that is not a function's start)",
+				hooks_want_text(&w, text, sizeof(text)), w.pattern);
+		return;
+	}
 	for (int i = 0; i < hooks_nobjs; i++) {
-		struct hooks_match m = {e, &hooks_objs[i], tally, window, 0};
+		struct hooks_match m = {&w, &hooks_objs[i], NULL, tally, window, late, 0};
 
-		if (!hooks_object_matches(e, &hooks_objs[i]))
+		if (!hooks_object_matches(&w, &hooks_objs[i]))
 			continue;
 		if (late && !hooks_is_new(&hooks_objs[i]))
 			continue;
 		any_object = true;
-		if (!strncmp(e->pattern, "0x", 2))
-			hooks_add_offset(&m);
-		else
-			elfsym_each(hooks_objs[i].path, hooks_visit_symbol, &m);
-		if (m.found && (!e->object[0] || !strncmp(e->pattern, "0x", 2)))
+		hooks_match_object(&m, i);
+		found += m.found;
+		if (m.found && (!w.object[0] || w.offset))
 			return;
 	}
 	if (late)
 		return;
 	if (!any_object)
-		log_msg("hook %s:%s@%s: no loaded object is called %s yet; hooked if it is "
-			"dlopen'ed",
-			e->kind, e->pattern, e->object, e->object);
-	else if (!hooks_find_any(e))
-		hooks_say_no_match(e);
+		log_msg("hook %s: no loaded object is called %s yet; hooked if it is dlopen'ed",
+			hooks_want_text(&w, text, sizeof(text)), w.object);
+	else if (!found && !hooks_find_any(&w))
+		hooks_hint_no_match(&w, hooks_objs, hooks_nobjs);
 }
 
-static void hooks_say_tally(const struct hooks_tally *t, const char *where)
+/* "PATTERN[@OBJECT]" of EXTPROF_WINDOW, as an entry of kind window. */
+static void hooks_window_entry(struct spec_entry *e, const char *window)
 {
-	if (!t->tried)
-		return;
-	if (t->refused)
-		log_msg("hooked %u/%u%s; refused %u: %s%s", t->hooked, t->tried, where, t->refused,
-			t->refusals, t->refused > HOOKS_REFUSALS_SHOWN ? "; ..." : "");
-	else
-		log_msg("hooked %u/%u%s", t->hooked, t->tried, where);
+	const char *at = strchr(window, '@');
+	size_t n = at ? (size_t)(at - window) : strlen(window);
+
+	memset(e, 0, sizeof(*e));
+	strcpy(e->kind, "window");
+	if (n >= sizeof(e->pattern))
+		n = sizeof(e->pattern) - 1;
+	memcpy(e->pattern, window, n);
+	if (at)
+		snprintf(e->object, sizeof(e->object), "%s", at + 1);
+}
+
+/* What @e names: a function of a loaded object, an object not loaded yet, or nothing. */
+static enum hooks_found hooks_entry_any(const struct spec_entry *e)
+{
+	struct hooks_want w;
+	bool any_object = false;
+
+	hooks_want_parse(&w, e);
+	if (w.bad_offset)
+		return HOOKS_NONE;
+	for (int i = 0; i < hooks_nobjs; i++) {
+		const struct hooks_table *tab;
+
+		if (!hooks_object_matches(&w, &hooks_objs[i]))
+			continue;
+		any_object = true;
+		if (w.offset)
+			return HOOKS_NOW;
+		tab = hooks_table_of(i);
+		for (size_t k = 0; tab && k < tab->tab.nsyms; k++) {
+			if (hooks_want_matches(&w, &tab->tab.syms[k]))
+				return HOOKS_NOW;
+		}
+	}
+	return w.object[0] && !any_object ? HOOKS_LATER : HOOKS_NONE;
 }
 
 /* What hooks_any() found nothing for, for hooks_say_unmatched(). */
@@ -344,24 +566,16 @@ static const char *hooks_unmatched_window;
 
 void hooks_say_unmatched(void)
 {
+	struct hooks_want w;
+
 	if (hooks_unmatched_window && *hooks_unmatched_window)
-		hooks_say_no_window(hooks_unmatched_window);
-	for (int i = 0; hooks_unmatched && i < hooks_unmatched->n; i++)
-		hooks_say_no_match(&hooks_unmatched->entries[i]);
-}
-
-/* EXTPROF_WINDOW as an entry, in hooks_window. */
-static void hooks_set_window(const char *window)
-{
-	char *at;
-
-	strcpy(hooks_window.kind, "window");
-	snprintf(hooks_window.pattern, sizeof(hooks_window.pattern), "%s", window);
-	at = strchr(hooks_window.pattern, '@');
-	if (at) {
-		*at = '\0';
-		snprintf(hooks_window.object, sizeof(hooks_window.object), "%s", at + 1);
+		log_msg("EXTPROF_WINDOW=%s: not hooked; the window is the whole run",
+			hooks_unmatched_window);
+	for (int i = 0; hooks_unmatched && i < hooks_unmatched->n; i++) {
+		hooks_want_parse(&w, &hooks_unmatched->entries[i]);
+		hooks_hint_no_match(&w, hooks_objs, hooks_nobjs);
 	}
+	hooks_tables_free();
 }
 
 enum hooks_found hooks_any(const struct spec_list *list, const char *window)
@@ -373,7 +587,7 @@ enum hooks_found hooks_any(const struct spec_list *list, const char *window)
 	hooks_unmatched_window = window;
 	hooks_nobjs = elfobj_list(hooks_objs, ELFOBJ_MAX);
 	if (window && *window) {
-		hooks_set_window(window);
+		hooks_window_entry(&hooks_window, window);
 		found = hooks_entry_any(&hooks_window);
 	}
 	for (int i = 0; i < list->n && found != HOOKS_NOW; i++) {
@@ -382,6 +596,9 @@ enum hooks_found hooks_any(const struct spec_list *list, const char *window)
 		if (f > found)
 			found = f;
 	}
+	/* the tables' refusals depend on the counter, not chosen yet: read again */
+	if (found != HOOKS_NONE)
+		hooks_tables_free();
 	return found;
 }
 
@@ -399,10 +616,11 @@ int hooks_install(const struct spec_list *list, const char *window)
 	hooks_nobjs = elfobj_list(hooks_objs, ELFOBJ_MAX);
 	xp.window_decl = UINT32_MAX;
 	if (window && *window) {
-		hooks_set_window(window);
+		hooks_window_entry(&hooks_window, window);
 		hooks_resolve(&hooks_window, &tally, true, false);
 		if (xp.window_decl == UINT32_MAX)
-			hooks_say_no_window(window);
+			log_msg("EXTPROF_WINDOW=%s: not hooked; the window is the whole run",
+				window);
 	}
 	for (int i = 0; i < list->n; i++) {
 		hooks_resolve(&list->entries[i], &tally, false, false);
@@ -411,7 +629,8 @@ int hooks_install(const struct spec_list *list, const char *window)
 	/* room in every dump for what a later dlopen may add */
 	xp.meta.late_decls = named_objects ? HOOKS_LATE_DECLS : 0;
 	hooks_remember_objects();
-	hooks_say_tally(&tally, "");
+	hooks_tables_free();
+	hooks_tally_say(&tally, "");
 	return (int)tally.hooked;
 }
 
@@ -441,6 +660,7 @@ void hooks_rescan(void)
 	for (int i = 0; hooks_list && i < hooks_list->n; i++)
 		hooks_resolve(&hooks_list->entries[i], &tally, false, true);
 	hooks_remember_objects();
+	hooks_tables_free();
 	arch_seal_code();
-	hooks_say_tally(&tally, where);
+	hooks_tally_say(&tally, where);
 }

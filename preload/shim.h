@@ -17,7 +17,13 @@
 /* Nothing of the shim's is for the program to see or interpose. */
 #pragma GCC visibility push(hidden)
 
-#define XP_MAX_DECLS   4096
+/*
+ * Declarations a process may have: address space reserved for them once
+ * (worker.c), used as they come; a C++ library's every function is tens of
+ * thousands.  Each worker's live dump still holds a dense histogram row per
+ * declaration (about 30 KB, untouched until it is called: a sparse file).
+ */
+#define XP_MAX_DECLS   (1u << 18)
 #define XP_MAX_WORKERS 1024
 
 /* One registered function. */
@@ -99,7 +105,7 @@ struct xp_state {
 	bool finished;	  /* the process is exiting: pass calls through */
 	bool calibrating; /* workers count in anonymous memory */
 	uint32_t ndecls;
-	struct xp_decl decls[XP_MAX_DECLS];
+	struct xp_decl *decls; /* XP_MAX_DECLS reserved at start-up, ndecls used */
 	struct xp_counter counter;
 	struct dump_meta meta;
 	char dir[4096];

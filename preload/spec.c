@@ -27,9 +27,15 @@ static bool spec_valid_kind(const char *k)
 	return true;
 }
 
-/* The @n hex digits after an offset's "0x": 1 to 16 of them. */
+/*
+ * The @n characters after an offset's "0x": 1 to 16 hex digits, and a '!'
+ * after them when the user means an offset that is no function's start
+ * (hooks_entry.c reads it).
+ */
 static bool spec_valid_offset(const char *hex, size_t n)
 {
+	if (n && hex[n - 1] == '!')
+		n--;
 	if (!n || n > 16)
 		return false;
 	for (size_t i = 0; i < n; i++) {

@@ -30,6 +30,17 @@ static void worker_thread_exit(void *arg)
 	worker_release_self();
 }
 
+static struct dump_decl_info *worker_decl_info;
+
+/* Address space for XP_MAX_DECLS of @size bytes each: only what is used is ever touched. */
+static void *worker_reserve(size_t size)
+{
+	void *p = mmap(NULL, (size_t)XP_MAX_DECLS * size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 int worker_init_pool(void)
 {
 	int err = pthread_key_create(&worker_key, worker_thread_exit);
@@ -37,6 +48,11 @@ int worker_init_pool(void)
 	if (err)
 		return -err;
 	worker_key_ok = true;
+	/* the declarations, and what a new dump is made from */
+	xp.decls = worker_reserve(sizeof(*xp.decls));
+	worker_decl_info = worker_reserve(sizeof(*worker_decl_info));
+	if (!xp.decls || !worker_decl_info)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -148,8 +164,7 @@ static int worker_dump_name(char *buf, size_t size, uint32_t index)
 	return n + 1 >= size ? -ENAMETOOLONG : 0;
 }
 
-/* Both used under worker_layout_busy only (below). */
-static struct dump_decl_info worker_decl_info[XP_MAX_DECLS];
+/* Used under worker_layout_busy only (below). */
 static char worker_path[4096];
 
 /*
@@ -291,6 +306,24 @@ static void worker_abandon_frames(struct xp_worker *w, struct xp_thread *t)
 	}
 }
 
+/*
+ * At exit, this thread's open activations: abandoned, but left on the
+ * shadow stack, uncounted, for those that still return (exit runs the
+ * shim's destructor from _dl_fini, which returns, and may be hooked).
+ */
+static void worker_abandon_in_place(struct xp_worker *w, struct xp_thread *t)
+{
+	for (uint32_t d = t->depth; d > 0; d--) {
+		struct xp_frame *f = &t->stack[d - 1];
+
+		if (f->flags & XP_FRAME_UNCOUNTED)
+			continue;
+		w->map.decls[f->idx].open--;
+		w->map.decls[f->idx].abandoned++;
+		f->flags = XP_FRAME_UNCOUNTED;
+	}
+}
+
 void worker_close_run(struct xp_worker *w, struct xp_thread *t)
 {
 	uint64_t now = xp_counter_read();
@@ -314,6 +347,8 @@ void worker_release_self(void)
 	struct xp_worker *w = t->worker;
 
 	t->released = 1;
+	/* what the shim calls from here on (munmap, close) is its own */
+	t->busy = 1;
 	if (!w)
 		return;
 	worker_abandon_frames(w, t);
@@ -395,6 +430,8 @@ void worker_finish_all(void)
 	int err;
 
 	xp.finished = true;
+	/* the dumps' writing calls what the program may have hooked: not its calls */
+	self->busy = 1;
 	/* the process's lost calls, said once, in the first dump */
 	for (uint32_t i = 0; i < n; i++) {
 		if (xp.workers[i].map.base) {
@@ -410,7 +447,7 @@ void worker_finish_all(void)
 		if (!w->map.base)
 			continue;
 		if (t == self) {
-			worker_abandon_frames(w, t);
+			worker_abandon_in_place(w, t);
 			worker_close_run(w, t);
 		} else if (t) {
 			/* Another thread still running: count what it has open. */

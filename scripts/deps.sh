@@ -10,7 +10,11 @@ set -euo pipefail
 # protobuf-c (protoc-c and the library) and zlib write report --format pprof,
 # golang-go's go tool pprof reads it back in its test, and valgrind's
 # callgrind_annotate reads report --format callgrind (golang-go is the
-# largest: about 80 MB, 20-25 s of a fresh install on the 2-core CI VM).
+# largest: about 80 MB, 20-25 s of a fresh install on the 2-core CI VM); the
+# real programs of tests/integration/test_real.c: lua5.4, jq and libjq (with its
+# headers, for a program linked with it), clang with libLLVM; libc6-dbg names
+# libc's static functions and IFUNC implementations (the shim reads a
+# stripped object's debug file, when there is one).
 EXTPROF_PACKAGES=(
 	gcc
 	g++
@@ -35,6 +39,10 @@ EXTPROF_PACKAGES=(
 	uftrace
 	time
 	python3
+	lua5.4
+	jq
+	libjq-dev
+	libc6-dbg
 )
 
 deps_missing() {

@@ -34,6 +34,7 @@
 #define EXTPROF_DUMP_F_COMPACT	(1u << 1) /* rewritten at exit: sparse histogram */
 #define EXTPROF_DUMP_F_WINDOW	(1u << 2) /* a window function was configured */
 #define EXTPROF_DUMP_F_EXEC	(1u << 3) /* the image ended by exec: its counts are whole */
+#define EXTPROF_DUMP_F_EXIT_NOW (1u << 4) /* the process left by _exit: its counts are whole */
 
 /* header.counter */
 enum extprof_counter_kind {

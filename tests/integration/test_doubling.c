@@ -516,3 +516,63 @@ Test(doubling, checker_invariants_in_real_time, .timeout = 240)
 	}
 	cr_expect(ok, "type_ok O(N) and consistent O(N²) per evaluation in 3 tries");
 }
+
+/* The per-eval fit of @name in a doubling @report: its model, or "-". */
+static const char *per_eval_model(json_t *report, const char *name, const char **stat)
+{
+	json_t *d = harness_decl(report, name);
+	json_t *fit = json_object_get(json_object_get(d, "per_eval"), "fit");
+	const char *m = json_string_value(json_object_get(fit, "model"));
+
+	*stat = json_string_value(json_object_get(d, "stat"));
+	*stat = *stat ? *stat : "-";
+	return m ? m : "-";
+}
+
+/*
+ * Issue 10: with default options (no --stat, no --repeat) on tsc, the
+ * example checker's type_ok fits N and consistent N², each on its floor.
+ * Four sizes, 32 to 256 RMs, a few hundred states each: under a second.
+ * A shared machine can disturb a whole try: up to 3 tries.
+ */
+Test(doubling, checker_invariants_by_default_on_tsc, .timeout = 240)
+{
+	const char *checker = harness_path("CHECKER_PLAIN_O2");
+	char why[256] = "";
+	bool ok = false;
+
+	for (int attempt = 0; attempt < 3 && !ok; attempt++) {
+		char *tmp = harness_tmpdir("doubling"), *base = subdir(tmp, "runs");
+		const char *args[] = {"--sizes",   "32,64,128,256",
+				      "--counter", "tsc",
+				      "-H",	   "invariant:type_ok",
+				      "-H",	   "invariant:consistent",
+				      "-o",	   base,
+				      "--format",  "json",
+				      "--",	   checker,
+				      "-n",	   "{N}",
+				      "-m",	   "100",
+				      "-w",	   "1",
+				      NULL};
+		const char *st, *sc, *mt, *mc;
+		struct run_result r;
+		json_t *report;
+
+		doubling(&r, args);
+		report = parse(&r);
+		cr_expect_str_eq(json_string_value(json_object_get(report, "stat")), "auto");
+		mt = per_eval_model(report, "type_ok", &st);
+		mc = per_eval_model(report, "consistent", &sc);
+		ok = !strcmp(mt, "N") && !strcmp(mc, "N^2") && !strcmp(st, "min") &&
+		     !strcmp(sc, "min");
+		snprintf(why, sizeof(why), "type_ok %s (stat %s), consistent %s (stat %s)", mt, st,
+			 mc, sc);
+		if (!ok)
+			fprintf(stderr, "[WARN] try %d: %s\n", attempt + 1, why);
+		json_decref(report);
+		harness_free(&r);
+		free(base);
+		harness_rmdir(tmp);
+	}
+	cr_expect(ok, "type_ok N and consistent N² in 3 tries; the last: %s", why);
+}

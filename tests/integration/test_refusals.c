@@ -18,7 +18,8 @@
 
 static const char *const hookable[] = {"rip_load",   "rip_lea",     "rip_store",
 				       "rip_cmp",    "call_first",  "icall_first",
-				       "jmp_first",  "jcc_first",   "plain_c"};
+				       "jmp_first",  "jcc_first",   "ret_last",
+				       "mov_ret",    "plain_c"};
 
 /* The reason the shim gives for @fn in @cell ("" when it should hook it). */
 static void refusal_reason(const char *fn, const struct matrix_cell *c, char *buf, size_t n)
@@ -101,7 +102,7 @@ Test(refusals, hooked_beside_refused)
 		matrix_run(argv, hooks, dir, NULL, &hooked);
 		matrix_expect_same(&t, c, "run", &plain, &hooked);
 		line = harness_hook_line(hooked.err);
-		MX_EXPECT(&t, c, !strncmp(line, "extprof: hooked 9/14; refused 5: ", 33),
+		MX_EXPECT(&t, c, !strncmp(line, "extprof: hooked 11/16; refused 5: ", 34),
 			  "[refusals %s] %s", c->name, hooked.err);
 		report = harness_report_try(dir, NULL, why, sizeof(why));
 		MX_EXPECT(&t, c, report, "[refusals %s] %s", c->name, why);

@@ -57,7 +57,8 @@ static const char *symbols_row(const char *out, const char *name, char *status, 
 
 static const char *const refusal_funcs[] = {
 	"tiny4", "ret_early", "loop_back", "endbr_back", "jrcxz_first", "rip_load", "rip_lea",
-	"rip_store", "rip_cmp", "call_first", "icall_first", "jmp_first", "jcc_first", "plain_c"};
+	"rip_store", "rip_cmp", "call_first", "icall_first", "jmp_first", "jcc_first", "ret_last",
+	"mov_ret", "plain_c"};
 
 /* In every cell, each function's verdict is the one the shim gives when asked to hook it. */
 Test(symbols, same_verdict_as_the_shim)
@@ -182,24 +183,135 @@ static char *strip_copy(const char *src, const char *dir, const char *name)
 	return dst;
 }
 
-/* A stripped executable: .dynsym names none of its functions; said, status 0. */
+/*
+ * A stripped executable: .dynsym names none of its functions, .eh_frame
+ * gives them all as 0xOFFSET; said, status 0.  Each such row's verdict is
+ * the shim's on a KIND:0xOFFSET entry, and the program runs the same.
+ */
 Test(symbols, stripped_executable)
 {
 	char *exe = matrix_exe("refusals", &matrix_cells[5]), *dir = harness_tmpdir("strip");
 	char *copy = strip_copy(exe, dir, "refusals-stripped");
-	const char *args[] = {copy, NULL};
-	struct run_result r;
+	const char *args[] = {copy, NULL}, *argv[] = {copy, NULL};
+	struct run_result r, plain;
+	unsigned rows = 0, hooked = 0;
+	const char *p;
 
 	symbols_run(args, &r);
 	cr_expect_eq(r.status, 0, "%s", r.err);
-	cr_expect_str_eq(r.out, "    SIZE  STATUS    NAME  REASON\n");
+	cr_expect(!strncmp(r.out, "    SIZE  STATUS    NAME  REASON\n", 33), "%s", r.out);
 	cr_expect(strstr(r.err, "is stripped (no .symtab): only the 0 functions its .dynsym "
-				"exports are listed; hook the others as KIND:0xOFFSET"),
+				"exports are named; the "),
 		  "%s", r.err);
+	cr_expect(strstr(r.err, "more its .eh_frame describes are listed as 0xOFFSET"), "%s",
+		  r.err);
+	matrix_run(argv, NULL, NULL, NULL, &plain);
+	for (p = strchr(r.out, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+		char status[16], name[64], hooks[96], want[512], *sub = harness_tmpdir("stripoff");
+		unsigned long long size;
+		struct run_result h;
+
+		cr_assert(sscanf(p + 1, "%llu %15s %63s", &size, status, name) == 3, "%s", p);
+		cr_expect(!strncmp(name, "0x", 2), "a name in a stripped executable: %s", name);
+		rows++;
+		snprintf(hooks, sizeof(hooks), "function:%s", name);
+		matrix_run(argv, hooks, sub, NULL, &h);
+		cr_expect_eq(h.status, plain.status, "%s: status %d", hooks, h.status);
+		cr_expect_str_eq(h.out, plain.out, "%s changed the output", hooks);
+		if (!strcmp(status, "OK")) {
+			snprintf(want, sizeof(want), "extprof: hooked 1/1");
+			cr_expect_str_eq(harness_hook_line(h.err), want, "%s: %s", hooks, h.err);
+			hooked++;
+		} else {
+			cr_expect(!strncmp(harness_hook_line(h.err), "extprof: hooked 0/1; refused 1: ",
+					   32),
+				  "%s: symbols says %s, the shim: %s", hooks, status, h.err);
+		}
+		harness_free(&h);
+		harness_rmdir(sub);
+	}
+	/* _start, the entry point, is refused */
+	cr_expect(rows >= 3 && hooked >= 2, "%u rows, %u hookable:\n%s", rows, hooked, r.out);
+	cr_expect(strstr(r.out, "is the object's entry point"), "%s", r.out);
+	harness_free(&plain);
 	harness_free(&r);
 	free(copy);
 	free(exe);
 	harness_rmdir(dir);
+}
+
+/* Offset and size of @name in `extprof symbols --format json EXE`. */
+static void symbols_offset(const char *exe, const char *name, long long *off, long long *size)
+{
+	const char *args[] = {"--format", "json", exe, name, NULL};
+	struct run_result r;
+	json_error_t jerr;
+	json_t *root, *f;
+
+	symbols_run(args, &r);
+	root = json_loads(r.out, 0, &jerr);
+	cr_assert(root, "not JSON: %s", r.out);
+	f = json_array_get(json_object_get(root, "functions"), 0);
+	cr_assert(f, "no %s in %s", name, r.out);
+	*off = json_integer_value(json_object_get(f, "offset"));
+	*size = json_integer_value(json_object_get(f, "size"));
+	json_decref(root);
+	harness_free(&r);
+}
+
+/*
+ * An 0xOFFSET that is not where a function starts is refused, naming the
+ * function it falls in, and the program runs unchanged: before, most such
+ * offsets inside a function crashed it or changed its output.  Every offset
+ * inside plain_c, and main's first 48; 0xOFFSET! says it is meant.
+ */
+Test(symbols, offsets_inside_functions)
+{
+	char *exe = matrix_exe("refusals", &matrix_cells[0]);
+	const char *argv[] = {exe, NULL};
+	struct run_result plain;
+	const char *fns[] = {"plain_c", "main"};
+
+	matrix_run(argv, NULL, NULL, NULL, &plain);
+	for (size_t k = 0; k < 2; k++) {
+		long long off, size;
+
+		symbols_offset(exe, fns[k], &off, &size);
+		cr_assert(size > 8, "%s: %lld bytes", fns[k], size);
+		for (long long d = 1; d < size && d <= 48; d++) {
+			char hooks[64], want[160], *dir = harness_tmpdir("off");
+			struct run_result h;
+
+			snprintf(hooks, sizeof(hooks), "function:0x%llx", off + d);
+			snprintf(want, sizeof(want),
+				 "extprof: hooked 0/1; refused 1: 0x%llx is inside %s (+0x%llx), not "
+				 "a function's start; 0x%llx! hooks it all the same",
+				 off + d, fns[k], d, off + d);
+			matrix_run(argv, hooks, dir, NULL, &h);
+			cr_expect_eq(h.status, plain.status, "%s: status %d", hooks, h.status);
+			cr_expect_str_eq(h.out, plain.out, "%s changed the output", hooks);
+			cr_expect_str_eq(harness_hook_line(h.err), want, "%s", hooks);
+			harness_free(&h);
+			harness_rmdir(dir);
+		}
+		if (k == 0) {
+			/* its start is a function's start: hooked, counted */
+			char hooks[64], *dir = harness_tmpdir("off");
+			struct run_result h;
+			json_t *report;
+
+			snprintf(hooks, sizeof(hooks), "function:0x%llx", off);
+			matrix_run(argv, hooks, dir, NULL, &h);
+			cr_expect_str_eq(harness_hook_line(h.err), "extprof: hooked 1/1", "%s", h.err);
+			report = harness_report(dir, NULL);
+			cr_expect_eq(harness_decl_int(report, "plain_c", "evaluations"), 40);
+			json_decref(report);
+			harness_free(&h);
+			harness_rmdir(dir);
+		}
+	}
+	harness_free(&plain);
+	free(exe);
 }
 
 /* A stripped shared object keeps what it exports, not its static functions. */
@@ -220,7 +332,7 @@ Test(symbols, stripped_shared_object)
 	cr_expect(!symbols_row(r.out, "lib_internal", status, reason, sizeof(reason)), "%s",
 		  r.out);
 	cr_expect(strstr(r.err, "is stripped (no .symtab): only the 4 functions its .dynsym "
-				"exports are listed"),
+				"exports are named; the "),
 		  "%s", r.err);
 	harness_free(&r);
 	free(copy);

@@ -25,6 +25,9 @@
  *                rip-relative operand, moved as a rip-relative instruction)
  *   jmp_first    jmp rel8 first (over two dead bytes)
  *   jcc_first    test; je rel8 within the first 5 bytes
+ *   ret_last     xor; xor; ret: 5 bytes whose ret ends the patched bytes
+ *   mov_ret      mov 8(%rdi),%rax; ret: the same with a load (short
+ *                accessors, as jq's jv_invalid)
  *   plain_c      an ordinary C function
  *
  * Every function is called a known number of times and its results printed;
@@ -53,6 +56,8 @@ long cf_helper(long a);
 long (*cf_ptr)(long) = cf_helper;
 long jmp_first(long a);
 long jcc_first(long a);
+long ret_last(long a);
+long mov_ret(const long *a);
 
 #define FN(name) ".text\n\t.p2align 4\n\t.globl " #name "\n\t.type " #name ",@function\n" #name ":\n\t"
 #define END(name) ".size " #name ",.-" #name "\n"
@@ -139,14 +144,24 @@ __asm__(FN(tiny4) ASM_ENDBR
 	"lea 1(%rdi),%rax\n\t"
 	"ret\n"
 	"1:\tmov $-1,%rax\n\t"
-	"ret\n\t" END(jcc_first));
+	"ret\n\t" END(jcc_first)
+
+	FN(ret_last) ASM_ENDBR
+	"xor %eax,%eax\n\t"
+	"xor %edx,%edx\n\t"
+	"ret\n\t" END(ret_last)
+
+	FN(mov_ret) ASM_ENDBR
+	"mov 8(%rdi),%rax\n\t"
+	"ret\n\t" END(mov_ret));
 
 enum { F_TINY4, F_RET_EARLY, F_LOOP_BACK, F_ENDBR_BACK, F_JRCXZ, F_RIP_LOAD, F_RIP_LEA,
-       F_RIP_STORE, F_RIP_CMP, F_CALL_FIRST, F_ICALL_FIRST, F_JMP_FIRST, F_JCC_FIRST, F_PLAIN_C,
-       F_N };
+       F_RIP_STORE, F_RIP_CMP, F_CALL_FIRST, F_ICALL_FIRST, F_JMP_FIRST, F_JCC_FIRST, F_RET_LAST,
+       F_MOV_RET, F_PLAIN_C, F_N };
 static const char *const names[F_N] = {
 	"tiny4",    "ret_early", "loop_back",  "endbr_back", "jrcxz_first", "rip_load", "rip_lea",
-	"rip_store", "rip_cmp",  "call_first", "icall_first", "jmp_first",  "jcc_first", "plain_c",
+	"rip_store", "rip_cmp",  "call_first", "icall_first", "jmp_first",  "jcc_first", "ret_last",
+	"mov_ret",   "plain_c",
 };
 static unsigned long calls[F_N];
 
@@ -179,6 +194,12 @@ int main(void)
 		r[F_ICALL_FIRST] = icall_first(i), calls[F_ICALL_FIRST]++;
 		r[F_JMP_FIRST] = jmp_first(i), calls[F_JMP_FIRST]++;
 		r[F_JCC_FIRST] = jcc_first(i), calls[F_JCC_FIRST]++;
+		r[F_RET_LAST] = ret_last(i) + i, calls[F_RET_LAST]++;
+		{
+			long pair[2] = {i, i * 7};
+
+			r[F_MOV_RET] = mov_ret(pair), calls[F_MOV_RET]++;
+		}
 		r[F_PLAIN_C] = plain_c(i), calls[F_PLAIN_C]++;
 		if (i % 10 == 0 || i == 39) {
 			printf("%2ld:", i);

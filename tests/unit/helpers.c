@@ -173,6 +173,12 @@ static int capture_fd(void)
 
 int xt_run(const char *const *argv, const char *const *env, char **out, char **err)
 {
+	return xt_run_stdin(argv, env, -1, out, err);
+}
+
+int xt_run_stdin(const char *const *argv, const char *const *env, int in, char **out,
+		 char **err)
+{
 	const char *bin = getenv("EXTPROF_BIN");
 	int ofd = capture_fd(), efd = capture_fd(), status;
 	size_t n = 0;
@@ -191,6 +197,9 @@ int xt_run(const char *const *argv, const char *const *env, char **out, char **e
 		args[0] = (char *)bin;
 		for (size_t i = 0; env && env[i]; i++)
 			putenv((char *)env[i]);
+		if (in < 0)
+			in = open("/dev/null", O_RDONLY);
+		dup2(in, 0);
 		dup2(ofd, 1);
 		dup2(efd, 2);
 		signal(SIGPIPE, SIG_DFL);

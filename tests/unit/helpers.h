@@ -43,6 +43,9 @@ void xt_spit(const char *path, const void *buf, size_t size);
  * NUL-terminated).  Returns the wait status.
  */
 int xt_run(const char *const *argv, const char *const *env, char **out, char **err);
+/* The same with @in as its stdin (xt_run: /dev/null). */
+int xt_run_stdin(const char *const *argv, const char *const *env, int in, char **out,
+		 char **err);
 
 /* Remove a directory tree made by a test. */
 void xt_rmtree(const char *dir);

@@ -45,12 +45,15 @@ struct decl_run {
 	uint64_t times;
 };
 
-/* One process's dump in @d: each declaration evaluated @times at @delta. */
-static void side(const char *d, uint64_t pid, const struct decl_run *x, int n, const char *cpu,
-		 const char *counter)
+/*
+ * One process's dump @file in @d: each declaration evaluated @times at
+ * @delta, and with @step as often again @step above it (0: not).
+ */
+static void side_dump(const char *d, const char *file, uint64_t pid, const struct decl_run *x,
+		      int n, const char *cpu, const char *counter, uint64_t step)
 {
 	struct dump_decl_info decls[8];
-	char *path = xt_path(d, "p.xpd");
+	char *path = xt_path(d, file);
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -61,10 +64,20 @@ static void side(const char *d, uint64_t pid, const struct decl_run *x, int n, c
 	if (cpu)
 		strcpy(meta.cpu_model, cpu);
 	xt_create(&m, path, &meta, decls, (uint32_t)n, 0);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		xt_record(&m, (uint32_t)i, x[i].delta, x[i].times);
+		if (step && x[i].times > 1)
+			xt_record(&m, (uint32_t)i, x[i].delta + step, x[i].times);
+	}
 	xt_finish(&m, true);
 	free(path);
+}
+
+/* One process's dump in @d: each declaration evaluated @times at @delta. */
+static void side(const char *d, uint64_t pid, const struct decl_run *x, int n, const char *cpu,
+		 const char *counter)
+{
+	side_dump(d, "p.xpd", pid, x, n, cpu, counter, 0);
 }
 
 /*
@@ -179,15 +192,19 @@ Test(diff, csv_columns)
 	cr_assert_eq(
 		run((const char *[]){"x", "diff", "--format", "csv", base, next, NULL}, &out, &err),
 		0, "%s", err);
-	cr_expect_eq(strstr(out,
-			    "kind,name,object,status,base_per_eval,new_per_eval,"
-			    "per_eval_change,base_evaluations,new_evaluations,evaluations_change,"
-			    "base_cost,new_cost,cost_change,over\r\nfunction,z,"),
-		     out, "%s", out);
+	cr_expect_eq(
+		strstr(out,
+		       "kind,name,object,status,base_per_eval,new_per_eval,"
+		       "per_eval_change,base_evaluations,new_evaluations,evaluations_change,"
+		       "base_cost,new_cost,cost_change,over,per_eval_margin,evaluations_margin,"
+		       "cost_margin,per_eval_real,evaluations_real,cost_real\r\nfunction,z,"),
+		out, "%s", out);
 	cr_expect_not_null(strstr(out, "\r\nfunction,f,checker,changed,100,150,50.0000,10,10,"
-				       "0.0000,1000,1500,50.0000,false\r\n"),
+				       "0.0000,1000,1500,50.0000,false,0,0,0,true,false,true\r\n"),
 			   "%s", out);
-	cr_expect_not_null(strstr(out, "\r\nfunction,h,checker,vanished,50,,,1,,,50,,,false\r\n"),
+	cr_expect_not_null(strstr(out,
+				  "\r\nfunction,h,checker,vanished,50,,,1,,,50,,,false,,,,false,"
+				  "false,false\r\n"),
 			   "%s", out);
 	free(out);
 	free(err);
@@ -203,7 +220,8 @@ Test(diff, fail_above_each_metric)
 	cr_expect_eq(run((const char *[]){"x", "diff", "--fail-above", "49", base, next, NULL},
 			 &out, &err),
 		     1, "%s", err);
-	cr_expect_not_null(strstr(out, "fail above   cost grew by more than 49%: 2 declarations\n"),
+	cr_expect_not_null(strstr(out, "fail above   cost grew by more than 49%, beyond the "
+				       "margin: 2 declarations\n"),
 			   "%s", out);
 	cr_expect_not_null(strstr(out, "+50.0%  over 49%\n"), "%s", out);
 	free(out);
@@ -245,10 +263,14 @@ Test(diff, warns_when_the_sides_differ)
 	free(err);
 }
 
-/* --base and --new take several paths each, merged like report's. */
+/*
+ * --base and --new take several paths each: each directory is a run of its
+ * own, made into one as run --repeat makes them (per-eval the least,
+ * evaluations the median); dump files named on a side are one run.
+ */
 Test(diff, several_paths_a_side)
 {
-	char *b2 = xt_path(dir, "base2"), *out, *err;
+	char *b2 = xt_path(dir, "base2"), *out, *err, *f1, *f2;
 	json_t *root, *f;
 
 	sides();
@@ -260,10 +282,135 @@ Test(diff, several_paths_a_side)
 		     0, "%s", err);
 	root = xt_json_parse(out);
 	f = row(root, "f");
-	/* min(100, 80) and 10 + 5 */
+	/* min(100, 80); the median of 10 and 5, rounded half up */
+	cr_expect_eq(xt_json_int(json_object_get(f, "base"), "per_eval"), 80);
+	cr_expect_eq(xt_json_int(json_object_get(f, "base"), "evaluations"), 8);
+	cr_expect_eq(xt_json_int(json_object_get(f, "base"), "runs"), 2);
+	cr_expect_eq(xt_json_int(json_object_get(f, "base"), "per_eval_spread"), 20);
+	cr_expect_eq(xt_json_int(json_object_get(root, "base"), "processes"), 2);
+	cr_expect_eq(xt_json_int(json_object_get(root, "base"), "runs"), 2);
+	/* var: has no step in its margin, but the base's runs spread, and the new side's is taken
+	 * alike */
+	cr_expect_eq(xt_json_int(json_object_get(f, "margin"), "per_eval"), 20 + 20);
+	cr_expect_eq(xt_json_int(json_object_get(f, "margin"), "evaluations"), 5 + 5);
+	json_decref(root);
+	free(out);
+	free(err);
+	/* the dump files together are one run: the processes merged as report merges them */
+	f1 = xt_path(base, "p.xpd");
+	f2 = xt_path(b2, "p.xpd");
+	cr_assert_eq(run((const char *[]){"x", "diff", "--format", "json", "--base", f1, "--base",
+					  f2, "--new", next, NULL},
+			 &out, &err),
+		     0, "%s", err);
+	root = xt_json_parse(out);
+	f = row(root, "f");
 	cr_expect_eq(xt_json_int(json_object_get(f, "base"), "per_eval"), 80);
 	cr_expect_eq(xt_json_int(json_object_get(f, "base"), "evaluations"), 15);
-	cr_expect_eq(xt_json_int(json_object_get(root, "base"), "processes"), 2);
+	cr_expect_eq(xt_json_int(json_object_get(root, "base"), "runs"), 1);
+	json_decref(root);
+	free(out);
+	free(err);
+	free(f1);
+	free(f2);
+	free(b2);
+}
+
+/*
+ * A tsc side whose deltas move in steps of 26 (the shim saw a resolution
+ * of 1): each declaration @times at @delta and as often one step above.
+ */
+static void side_tsc(const char *d, const char *file, uint64_t pid, const struct decl_run *x, int n)
+{
+	side_dump(d, file, pid, x, n, NULL, "tsc", 26);
+}
+
+/*
+ * tsc: a change of one step (26 ticks) is within the margin of 2 steps, and
+ * never fails --fail-above, however large in percent; nor does growth from
+ * 0 to within it, nor the change of a floor a single evaluation set.  Three
+ * steps is real.  The noise comes after the real change.
+ */
+Test(diff, tsc_margin_of_two_steps)
+{
+	char *out, *err;
+	json_t *root, *f;
+
+	side_tsc(base, "p.xpd", 1,
+		 (const struct decl_run[]){
+			 {"f", 110, 100}, {"g", 10, 100}, {"once", 87, 1}, {"real", 1010, 100}},
+		 4);
+	side_tsc(next, "p.xpd", 2,
+		 (const struct decl_run[]){
+			 {"f", 136, 100}, {"g", 36, 100}, {"once", 399, 1}, {"real", 1088, 100}},
+		 4);
+	cr_expect_eq(run((const char *[]){"x", "diff", "--fail-above", "5", base, next, NULL}, &out,
+			 &err),
+		     1, "%s", err);
+	cr_expect_not_null(strstr(out,
+				  "extprof diff: 4 declarations, 1 over the threshold, 3 within "
+				  "the margin\n"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "margin       2 steps of 26 ticks per evaluation (the "
+				       "counter's step); one run a side"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "real@checker     1,000  1,078    +7.8%     \xc2\xb1"
+				       "52"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "  +26.0%  within margin\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "   +inf%  within margin\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "  +405.2%  unsettled\n"), "%s", out);
+	cr_expect_lt(strstr(out, "real@"), strstr(out, "f@"), "%s", out);
+	cr_expect_lt(strstr(out, "real@"), strstr(out, "once@"), "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(run((const char *[]){"x", "diff", "--format", "json", base, next, NULL}, &out,
+			 &err),
+		     0, "%s", err);
+	root = xt_json_parse(out);
+	cr_expect_eq(xt_json_int(root, "step"), 26);
+	cr_expect_eq(xt_json_int(root, "within_margin"), 3);
+	f = row(root, "f");
+	cr_expect_eq(xt_json_int(json_object_get(f, "margin"), "per_eval"), 52);
+	cr_expect_eq(xt_json_int(json_object_get(f, "margin"), "cost"), 52 * 200);
+	cr_expect(json_is_false(json_object_get(json_object_get(f, "real"), "cost")));
+	f = row(root, "once");
+	cr_expect(json_is_null(json_object_get(json_object_get(f, "margin"), "per_eval")));
+	cr_expect_eq(xt_json_int(json_object_get(f, "margin"), "evaluations"), 0);
+	f = row(root, "real");
+	cr_expect(json_is_true(json_object_get(json_object_get(f, "real"), "per_eval")));
+	json_decref(root);
+	free(out);
+	free(err);
+}
+
+/*
+ * tsc, several runs a side: their spread widens the margin.  f's base runs
+ * read 26 and 78; a new one at 104 is within 2 steps and twice the spread;
+ * the single floor of "once" is judged against its own spread too.
+ */
+Test(diff, tsc_margin_from_the_runs_spread)
+{
+	char *b2 = xt_path(dir, "base2"), *out, *err;
+	json_t *root, *f;
+
+	cr_assert_eq(mkdir(b2, 0700), 0);
+	side_tsc(base, "p.xpd", 1, (const struct decl_run[]){{"f", 36, 100}, {"once", 87, 1}}, 2);
+	side_tsc(b2, "p.xpd", 3, (const struct decl_run[]){{"f", 88, 100}, {"once", 363, 1}}, 2);
+	side_tsc(next, "p.xpd", 2, (const struct decl_run[]){{"f", 114, 100}, {"once", 399, 1}}, 2);
+	cr_assert_eq(run((const char *[]){"x", "diff", "--format", "json", "--fail-above", "10",
+					  "--base", base, "--base", b2, "--new", next, NULL},
+			 &out, &err),
+		     0, "%s", err);
+	root = xt_json_parse(out);
+	f = row(root, "f");
+	/* 2 steps, 52 for the base's runs and as much for the new one's: 104 - 26 is within */
+	cr_expect_eq(xt_json_int(json_object_get(f, "margin"), "per_eval"), 52 + 52 + 52, "%s",
+		     out);
+	cr_expect(json_is_false(json_object_get(f, "over")));
+	f = row(root, "once");
+	cr_expect_eq(xt_json_int(json_object_get(f, "margin"), "per_eval"), 52 + 276 + 276);
+	cr_expect_eq(xt_json_int(root, "over"), 0);
 	json_decref(root);
 	free(out);
 	free(err);

@@ -78,12 +78,18 @@ Test(doubling_fit, slope_of_powers_is_exact)
 	}
 }
 
-Test(doubling_fit, slope_skips_zeros_and_needs_two_points)
+/* Through two points any line is straight: the slope needs three above 0. */
+Test(doubling_fit, slope_skips_zeros_and_needs_three_points)
 {
 	double v[K] = {0, 0, 256, 512, 1024, 2048, 4096};
 	double one[K] = {0, 0, 0, 0, 0, 0, 5};
+	double two[K] = {0, 0, 0, 0, 0, 7, 9};
 	double zero[K] = {0};
 	struct xp_dbl_slope s;
+
+	xp_dbl_slope(sizes, two, K, &s);
+	cr_expect(!s.ok);
+	cr_expect_eq(s.points, 2);
 
 	xp_dbl_slope(sizes, v, K, &s);
 	cr_assert(s.ok);
@@ -143,7 +149,7 @@ Test(doubling_fit, every_model_is_found_with_an_intercept)
 
 		for (size_t i = 0; i < K; i++)
 			v[i] = 500 + 3 * (m == XP_MODEL_1 ? 0 : g((enum xp_dbl_model)m, n[i]));
-		xp_dbl_fit(n, v, K, &f);
+		xp_dbl_fit(n, v, NULL, K, &f);
 		cr_assert(f.ok);
 		cr_expect_eq((int)f.best, m, "model %s fitted as %s", xp_dbl_model_name(m, false),
 			     xp_dbl_model_name(f.best, false));
@@ -175,7 +181,7 @@ Test(doubling_fit, powers_survive_noise)
 			continue;
 		for (size_t i = 0; i < K; i++)
 			v[i] = 40 * g((enum xp_dbl_model)m, sizes[i]) * wobble(i);
-		xp_dbl_fit(sizes, v, K, &f);
+		xp_dbl_fit(sizes, v, NULL, K, &f);
 		xp_dbl_slope(sizes, v, K, &s);
 		cr_assert(f.ok);
 		cr_expect_eq((int)f.best, m, "%s fitted as %s", xp_dbl_model_name(m, false),
@@ -195,7 +201,7 @@ Test(doubling_fit, a_flat_line_with_noise_stays_constant)
 
 	for (size_t i = 0; i < K; i++)
 		v[i] = 1000 * wobble(i + 3);
-	xp_dbl_fit(sizes, v, K, &f);
+	xp_dbl_fit(sizes, v, NULL, K, &f);
 	cr_assert(f.ok);
 	cr_expect_eq(f.best, XP_MODEL_1, "fitted as %s", xp_dbl_model_name(f.best, false));
 }
@@ -208,24 +214,51 @@ Test(doubling_fit, degenerate_cases)
 	double decay[K];
 	struct xp_dbl_fit f;
 
-	xp_dbl_fit(two, v2, 2, &f);
+	xp_dbl_fit(two, v2, NULL, 2, &f);
 	cr_expect(!f.ok);
 	cr_expect_str_eq(f.why, "too few sizes");
-	xp_dbl_fit(sizes, zeros, K, &f);
+	xp_dbl_fit(sizes, zeros, NULL, K, &f);
 	cr_assert(f.ok);
 	cr_expect_eq(f.best, XP_MODEL_1);
 	cr_expect_eq(f.nrms[XP_MODEL_1], 0);
-	/* a lone value at the end: some growth, and no NaN anywhere */
-	xp_dbl_fit(sizes, late, K, &f);
+	/* one or two values above 0 are no shape: no model (issue 10: no "2^N" from two) */
+	xp_dbl_fit(sizes, late, NULL, K, &f);
+	cr_expect(!f.ok);
+	cr_expect_str_eq(f.why, "fewer than 3 sizes with a value above 0");
+	late[5] = 3;
+	xp_dbl_fit(sizes, late, NULL, K, &f);
+	cr_expect(!f.ok);
+	late[4] = 1;
+	xp_dbl_fit(sizes, late, NULL, K, &f);
 	cr_assert(f.ok);
 	for (int m = 0; m < XP_NMODELS; m++)
 		cr_expect(!isnan(f.nrms[m]), "model %d", m);
 	/* something that shrinks is no growth: the constant wins */
 	for (size_t i = 0; i < K; i++)
 		decay[i] = 1e6 / sizes[i];
-	xp_dbl_fit(sizes, decay, K, &f);
+	xp_dbl_fit(sizes, decay, NULL, K, &f);
 	cr_assert(f.ok);
 	cr_expect_eq(f.best, XP_MODEL_1);
+}
+
+/*
+ * A floor read to a step of 26 (25, 51, 103, 207 for N = 16 ... 128, with a
+ * lucky low at 64): a bend of N log N can fit that closer than N does, but
+ * not by more than the points are known; N, the simpler, is the fit.
+ * Exact points pick the closest shape as before.
+ */
+Test(doubling_fit, a_fit_need_not_be_closer_than_the_points_are_known)
+{
+	double n[4] = {16, 32, 64, 128}, v[4] = {25, 51, 77, 207}, sg[4] = {13, 13, 13, 13};
+	struct xp_dbl_fit f;
+
+	xp_dbl_fit(n, v, NULL, 4, &f);
+	cr_assert(f.ok);
+	cr_expect_neq(f.best, XP_MODEL_N, "without noise: %s", xp_dbl_model_name(f.best, false));
+	xp_dbl_fit(n, v, sg, 4, &f);
+	cr_assert(f.ok);
+	cr_expect_eq(f.best, XP_MODEL_N, "fitted as %s", xp_dbl_model_name(f.best, false));
+	cr_expect_float_eq(f.noise, 13.0 / 90.0, 1e-9);
 }
 
 Test(doubling_fit, huge_sizes_stay_finite)
@@ -236,7 +269,7 @@ Test(doubling_fit, huge_sizes_stay_finite)
 
 	for (size_t i = 0; i < NELEM(big); i++)
 		v[i] = big[i] * big[i];
-	xp_dbl_fit(big, v, NELEM(big), &f);
+	xp_dbl_fit(big, v, NULL, NELEM(big), &f);
 	cr_assert(f.ok);
 	cr_expect_eq(f.best, XP_MODEL_N2);
 	for (int m = 0; m < XP_NMODELS; m++) {
@@ -349,8 +382,9 @@ Test(doubling_build, sizes_fits_and_split)
 Test(doubling_build, repeats_combine_by_stat)
 {
 	static const uint64_t bump[3] = {0, 30, 90}; /* added to lin's floor per repeat */
-	static const enum xp_stat stats[3] = {XP_STAT_MIN, XP_STAT_MEDIAN, XP_STAT_MEAN};
-	static const uint64_t want[3] = {200, 230, 240}; /* lin at N=200 */
+	static const enum xp_stat stats[4] = {XP_STAT_MIN, XP_STAT_MEDIAN, XP_STAT_MEAN,
+					      XP_STAT_AUTO};
+	static const uint64_t want[4] = {200, 230, 240, 200}; /* lin at N=200 */
 	struct xp_dbl_input in[6];
 	struct xp_report_opts o;
 	struct xp_doubling d;
@@ -365,7 +399,7 @@ Test(doubling_build, repeats_combine_by_stat)
 		in[i] = (struct xp_dbl_input){n, make_run(name, n + bump[i % 3], 0, 20 + i, NULL),
 					      -1};
 	}
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		xp_report_opts_init(&o);
 		o.stat = stats[k];
 		cr_assert_eq(xp_dbl_build(&d, in, 6, &o, &e), 0, "%s", e.msg);
@@ -375,6 +409,97 @@ Test(doubling_build, repeats_combine_by_stat)
 		xp_dbl_free(&d);
 	}
 	for (int i = 0; i < 6; i++)
+		free(in[i].dir);
+}
+
+/*
+ * --stat auto: sq's floor stays n² while one call in three also does n³
+ * more: state-dependent at every size, so its per-eval is the mean, which
+ * grows as N³; lin's calls all cost n: its floor.  --stat min reads sq as N².
+ */
+Test(doubling_build, auto_takes_the_mean_of_a_state_dependent_declaration)
+{
+	struct xp_dbl_input in[4];
+	struct xp_report_opts o;
+	struct xp_doubling d;
+	struct xp_err e;
+	const struct xp_dbl_decl *sq, *lin;
+
+	for (int i = 0; i < 4; i++) {
+		uint64_t n = (uint64_t)100 << i;
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%llu", (unsigned long long)n);
+		in[i] = (struct xp_dbl_input){n, make_run(name, n, n * n * n, 10 + i, NULL), -1};
+	}
+	xp_report_opts_init(&o);
+	o.stat = XP_STAT_AUTO;
+	cr_assert_eq(xp_dbl_build(&d, in, 4, &o, &e), 0, "%s", e.msg);
+	sq = find(&d, "sq");
+	lin = find(&d, "lin");
+	cr_expect_eq(sq->stat, XP_STAT_MEAN);
+	cr_expect_eq(lin->stat, XP_STAT_MIN);
+	cr_expect_eq(sq->pts[0].v[XP_DBL_PER_EVAL], (3 * 100 * 100 + 100 * 100 * 100 + 1) / 3);
+	cr_expect_eq(sq->pts[0].v[XP_DBL_COST], 3 * ((3 * 100 * 100 + 100 * 100 * 100 + 1) / 3));
+	cr_expect_eq(lin->pts[3].v[XP_DBL_PER_EVAL], 800);
+	cr_expect_eq(sq->g[XP_DBL_PER_EVAL].fit.best, XP_MODEL_N3, "%s",
+		     xp_dbl_model_name(sq->g[XP_DBL_PER_EVAL].fit.best, false));
+	cr_expect_eq(lin->g[XP_DBL_PER_EVAL].fit.best, XP_MODEL_N);
+	xp_dbl_free(&d);
+	o.stat = XP_STAT_MIN;
+	cr_assert_eq(xp_dbl_build(&d, in, 4, &o, &e), 0, "%s", e.msg);
+	sq = find(&d, "sq");
+	cr_expect_eq(sq->stat, XP_STAT_MIN);
+	cr_expect_eq(sq->pts[0].v[XP_DBL_PER_EVAL], 100 * 100);
+	cr_expect_eq(sq->g[XP_DBL_PER_EVAL].fit.best, XP_MODEL_N2);
+	xp_dbl_free(&d);
+	for (int i = 0; i < 4; i++)
+		free(in[i].dir);
+}
+
+/*
+ * tsc reads 0 for what is below its step, not for nothing: a per-eval of
+ * 0 at some sizes is left out of the fits, and two sizes above 0 make no
+ * model and no slope (issue 10: "best fit 2^N" from two points).
+ */
+Test(doubling_build, zeros_of_a_time_counter_are_no_points)
+{
+	static const uint64_t floors[4] = {1238, 0, 2316, 0};
+	static const struct dump_decl_info decls[] = {{"function", "step", "lib", 0x10}};
+	struct xp_dbl_input in[4];
+	struct xp_report_opts o;
+	struct xp_doubling d;
+	struct xp_err e;
+	const struct xp_dbl_growth *g;
+
+	for (int i = 0; i < 4; i++) {
+		char name[16], *sub, *file;
+		struct dump_meta meta;
+		struct dump_map m;
+
+		snprintf(name, sizeof(name), "t%d", i);
+		sub = xt_path(dir, name);
+		cr_assert_eq(mkdir(sub, 0700), 0);
+		file = xt_path(sub, "a.xpd");
+		xt_meta(&meta, "tsc", 24, 40 + (uint64_t)i, 40 + (uint64_t)i);
+		xt_create(&m, file, &meta, decls, 1, 0);
+		xt_record(&m, 0, 24 + floors[i], 10);
+		xt_finish(&m, true);
+		free(file);
+		in[i] = (struct xp_dbl_input){(uint64_t)250 << i, sub, -1};
+	}
+	xp_report_opts_init(&o);
+	cr_assert_eq(xp_dbl_build(&d, in, 4, &o, &e), 0, "%s", e.msg);
+	g = &find(&d, "step")->g[XP_DBL_PER_EVAL];
+	cr_expect(!g->slope.ok);
+	cr_expect_eq(g->slope.points, 2);
+	cr_expect(!g->fit.ok);
+	cr_expect_str_eq(g->fit.why, "fewer than 3 sizes with a value above 0");
+	/* the plot marks its two 0s rather than leaving them out */
+	cr_expect_eq(xp_dbl_plot_zeros(&d, XP_DBL_PER_EVAL), 2);
+	cr_expect_eq(xp_dbl_plot_zeros(&d, XP_DBL_EVALUATIONS), 0);
+	xp_dbl_free(&d);
+	for (int i = 0; i < 4; i++)
 		free(in[i].dir);
 }
 
@@ -393,7 +518,8 @@ Test(doubling_build, run_repeat_directories_are_repeats)
 	cr_assert(asprintf(&na, "100=%s", a) > 0);
 	cr_assert(asprintf(&nb, "200=%s", b) > 0);
 	{
-		const char *const argv[] = {"extprof", "doubling", na, nb, "--format", "json", NULL};
+		const char *const argv[] = {"extprof",	"doubling", na,	 nb,
+					    "--format", "json",	    NULL};
 
 		cr_expect_eq(run(argv, &out, &err), 0, "%s", err);
 		cr_expect(strstr(out, "\"runs\": 2"), "%s", out);
@@ -452,6 +578,8 @@ Test(doubling_build, bad_command_lines_say_one_line_and_exit_2)
 		{"extprof", "doubling", "--repeat", "0", "--sizes", "1,2", "--", "true", NULL},
 		{"extprof", "doubling", "--timeout", "-1", "--sizes", "1,2", "--", "true", NULL},
 		{"extprof", "doubling", "--sort", "observed", "1=a", "2=b", NULL},
+		{"extprof", "doubling", "--sort", "weight", "1=a", "2=b", NULL},
+		{"extprof", "doubling", "--stat", "avg", "1=a", "2=b", NULL},
 	};
 
 	cr_assert(asprintf(&na, "100=%s/nope", dir) > 0);
@@ -495,6 +623,9 @@ Test(doubling_build, options_after_the_runs_and_help)
 		cr_expect_eq(run(argv, &out, &err), 0, "%s", err);
 		cr_expect(strstr(out, "\"declarations\""), "%s", out);
 		cr_expect(strstr(out, "\"class\": \"O(N^2)\""), "%s", out);
+		/* the default statistic, and what it made of each declaration */
+		cr_expect(strstr(out, "\"stat\": \"auto\""), "%s", out);
+		cr_expect(strstr(out, "\"object\": \"prog\",\n      \"stat\": \"min\""), "%s", out);
 		free(out);
 		free(err);
 	}

@@ -541,13 +541,27 @@ Test(hostile, different_cpus_are_refused_unless_allowed)
 		     "B\" (pid 2)\n");
 }
 
-Test(hostile, different_executables_are_refused_unless_allowed)
+/* Different executables: each its rows (a column says which); --allow-mixed merges them. */
+Test(hostile, different_executables_are_kept_apart_unless_allowed)
 {
+	char *out, *err;
+
 	dump_as("a.xpd", 1, NULL, NULL, NULL);
 	dump_as("b.xpd", 2, NULL, NULL, "/opt/other");
-	expect_mixed("executable /opt/other (build-id deadbe10) is not /usr/bin/checker (build-id "
-		     "deadbeef) of ",
-		     true, "\nwarning: processes ran different executables: ");
+	cr_expect_eq(run((const char *[]){"x", "report", dir, NULL}, &out, &err), 0, "%s", err);
+	cr_expect_not_null(strstr(out, "executables  2, each with rows of its own: checker, other\n"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "kind      executable  declaration"), "%s", out);
+	cr_expect_null(strstr(out, "warning"), "%s", out);
+	free(out);
+	free(err);
+	cr_expect_eq(run((const char *[]){"x", "report", "--allow-mixed", dir, NULL}, &out, &err), 0,
+		     "%s", err);
+	cr_expect_not_null(strstr(out, "\nwarning: processes ran different executables: "), "%s",
+			   out);
+	cr_expect_null(strstr(out, "executable  declaration"), "%s", out);
+	free(out);
+	free(err);
 }
 
 /* ---- nothing the user had is changed ---- */

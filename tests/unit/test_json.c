@@ -155,14 +155,39 @@ static const char *flags_of(json_t *d, char *buf, size_t size)
 	return buf;
 }
 
-/* One text row against its JSON declaration. */
-static void row_against(char **c, int n, json_t *d, json_t *root)
+/* A share as the text shows it. */
+static void share_against(const char *cell, double share, json_t *root, const char *what)
+{
+	char buf[64];
+
+	if (!xt_json_int(root, "run_total"))
+		cr_expect_str_eq(cell, "-");
+	else if (share > 0 && share < 0.0005)
+		cr_expect_str_eq(cell, "<0.1%");
+	else {
+		snprintf(buf, sizeof(buf), "%.1f%%", share * 100);
+		cr_expect_str_eq(cell, buf, "%s", what);
+	}
+}
+
+/* The column named @name in the heading @head of @n cells, or -1. */
+static int column(char **head, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(head[i], name))
+			return i;
+	return -1;
+}
+
+/* One text row against its JSON declaration; @head the table's heading. */
+static void row_against(char **c, int n, char **head, int nhead, json_t *d, json_t *root)
 {
 	long long evals = xt_json_int(d, "evaluations"), cost = xt_json_int(d, "cost");
-	double share = json_number_value(json_object_get(d, "share"));
+	int rec = column(head, nhead, "recursive"), ab = column(head, nhead, "abandoned");
+	int fl = column(head, nhead, "flags");
 	char name[256], buf[256];
 
-	cr_assert_geq(n, 8, "short row");
+	cr_assert_geq(n, fl, "short row");
 	snprintf(name, sizeof(name), "%s@%s", json_string_value(json_object_get(d, "name")),
 		 json_string_value(json_object_get(d, "object")));
 	cr_expect_str_eq(c[0], json_string_value(json_object_get(d, "kind")));
@@ -171,23 +196,25 @@ static void row_against(char **c, int n, json_t *d, json_t *root)
 	cr_expect_eq(num(c[3]), xt_json_int(d, "per_eval"), "%s per-eval", name);
 	cr_expect_eq(!strcmp(c[3], "-"), evals == 0, "%s", name);
 	cr_expect_eq(num(c[4]), cost, "%s cost", name);
-	if (!xt_json_int(root, "run_total"))
-		cr_expect_str_eq(c[5], "-");
-	else if (share > 0 && share < 0.0005)
-		cr_expect_str_eq(c[5], "<0.1%");
-	else {
-		snprintf(buf, sizeof(buf), "%.1f%%", share * 100);
-		cr_expect_str_eq(c[5], buf, "%s share", name);
-	}
+	share_against(c[5], json_number_value(json_object_get(d, "share")), root, name);
 	cr_expect_eq(num(c[6]), xt_json_int(d, "observed"), "%s observed", name);
+	share_against(c[7], json_number_value(json_object_get(d, "observed_share")), root, name);
 	if (cost) {
 		snprintf(buf, sizeof(buf), "%.2f",
 			 (double)xt_json_int(d, "observed") / (double)cost);
-		cr_expect_str_eq(c[7], buf, "%s obs/cost", name);
+		cr_expect_str_eq(c[8], buf, "%s obs/cost", name);
 	} else {
-		cr_expect_str_eq(c[7], "-");
+		cr_expect_str_eq(c[8], "-");
 	}
-	cr_expect_str_eq(n > 8 ? c[8] : "", flags_of(d, buf, sizeof(buf)), "%s flags", name);
+	if (rec >= 0)
+		cr_expect_eq(num(c[rec]), xt_json_int(d, "recursive"), "%s recursive", name);
+	else
+		cr_expect_eq(xt_json_int(d, "recursive"), 0, "%s: no recursive column", name);
+	if (ab >= 0)
+		cr_expect_eq(num(c[ab]), xt_json_int(d, "abandoned"), "%s abandoned", name);
+	else
+		cr_expect_eq(xt_json_int(d, "abandoned"), 0, "%s: no abandoned column", name);
+	cr_expect_str_eq(n > fl ? c[fl] : "", flags_of(d, buf, sizeof(buf)), "%s flags", name);
 }
 
 /* "    <- a <- b   evaluations 1  per-eval 2  cost 3  observed 4[  unsettled]" */
@@ -224,7 +251,9 @@ static void chain_against(char *line, json_t *c)
 
 static void text_against_json(const char *stat)
 {
-	char *text = report("text", stat), *json = report("json", stat), *line, *save, *c[12];
+	char *text = report("text", stat), *json = report("json", stat), *line, *save, *c[16];
+	char *head[16];
+	int nhead = 0;
 	json_t *root = xt_json_parse(json), *decls = json_object_get(root, "declarations");
 	size_t row = 0, chain = 0;
 	bool table = false;
@@ -243,6 +272,10 @@ static void text_against_json(const char *stat)
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (!strncmp(line, "kind ", 5)) {
 			table = true;
+			nhead = cells(line, head, 16);
+			cr_assert_eq(column(head, nhead, "obs share"), 7, "%s", line);
+			cr_assert_eq(column(head, nhead, "recursive"), 9, "%s", line);
+			cr_assert_eq(column(head, nhead, "abandoned"), 10, "%s", line);
 			continue;
 		}
 		if (!table)
@@ -261,7 +294,7 @@ static void text_against_json(const char *stat)
 		cr_assert_lt(row, json_array_size(decls), "an extra row: %s", line);
 		d = json_array_get(decls, row++);
 		chain = 0;
-		row_against(c, cells(line, c, 12), d, root);
+		row_against(c, cells(line, c, 16), head, nhead, d, root);
 	}
 	cr_expect_eq(row, json_array_size(decls), "rows: %zu of %zu", row, json_array_size(decls));
 	cr_expect_eq(row, 6);
@@ -309,6 +342,10 @@ Test(json, csv_and_json_agree)
 			 xt_json_int(d, "evaluations"), xt_json_int(d, "per_eval"),
 			 xt_json_int(d, "cost"));
 		cr_expect_eq(strncmp(line, want, strlen(want)), 0, "%s vs %s", line, want);
+		/* the last field, observed_share */
+		cr_expect_float_eq(strtod(strrchr(line, ',') + 1, NULL),
+				   json_number_value(json_object_get(d, "observed_share")), 1e-8,
+				   "%s", line);
 	}
 	cr_expect_eq(row, json_array_size(decls));
 	json_decref(root);

@@ -282,14 +282,15 @@ Test(merge, median_from_wide_buckets)
 	xp_report_free(&r);
 }
 
-static struct xp_report flag_report(double ratio, uint64_t resolution)
+static struct xp_report flag_report(double ratio, uint64_t step)
 {
 	struct xp_report r;
 
 	memset(&r, 0, sizeof(r));
 	xp_report_opts_init(&r.opts);
 	r.opts.flag_ratio = ratio;
-	r.resolution = resolution;
+	r.resolution = 1;
+	r.step = step;
 	r.run_total = 1000000;
 	return r;
 }
@@ -320,17 +321,100 @@ Test(merge, flag_thresholds)
 	r.opts.flag_ratio = 1.0;
 	cr_expect_eq(flags_of(&r, 10, 10, 5, 199), 0);
 	cr_expect_eq(flags_of(&r, 10, 10, 5, 200), F(STATE_DEPENDENT));
-	/* cost 0: flagged when observed per evaluation reaches 2 x resolution */
+	/* cost 0: flagged when observed passes 2 steps per evaluation */
 	r = flag_report(0.25, 4);
-	cr_expect_eq(flags_of(&r, 10, 0, 5, 79), F(TOO_CHEAP));
-	cr_expect_eq(flags_of(&r, 10, 0, 5, 80), F(TOO_CHEAP) | F(STATE_DEPENDENT));
-	/* resolution 26: per_eval 10 is below it, 26 is not */
+	cr_expect_eq(flags_of(&r, 10, 0, 5, 80), F(TOO_CHEAP));
+	cr_expect_eq(flags_of(&r, 10, 0, 5, 81), F(TOO_CHEAP) | F(STATE_DEPENDENT));
+	/* step 26: 50 % above cost is still noise while within 2 steps per evaluation */
 	r = flag_report(0.25, 26);
+	cr_expect_eq(flags_of(&r, 10, 100, 5, 1500), 0);
+	cr_expect_eq(flags_of(&r, 10, 100, 5, 1520), 0);
+	cr_expect_eq(flags_of(&r, 10, 100, 5, 1521), F(STATE_DEPENDENT));
+	/* a deterministic counter has no such noise: any gap of 25 % is a finding */
+	r.deterministic = true;
+	cr_expect_eq(flags_of(&r, 10, 100, 5, 1250), F(STATE_DEPENDENT));
+	cr_expect_eq(flags_of(&r, 10, 0, 5, 1), F(TOO_CHEAP) | F(STATE_DEPENDENT));
+	r.deterministic = false;
+	/* step 26: per_eval 10 is below it, 26 is not */
 	cr_expect_eq(flags_of(&r, 10, 10, 5, 100), F(BELOW_RESOLUTION));
 	cr_expect_eq(flags_of(&r, 10, 26, 5, 260), 0);
 	cr_expect_eq(flags_of(&r, 10, 26, 1, 260), F(UNSETTLED));
+	/* a per-eval of 0 cannot be high: too-cheap, not unsettled as well */
+	cr_expect_eq(flags_of(&r, 10, 0, 1, 0), F(TOO_CHEAP));
+	/* a live dump's race (no floor yet): unsettled, not too-cheap */
+	cr_expect_eq(flags_of(&r, 10, EXTPROF_FLOOR_NONE, 0, 0), F(UNSETTLED));
 	/* never evaluated: listed, no flags */
 	cr_expect_eq(flags_of(&r, 0, EXTPROF_FLOOR_NONE, 0, 0), 0);
+}
+
+/* A row of 1000 evaluations: @bulk of them at @low, the rest at @high. */
+static void outlier_row(struct xp_row *row, struct xp_vbin *bins, uint64_t bulk, uint64_t low,
+			uint64_t high)
+{
+	memset(row, 0, sizeof(*row));
+	bins[0] = (struct xp_vbin){low, bulk};
+	bins[1] = (struct xp_vbin){high, 1000 - bulk};
+	row->fin = (struct xp_fin){.evaluations = 1000, .floor = low, .hits = bulk};
+	row->fin.observed = bulk * low + (1000 - bulk) * high;
+	row->fin.vals = (struct xp_vhist){2, bins};
+}
+
+/*
+ * A preemption lands in a call with a chance of its length over 100,000
+ * units at most, and up to that share of the dearest calls (5 % at most) is
+ * set aside for the flag.  A 50,000-tick function with 4 % of its calls at
+ * 5,000,000 (preemptions) is not state-dependent; with 6 %, it is.  A
+ * 100-tick function cannot have 1 % of its calls preempted: its dear ones
+ * are its own.  A deterministic counter's outliers are its work.
+ */
+Test(merge, preemptions_are_not_state_dependence)
+{
+	struct xp_report r = flag_report(0.25, 1);
+	struct xp_vbin bins[2];
+	struct xp_row row;
+
+	outlier_row(&row, bins, 960, 50000, 5000000);
+	cr_assert_eq(xp_row_figures(&row, &r), 0);
+	cr_expect_eq(row.trimmed, 1000 * 50000);
+	cr_expect_eq(row.flags, 0);
+	cr_expect_eq(xp_row_weight(&row), row.cost, "weighed by cost");
+	free(row.chains);
+	outlier_row(&row, bins, 940, 50000, 5000000);
+	cr_assert_eq(xp_row_figures(&row, &r), 0);
+	cr_expect_eq(row.trimmed, row.fin.observed);
+	cr_expect_eq(row.flags, F(STATE_DEPENDENT));
+	cr_expect_eq(xp_row_weight(&row), row.fin.observed, "weighed by observed");
+	free(row.chains);
+	outlier_row(&row, bins, 990, 100, 1000000);
+	cr_assert_eq(xp_row_figures(&row, &r), 0);
+	cr_expect_eq(row.flags, F(STATE_DEPENDENT));
+	free(row.chains);
+	r.deterministic = true;
+	outlier_row(&row, bins, 960, 50000, 5000000);
+	cr_assert_eq(xp_row_figures(&row, &r), 0);
+	cr_expect_eq(row.flags, F(STATE_DEPENDENT));
+	free(row.chains);
+}
+
+/*
+ * The step the deltas move in: a TSC that advances 26 ticks at a time but
+ * is now and then read 1 apart has step 26; a fine counter has step 1.
+ */
+Test(merge, step_from_the_histograms)
+{
+	struct xp_hbin coarse_a[] = {{1, 500}, {26, 9000}, {52, 3000}, {78, 100}, {79, 2}};
+	struct xp_hbin coarse_b[] = {{52, 10}, {104, 400}, {130, 300}, {300, 5}};
+	struct xp_hbin fine[] = {{40, 10}, {41, 30}, {42, 20}, {44, 5}};
+	struct xp_step s;
+
+	memset(&s, 0, sizeof(s));
+	cr_expect_eq(xp_step_get(&s), 0, "nothing seen");
+	xp_step_add(&s, &(struct xp_hist){5, coarse_a});
+	xp_step_add(&s, &(struct xp_hist){4, coarse_b});
+	cr_expect_eq(xp_step_get(&s), 26);
+	memset(&s, 0, sizeof(s));
+	xp_step_add(&s, &(struct xp_hist){4, fine});
+	cr_expect_eq(xp_step_get(&s), 1);
 }
 
 Test(merge, recursive_and_abandoned_flags)
@@ -446,7 +530,12 @@ Test(merge, different_cpu_is_refused_unless_mixed_is_allowed)
 	xp_report_free(&r);
 }
 
-Test(merge, different_executables_are_refused_unless_mixed_is_allowed)
+/*
+ * Processes of different executables (a shell and what it runs) are kept
+ * apart, each executable's rows its own; --allow-mixed merges them, with a
+ * warning.
+ */
+Test(merge, different_executables_are_kept_apart_unless_mixed_is_allowed)
 {
 	static const struct dump_decl_info d = {"function", "f", "checker", 0x10};
 	struct xp_report_opts o;
@@ -464,15 +553,25 @@ Test(merge, different_executables_are_refused_unless_mixed_is_allowed)
 	xt_record(&m, 0, 100, 3);
 	xt_finish(&m, true);
 	free(path);
-	expect_load_error("b0.xpd: executable /usr/bin/checker-new (build-id 01adbeef) is not "
-			  "/usr/bin/checker (build-id deadbeef) of ");
+	report_of(dir, &r, NULL);
+	cr_expect(r.by_exe);
+	cr_expect_eq(r.nwarnings, 0);
+	cr_assert_eq(r.nexes, 2);
+	cr_expect_str_eq(r.exes[0], "/usr/bin/checker");
+	cr_expect_str_eq(r.exes[1], "/usr/bin/checker-new");
+	cr_assert_eq(r.nrows, 2, "f apart in each executable");
+	for (size_t i = 0; i < r.nrows; i++)
+		cr_expect(r.rows[i].exe && (!strcmp(r.rows[i].exe, "checker") ||
+					    !strcmp(r.rows[i].exe, "checker-new")));
+	xp_report_free(&r);
 	xp_report_opts_init(&o);
 	o.allow_mixed = true;
 	report_of(dir, &r, &o);
 	cr_assert_eq(r.nwarnings, 1);
-	cr_expect_str_eq(r.warnings[0],
-			 "processes ran different executables: /usr/bin/checker (build-id "
-			 "deadbeef, pid 100) and /usr/bin/checker-new (build-id 01adbeef, pid 200)");
+	cr_expect_str_eq(
+		r.warnings[0],
+		"processes ran different executables: /usr/bin/checker (build-id "
+		"deadbeef, pid 100) and /usr/bin/checker-new (build-id 01adbeef, pid 200)");
 	xp_report_free(&r);
 }
 
@@ -497,7 +596,8 @@ Test(merge, zero_evaluation_declarations_are_listed)
 /* Up to 4 caller chains out of 5 names ("" is "other"), random figures. */
 static void chains_random(struct xp_chain **h, unsigned *seed)
 {
-	static const char *const keys[] = {"a+0x1@p", "b+0x2@p\0main+0x3@p", "c+0x4@p", "", "0x7f00"};
+	static const char *const keys[] = {"a+0x1@p", "b+0x2@p\0main+0x3@p", "c+0x4@p", "",
+					   "0x7f00"};
 	static const size_t lens[] = {8, 19, 8, 0, 7};
 	static const uint64_t floors[] = {40, 41, 45, 90, EXTPROF_FLOOR_NONE};
 	int n = rand_r(seed) % 5;
@@ -508,7 +608,8 @@ static void chains_random(struct xp_chain **h, unsigned *seed)
 
 		c.depth = k == 3 ? 0 : k == 1 ? 2 : 1;
 		c.floor = floors[rand_r(seed) % 5];
-		c.evaluations = c.floor == EXTPROF_FLOOR_NONE ? 0 : 1 + (uint64_t)(rand_r(seed) % 50);
+		c.evaluations =
+			c.floor == EXTPROF_FLOOR_NONE ? 0 : 1 + (uint64_t)(rand_r(seed) % 50);
 		c.hits = c.evaluations ? 1 + (uint64_t)rand_r(seed) % c.evaluations : 0;
 		c.sum = c.evaluations * (c.floor == EXTPROF_FLOOR_NONE ? 0 : c.floor + 3);
 		cr_assert_eq(xp_chains_put(h, &c), 0);
@@ -669,8 +770,9 @@ Test(merge, in_place_add_equals_merge)
 		struct xp_fin fa, fb, fm, finplace;
 
 		cr_assert_eq(xp_acc_merge(&m, &a, &b), 0);
-		cr_assert_eq(xp_acc_merge(&inplace, &a, &(struct xp_acc){.floor = EXTPROF_FLOOR_NONE}),
-			     0);
+		cr_assert_eq(
+			xp_acc_merge(&inplace, &a, &(struct xp_acc){.floor = EXTPROF_FLOOR_NONE}),
+			0);
 		cr_assert_eq(xp_acc_add(&inplace, &b), 0);
 		expect_acc_eq(&m, &inplace);
 		cr_assert_eq(xp_finalize(&fa, &a, 7, EXTPROF_COUNTER_VAR), 0);

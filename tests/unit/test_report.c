@@ -85,8 +85,15 @@ Test(report, text_header_table_and_legend)
 	cr_expect_not_null(strstr(out, "kind       declaration"), "%s", out);
 	/* 1500 evaluations x 2400 = 3,600,000 = 24.0 % of 15,000,000 */
 	cr_expect_not_null(strstr(out, "invariant  quorum_agrees@checker        1,500     2,400  "
-				       "3,600,000  24.0%  3,600,000      1.00\n"),
+				       "3,600,000  24.0%  3,600,000      24.0%      1.00\n"),
 			   "%s", out);
+	/* observed 13,000 of 15,000,000: 0.1 %, beside a cost share under 0.1 % */
+	cr_expect_not_null(strstr(out, "guard      can_vote@checker               100        30  "
+				       "    3,000  <0.1%     13,000       0.1%      4.33  "
+				       "state-dependent\n"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "  obs share  obs/cost  flags\n"),
+			   "no recursive or abandoned column without them: %s", out);
 	cr_expect_not_null(strstr(out, "state-dependent"), "%s", out);
 	cr_expect_not_null(strstr(out, "never_called@checker"), "%s", out);
 	cr_expect_not_null(strstr(out, "flags: state-dependent   observed >= cost x 1.25"), "%s",
@@ -157,7 +164,8 @@ Test(report, csv_quotes_by_rfc4180)
 			   "%s", out);
 	cr_expect_not_null(strstr(out, "\r\nfunction,\"odd,\"\"name\"\"\",libodd.so,2,6,12,"), "%s",
 			   out);
-	cr_expect_not_null(strstr(out, ",state-dependent\r\n"), "%s", out);
+	cr_expect_not_null(strstr(out, ",state-dependent,0.000866666667\r\n"), "%s", out);
+	cr_expect(strstr(out, "flags,observed_share\r\n"), "%s", out);
 	free(out);
 	free(err);
 }
@@ -370,4 +378,73 @@ Test(report, exec_ended_image_is_complete)
 	free(out);
 	free(err);
 	free(path);
+}
+
+/*
+ * The python3 shape of issue 10 with tsc, whose deltas move in steps of 26
+ * while the shim saw two reads 1 apart: "eval" costs little per call and
+ * took most of the run, "steady" costs the most per call, "cheap" reads a
+ * step above its floor of 0 a call, the hook's own noise.  By default eval
+ * comes first and cheap is not state-dependent; --sort cost puts steady first.
+ */
+static void tsc_run(void)
+{
+	static const struct dump_decl_info decls[] = {
+		{"function", "eval", "python3", 0x1000},
+		{"function", "steady", "python3", 0x2000},
+		{"function", "cheap", "python3", 0x3000},
+	};
+	char *a = xt_path(dir, "t.xpd");
+	struct dump_meta meta;
+	struct dump_map m;
+
+	xt_meta(&meta, "tsc", 1, 300, 0x300);
+	xt_create(&m, a, &meta, decls, 3, 0);
+	xt_record(&m, 0, 79, 50);
+	xt_record(&m, 0, 5000000, 50);
+	xt_record(&m, 1, 20001, 100);
+	xt_record(&m, 1, 20027, 100);
+	xt_record(&m, 2, 1, 40000);
+	xt_record(&m, 2, 27, 50000);
+	xt_record(&m, 2, 53, 10000);
+	m.hdr->run_total = 500000000;
+	xt_finish(&m, true);
+	free(a);
+}
+
+Test(report, heavy_state_dependent_first_noise_not_flagged)
+{
+	char *out, *err, *json;
+
+	tsc_run();
+	cr_assert_eq(run((const char *[]){"x", "report", dir, NULL}, &out, &err), 0, "%s", err);
+	cr_expect_not_null(strstr(out,
+				  "resolution   1 ticks: the smallest step the counter was seen"
+				  " to take; its deltas move in steps of 26 ticks\n"),
+			   "%s", out);
+	/* eval: cost 78 x 100 = 7,800, observed 78 x 50 + 4,999,999 x 50: 50.0 % of the run */
+	cr_expect_not_null(strstr(out, "eval@python3            100        78"), "%s", out);
+	cr_expect_not_null(strstr(out, "250,003,850      50.0%"), "%s", out);
+	cr_expect_lt(strstr(out, "eval@"), strstr(out, "steady@"), "%s", out);
+	cr_expect_lt(strstr(out, "steady@"), strstr(out, "cheap@"), "%s", out);
+	/* cheap: 26 ticks a call above a floor of 0, within 2 steps: too-cheap alone */
+	cr_expect_not_null(strstr(out, "cheap@python3       100,000         0"), "%s", out);
+	cr_expect_null(strstr(strstr(out, "cheap@"), "state-dependent\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "rows: most first by observed where state-dependent, cost"
+				       " elsewhere"),
+			   "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(run((const char *[]){"x", "report", "--sort", "cost", dir, NULL}, &out, &err),
+		     0);
+	cr_expect_lt(strstr(out, "steady@"), strstr(out, "eval@"), "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--format", "json", dir, NULL}, &json, &err),
+		0);
+	cr_expect_not_null(strstr(json, "\"step\": 26,"), "%s", json);
+	cr_expect_not_null(strstr(json, "\"observed_share\": 0.5000077"), "%s", json);
+	free(json);
+	free(err);
 }

@@ -64,10 +64,12 @@ Test(run, reports_and_exits_with_the_program_status)
 			    &out, &err);
 
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 3, "status %d: %s", status, err);
-	cr_expect_eq(strncmp(out, "hello\nextprof report: 1 process", 31), 0, "%s", out);
+	/* the program's stdout is its own; the report goes to stderr, as perf stat's */
+	cr_expect_str_eq(out, "hello\n");
+	cr_expect_not_null(strstr(err, "extprof report: 1 process"), "%s", err);
 	/* the fake shim: 10 evaluations at 40, calibration 5 */
-	cr_expect_not_null(strstr(out, "function  work@prog             10        35   350"), "%s",
-			   out);
+	cr_expect_not_null(strstr(err, "function  work@prog             10        35   350"), "%s",
+			   err);
 	free(out);
 	free(err);
 }
@@ -84,10 +86,11 @@ Test(run, clean_exit_is_complete)
 	argv[3] = out_dir;
 	status = xt_run(argv, env, &out, &err);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d: %s", status, err);
-	cr_expect_not_null(strstr(out, "\"complete\": true,"), "%s", out);
+	cr_expect_str_eq(out, "");
+	cr_expect_not_null(strstr(err, "\"complete\": true,"), "%s", err);
 	cr_expect_not_null(
-		strstr(out, "\"evaluations\": 10,\n      \"per_eval\": 35,\n      \"cost\": 350,"),
-		"%s", out);
+		strstr(err, "\"evaluations\": 10,\n      \"per_eval\": 35,\n      \"cost\": 350,"),
+		"%s", err);
 	free(out);
 	free(err);
 }
@@ -110,10 +113,10 @@ Test(run, passes_the_options_as_environment)
 			   "H=function:a,guard:b@lib.so C=var:steps W=search@checker N=3 S=%s D=%s "
 			   "P=%s\n",
 			   spec, out_dir, getenv("EXTPROF_FAKE_SHIM")) > 0);
-	cr_expect_eq(strncmp(out, want, strlen(want)), 0, "got %s\nwant %s", out, want);
-	cr_expect_not_null(strstr(out, "\"name\": \"var:steps\""), "%s", out);
-	cr_expect_not_null(strstr(out, "\"window\": \"search@checker\""), "%s", out);
-	cr_expect_not_null(strstr(out, "\"object\": \"lib.so\""), "%s", out);
+	cr_expect_str_eq(out, want);
+	cr_expect_not_null(strstr(err, "\"name\": \"var:steps\""), "%s", err);
+	cr_expect_not_null(strstr(err, "\"window\": \"search@checker\""), "%s", err);
+	cr_expect_not_null(strstr(err, "\"object\": \"lib.so\""), "%s", err);
 	free(want);
 	free(spec);
 	free(out);
@@ -152,8 +155,8 @@ Test(run, reports_only_the_dumps_of_this_run)
 	before = xt_slurp(old, &before_size);
 	cr_assert(WIFEXITED(
 		run_sh("true", (const char *[]){"-H", "function:fresh", NULL}, &out, &err)));
-	cr_expect_not_null(strstr(out, "fresh@prog"), "%s", out);
-	cr_expect_null(strstr(out, "alpha"), "an older run's dump was reported: %s", out);
+	cr_expect_not_null(strstr(err, "fresh@prog"), "%s", err);
+	cr_expect_null(strstr(err, "alpha"), "an older run's dump was reported: %s", err);
 	after = xt_slurp(old, &after_size);
 	cr_expect(before_size == after_size && !memcmp(before, after, before_size),
 		  "an older dump was changed");
@@ -203,9 +206,9 @@ Test(run, dies_by_the_programs_signal_after_the_report)
 		run_sh("kill -TERM $$", (const char *[]){"-H", "function:f", NULL}, &out, &err);
 
 	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %d: %s", status, err);
-	cr_expect_not_null(strstr(out, "extprof report"), "%s", out);
+	cr_expect_not_null(strstr(err, "extprof report"), "%s", err);
 	/* the stand-in shim's exit handler did not run: the dump stayed live */
-	cr_expect_not_null(strstr(out, "incomplete"), "%s", out);
+	cr_expect_not_null(strstr(err, "incomplete"), "%s", err);
 	free(out);
 	free(err);
 }
@@ -289,6 +292,7 @@ Test(run, forwards_a_signal_sent_to_extprof)
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
 		dup2(fd, 1);
+		dup2(fd, 2);
 		putenv(shim_env);
 		execl(getenv("EXTPROF_BIN"), "extprof", "run", "-o", out_dir, "-H", "function:f",
 		      "--", "/bin/sh", "-c", "trap 'exit 7' TERM; echo up; while :; do :; done",
@@ -302,4 +306,56 @@ Test(run, forwards_a_signal_sent_to_extprof)
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 7, "status %d", status);
 	cr_expect(file_has(log, "extprof report"), "no report after the signal");
 	free(log);
+}
+
+/*
+ * The program's stdout under `extprof run` is byte for byte its stdout
+ * alone, in text and JSON alike; --output FILE takes the report instead
+ * of stderr, and a FILE that cannot be made costs no run.
+ */
+Test(run, the_programs_stdout_is_its_own)
+{
+	const char *script = "printf 'line 1\\n\\0binary\\377\\n'; echo to stderr >&2";
+	const char *formats[] = {"text", "json", "csv"};
+	static const char plain[] = "line 1\n\0binary\377\n";
+	char *out, *err, *report = xt_path(dir, "report.json"), *got;
+	size_t n;
+
+	for (size_t i = 0; i < 3; i++) {
+		int status = run_sh(script, (const char *[]){"-H", "function:work", "--format",
+							    formats[i], NULL},
+				    &out, &err);
+
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", err);
+		cr_expect_eq(memcmp(out, plain, sizeof(plain)), 0, "--format %s: the output changed", formats[i]);
+		cr_expect_not_null(strstr(err, "to stderr\n"), "%s", err);
+		free(out);
+		free(err);
+	}
+	cr_assert(WIFEXITED(run_sh(script,
+				   (const char *[]){"-H", "function:work", "--format", "json",
+						    "--output", report, NULL},
+				   &out, &err)));
+	cr_expect_eq(memcmp(out, plain, sizeof(plain)), 0, "--output: the output changed");
+	got = xt_slurp(report, &n);
+	got[n] = '\0';
+	cr_expect(got[0] == '{' && strstr(got, "\"evaluations\": 10"), "%s", got);
+	cr_expect_null(strstr(err, "\"evaluations\""), "the report went to stderr too: %s", err);
+	free(got);
+	free(out);
+	free(err);
+	{
+		int status = run_sh("echo ran",
+				    (const char *[]){"-H", "function:work", "--output",
+						     "/nonexistent/dir/report", NULL},
+				    &out, &err);
+
+		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d", status);
+		cr_expect_str_eq(out, "", "the program ran anyway");
+		cr_expect_not_null(strstr(err, "--output /nonexistent/dir/report: No such file"),
+				   "%s", err);
+		free(out);
+		free(err);
+	}
+	free(report);
 }

@@ -16,11 +16,13 @@
  * measured from the real patch start, after endbr64).  A branch to the
  * patch start itself is a call of F (a tail call from F's body) and is fine.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <Zydis/Zydis.h>
 
+#include "../../functab.h"
 #include "insn.h"
 
 static const uint8_t insn_endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
@@ -46,14 +48,22 @@ static uint64_t insn_branch_target(const ZydisDecodedInstruction *in, uint64_t i
 	return 0;
 }
 
-static int insn_classify(const ZydisDecodedInstruction *in, uint64_t ip, struct insn_moved *m,
-			 char *why, size_t whylen)
+/*
+ * @end: where the patched bytes end, at the least.  A ret that reaches it is
+ * the last instruction moved (xor; xor; ret, or mov; ret): nothing of the
+ * function lies under the patch after it, so it moves like any other.  One
+ * that ends before it leaves bytes behind it that something may reach.
+ */
+static int insn_classify(const ZydisDecodedInstruction *in, uint64_t ip, uint32_t end,
+			 struct insn_moved *m, char *why, size_t whylen)
 {
 	const char *name = ZydisMnemonicGetString(in->mnemonic);
 	uint64_t target = insn_branch_target(in, ip);
 
 	m->move = INSN_COPY;
 	if (in->meta.category == ZYDIS_CATEGORY_RET) {
+		if (m->offset + in->length >= end)
+			return 0;
 		insn_why(why, whylen, "returns at +0x%llx, inside the patched bytes%s", m->offset,
 			 "");
 		return -1;
@@ -115,8 +125,9 @@ static int insn_scan_body(const ZydisDecoder *dec, const uint8_t *code, uint64_t
 	return 0;
 }
 
-int insn_plan_patch(const uint8_t *code, uint64_t size, uint64_t addr, struct insn_plan *plan,
-		    char *why, size_t whylen)
+/* The plan of a patch of @patch bytes (5, or 2 for a short one). */
+static int insn_plan(const uint8_t *code, uint64_t size, uint64_t addr, uint32_t patch,
+		     struct insn_plan *plan, char *why, size_t whylen)
 {
 	ZydisDecodedInstruction in;
 	ZydisDecoder dec;
@@ -126,11 +137,11 @@ int insn_plan_patch(const uint8_t *code, uint64_t size, uint64_t addr, struct in
 	insn_decoder(&dec);
 	if (size >= sizeof(insn_endbr64) && !memcmp(code, insn_endbr64, sizeof(insn_endbr64)))
 		plan->start = sizeof(insn_endbr64);
-	if (size < plan->start + INSN_PATCH_SIZE) {
+	if (size < plan->start + patch) {
 		insn_why(why, whylen, "is %llu bytes%s", size, "");
 		return -1;
 	}
-	for (off = plan->start; off < plan->start + INSN_PATCH_SIZE;) {
+	for (off = plan->start; off < plan->start + patch;) {
 		struct insn_moved *m = &plan->moved[plan->nmoved];
 
 		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&dec, NULL, code + off, size - off,
@@ -145,11 +156,11 @@ int insn_plan_patch(const uint8_t *code, uint64_t size, uint64_t addr, struct in
 		}
 		m->offset = off;
 		m->length = in.length;
-		if (insn_classify(&in, addr + off, m, why, whylen))
+		if (insn_classify(&in, addr + off, plan->start + patch, m, why, whylen))
 			return -1;
 		plan->nmoved++;
 		off += in.length;
-		if (m->move == INSN_CALL && off < plan->start + INSN_PATCH_SIZE) {
+		if (m->move == INSN_CALL && off < plan->start + patch) {
 			/* its return address would land in the int3 bytes */
 			insn_why(why, whylen, "calls at +0x%llx, inside the patched bytes%s",
 				 m->offset, "");
@@ -158,6 +169,118 @@ int insn_plan_patch(const uint8_t *code, uint64_t size, uint64_t addr, struct in
 	}
 	plan->length = off - plan->start;
 	return insn_scan_body(&dec, code, size, addr, plan, why, whylen);
+}
+
+int insn_plan_patch(const uint8_t *code, uint64_t size, uint64_t addr, struct insn_plan *plan,
+		    char *why, size_t whylen)
+{
+	return insn_plan(code, size, addr, INSN_PATCH_SIZE, plan, why, whylen);
+}
+
+/* Whether @len bytes at @p are all fill: nop (of any length) and int3. */
+static bool insn_is_fill(const uint8_t *p, uint64_t len)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+
+	insn_decoder(&dec);
+	for (uint64_t off = 0; off < len; off += in.length) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&dec, NULL, p + off, len - off, &in)))
+			return false;
+		if (in.mnemonic != ZYDIS_MNEMONIC_NOP && in.mnemonic != ZYDIS_MNEMONIC_INT3)
+			return false;
+	}
+	return true;
+}
+
+int insn_plan_patch_short(const uint8_t *code, uint64_t size, uint64_t addr, const uint8_t *gap,
+			  uint64_t gap_len, struct insn_plan *plan, char *why, size_t whylen)
+{
+	if (gap_len < INSN_PATCH_SIZE || !insn_is_fill(gap, gap_len)) {
+		insn_why(why, whylen, "has no padding before it for a short patch%.0llu%s", 0, "");
+		return -1;
+	}
+	if (insn_plan(code, size, addr, INSN_SHORT_SIZE, plan, why, whylen))
+		return -1;
+	/* the 5-byte jmp in the last bytes of the padding, within a jmp rel8's reach */
+	plan->pad_back = plan->start + INSN_PATCH_SIZE;
+	if (plan->pad_back + INSN_SHORT_SIZE > 128) {
+		insn_why(why, whylen, "has no padding within reach of a short jump%.0llu%s", 0, "");
+		return -1;
+	}
+	return 0;
+}
+
+/* "a jump from memcpy+0x6 lands inside the patched bytes" */
+static void insn_jump_reason(const struct functab *t, const struct functab_jump *j, char *why,
+			     size_t len)
+{
+	const struct functab_sym *s = functab_sym_holding(t, j->from);
+	const struct functab_fde *f = functab_fde_holding(t, j->from);
+	char name[300];
+
+	if (!why || !len)
+		return;
+	if (s)
+		snprintf(why, len, "a jump from %s+0x%llx lands inside the patched bytes",
+			 functab_sym_name(s, name, sizeof(name)),
+			 (unsigned long long)(j->from - s->value));
+	else if (f)
+		snprintf(why, len, "a jump from 0x%llx+0x%llx lands inside the patched bytes",
+			 (unsigned long long)f->start, (unsigned long long)(j->from - f->start));
+	else
+		snprintf(why, len, "a jump from 0x%llx lands inside the patched bytes",
+			 (unsigned long long)j->from);
+}
+
+int insn_plan_hook(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t base,
+		   const struct functab *t, functab_code_fn bytes, void *arg,
+		   struct insn_plan *plan, char *why, size_t whylen)
+{
+	uint64_t value = addr - base, gap;
+	const struct functab_jump *j;
+	struct insn_plan alt;
+	const uint8_t *g;
+
+	if (insn_plan_patch(code, size, addr, plan, why, whylen))
+		return -1;
+	if (!t ||
+	    !(j = functab_jump_into(t, value + plan->start, value + plan->start + plan->length)))
+		return 0;
+	insn_jump_reason(t, j, why, whylen);
+	gap = functab_gap_start(t, value);
+	g = gap < value ? bytes(gap, value - gap, arg) : NULL;
+	if (!g || insn_plan_patch_short(code, size, addr, g, value - gap, &alt, NULL, 0))
+		return -1;
+	j = functab_jump_into(t, value + alt.start, value + alt.start + alt.length);
+	if (j) {
+		insn_jump_reason(t, j, why, whylen);
+		return -1;
+	}
+	*plan = alt;
+	return 0;
+}
+
+void insn_each_branch(const uint8_t *code, uint64_t size, uint64_t addr,
+		      void (*fn)(uint64_t from, uint64_t target, void *arg), void *arg)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+
+	insn_decoder(&dec);
+	for (uint64_t off = 0; off < size;) {
+		uint64_t target;
+
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&dec, NULL, code + off, size - off,
+							      &in))) {
+			off++; /* data or padding: resynchronise */
+			continue;
+		}
+		target = insn_branch_target(&in, addr + off);
+		if (target && (target < addr || target >= addr + size))
+			fn(addr + off, target, arg);
+		off += in.length;
+	}
 }
 
 size_t insn_relocated_size(const struct insn_plan *plan)

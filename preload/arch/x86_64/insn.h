@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #define INSN_PATCH_SIZE 5 /* jmp rel32 */
+#define INSN_SHORT_SIZE 2 /* jmp rel8, to a jmp rel32 in the padding before the function */
 #define INSN_MAX_MOVED	8
 
 enum insn_move {
@@ -32,8 +33,9 @@ struct insn_moved {
 };
 
 struct insn_plan {
-	uint32_t start;	 /* where the patch goes: 4 after endbr64, else 0 */
-	uint32_t length; /* bytes overwritten: whole instructions, >= 5 */
+	uint32_t start;	   /* where the patch goes: 4 after endbr64, else 0 */
+	uint32_t length;   /* bytes overwritten: whole instructions, >= 5 (>= 2 when short) */
+	uint32_t pad_back; /* short: the jmp rel32 starts this far before start; 0: none */
 	uint32_t nmoved;
 	struct insn_moved moved[INSN_MAX_MOVED];
 };
@@ -45,6 +47,44 @@ struct insn_plan {
  */
 int insn_plan_patch(const uint8_t *code, uint64_t size, uint64_t addr, struct insn_plan *plan,
 		    char *why, size_t whylen);
+
+/*
+ * Call @fn for every direct branch (jmp, jcc, call) of the @size bytes at
+ * @code (runtime address @addr) whose target lies outside them: a branch
+ * into another function, which that function's own scan cannot see.
+ */
+void insn_each_branch(const uint8_t *code, uint64_t size, uint64_t addr,
+		      void (*fn)(uint64_t from, uint64_t target, void *arg), void *arg);
+
+/*
+ * A short patch, for a function whose first 5 bytes another function jumps
+ * into (glibc's __mempcpy_* jump into __memcpy_*'s after its first mov):
+ *
+ *   pad:  nop nop nop ...  ==>  jmp stub_F     (the padding's last 5 bytes)
+ *   F:    mov %rdi,%rax         jmp pad        (2 bytes), int3
+ *   F+3:  cmp ...               cmp ...        <- the other function's jump
+ *
+ * @gap, @gap_len: the bytes just before the function that belong to no
+ * function (from the symbols and .eh_frame); they must be fill (nop,
+ * int3).  Returns 0 with @plan->pad_back set, or -1 with the reason.
+ */
+int insn_plan_patch_short(const uint8_t *code, uint64_t size, uint64_t addr, const uint8_t *gap,
+			  uint64_t gap_len, struct insn_plan *plan, char *why, size_t whylen);
+
+struct functab;
+typedef const uint8_t *(*functab_code_fn)(uint64_t start, uint64_t size, void *arg);
+
+/*
+ * The shim's whole verdict on the function at @addr (@size bytes at
+ * @code), in an object loaded at @base whose functions are @t (its
+ * branches scanned: functab_scan_jumps): the 5-byte patch; when another
+ * function jumps into its bytes, a short one through the padding before it
+ * (whose bytes @bytes gives, object-relative); else the reason.  @t NULL:
+ * the function alone.  0, or -1 with the reason in @why.
+ */
+int insn_plan_hook(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t base,
+		   const struct functab *t, functab_code_fn bytes, void *arg,
+		   struct insn_plan *plan, char *why, size_t whylen);
 
 /* Bytes the relocated copy of @plan's instructions takes at most. */
 size_t insn_relocated_size(const struct insn_plan *plan);

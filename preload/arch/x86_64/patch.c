@@ -212,22 +212,57 @@ static void stub_write(uint8_t *entry, uint8_t *head, uint32_t idx)
 	memcpy(head - sizeof(lits), &lits, sizeof(lits));
 }
 
-static int patch_write_entry(uint64_t at, uint32_t length, const uint8_t *stub)
+/* At @at, over @length bytes: a jmp to @to, rel32, or rel8 when @short_jmp. */
+static int patch_write_entry(uint64_t at, uint32_t length, const uint8_t *to, bool short_jmp)
 {
 	uint64_t page = at & ~(uint64_t)(getpagesize() - 1);
 	size_t span = (size_t)(at + length - page);
+	uint32_t jlen = short_jmp ? INSN_SHORT_SIZE : INSN_PATCH_SIZE;
 	uint8_t jmp[16];
-	int32_t rel = (int32_t)((int64_t)(uint64_t)stub - (int64_t)(at + INSN_PATCH_SIZE));
+	int32_t rel = (int32_t)((int64_t)(uint64_t)to - (int64_t)(at + jlen));
 
 	if (mprotect((void *)page, span, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
 		return -errno;
-	jmp[0] = 0xe9;
-	memcpy(jmp + 1, &rel, 4);
+	if (short_jmp) {
+		jmp[0] = 0xeb;
+		jmp[1] = (uint8_t)(int8_t)rel;
+	} else {
+		jmp[0] = 0xe9;
+		memcpy(jmp + 1, &rel, 4);
+	}
 	/* int3 over the rest: a jump into it (we looked for none) traps loudly */
-	memset(jmp + INSN_PATCH_SIZE, 0xcc, sizeof(jmp) - INSN_PATCH_SIZE);
+	memset(jmp + jlen, 0xcc, sizeof(jmp) - jlen);
 	memcpy((void *)at, jmp, length);
 	if (mprotect((void *)page, span, PROT_READ | PROT_EXEC) < 0)
 		return -errno;
+	return 0;
+}
+
+/* Build the stub of @plan for the function at @addr; fill @h. */
+static int patch_build(uint64_t addr, const struct insn_plan *plan, uint32_t idx,
+		       struct arch_hook *h, char *why, size_t whylen)
+{
+	const uint8_t *code = (const uint8_t *)addr;
+	uint8_t *entry, *stub;
+	long n;
+
+	entry = stub_alloc(addr, insn_relocated_size(plan), &stub);
+	if (!entry) {
+		snprintf(why, whylen, "no memory for its stub within 2 GiB");
+		return -ENOMEM;
+	}
+	stub_write(entry, stub, idx);
+	n = insn_relocate(plan, code, addr, (uint64_t)stub + STUB_HEADER_SIZE,
+			  stub + STUB_HEADER_SIZE);
+	if (n < 0) {
+		snprintf(why, whylen, "a rip-relative operand is out of reach of its stub");
+		return -ERANGE;
+	}
+	h->at = addr + plan->start;
+	h->length = plan->length;
+	h->pad_at = plan->pad_back ? h->at - plan->pad_back : 0;
+	h->entry = entry;
+	h->stub = stub;
 	return 0;
 }
 
@@ -236,40 +271,37 @@ static int patch_write_entry(uint64_t at, uint32_t length, const uint8_t *stub)
  * baked in; nothing of the function is touched yet.  Returns 0, or -errno
  * with the reason, one short phrase, in @why.
  */
-int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, struct arch_hook *h, char *why,
-		      size_t whylen)
+/* The loaded bytes at @value of the object at base @arg. */
+static const uint8_t *patch_bytes(uint64_t value, uint64_t size, void *arg)
 {
-	const uint8_t *code = (const uint8_t *)addr;
-	struct insn_plan plan;
-	uint8_t *entry, *stub;
-	long n;
-
-	if (insn_plan_patch(code, size, addr, &plan, why, whylen))
-		return -EINVAL;
-	entry = stub_alloc(addr, insn_relocated_size(&plan), &stub);
-	if (!entry) {
-		snprintf(why, whylen, "no memory for its stub within 2 GiB");
-		return -ENOMEM;
-	}
-	stub_write(entry, stub, idx);
-	n = insn_relocate(&plan, code, addr, (uint64_t)stub + STUB_HEADER_SIZE,
-			  stub + STUB_HEADER_SIZE);
-	if (n < 0) {
-		snprintf(why, whylen, "a rip-relative operand is out of reach of its stub");
-		return -ERANGE;
-	}
-	h->at = addr + plan.start;
-	h->length = plan.length;
-	h->entry = entry;
-	h->stub = stub;
-	return 0;
+	(void)size;
+	return (const uint8_t *)((uint64_t)arg + value);
 }
 
-/* Send the function's entry to its stub. */
+int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, const struct functab *t,
+		      uint64_t base, struct arch_hook *h, char *why, size_t whylen)
+{
+	struct insn_plan plan;
+
+	if (insn_plan_hook((const uint8_t *)addr, size, addr, base, t, patch_bytes, (void *)base,
+			   &plan, why, whylen))
+		return -EINVAL;
+	return patch_build(addr, &plan, idx, h, why, whylen);
+}
+
+/* Send the function's entry to its stub: through the padding, for a short patch. */
 int arch_commit_hook(const struct arch_hook *h, char *why, size_t whylen)
 {
-	int err = patch_write_entry(h->at, h->length, h->entry);
+	int err = 0;
 
+	if (h->pad_at) {
+		/* the padding first: nothing runs there until the entry sends it */
+		err = patch_write_entry(h->pad_at, INSN_PATCH_SIZE, h->entry, false);
+		if (!err)
+			err = patch_write_entry(h->at, h->length, (const uint8_t *)h->pad_at, true);
+	} else {
+		err = patch_write_entry(h->at, h->length, h->entry, false);
+	}
 	if (err)
 		snprintf(why, whylen, "cannot write its entry: %s", strerror(-err));
 	return err;
@@ -294,4 +326,10 @@ int arch_make_stub(uint64_t fn, uint32_t idx, void **entryp, void **stubp)
 	*entryp = entry;
 	*stubp = stub;
 	return 0;
+}
+
+void arch_each_branch(const uint8_t *code, uint64_t size, uint64_t addr,
+		      void (*fn)(uint64_t from, uint64_t target, void *arg), void *arg)
+{
+	insn_each_branch(code, size, addr, fn, arg);
 }

@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: MIT
+/*
+ * functab: one object's functions, named and unnamed, in two orders: by
+ * name for matching entries, by address for "what is at 0x1a2b" and "what
+ * holds it".  A function named in several tables (.dynsym and .symtab,
+ * the debug file's) is kept once, with .dynsym's version, which is the
+ * dynamic linker's; aliases (several names, one address) all stay.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gelf.h>
+
+#include "functab.h"
+
+#ifndef STT_GNU_IFUNC
+#define STT_GNU_IFUNC 10
+#endif
+
+struct functab_build {
+	struct functab *t;
+	size_t cap;
+	size_t fde_cap;
+	int err;
+	uint64_t plt[4][2]; /* .plt, .plt.got, .plt.sec: [start, end) */
+	int nplt;
+};
+
+/* Where @elf's PLT sections lie. */
+static void functab_find_plt(Elf *elf, struct functab_build *b)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn)) && b->nplt < 4) {
+		const char *name;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strncmp(name, ".plt", 4)) {
+			b->plt[b->nplt][0] = sh.sh_addr;
+			b->plt[b->nplt][1] = sh.sh_addr + sh.sh_size;
+			b->nplt++;
+		}
+	}
+}
+
+static const char *functab_intern(struct functab *t, const char *s, int *err)
+{
+	size_t n = strlen(s) + 1;
+	char *p;
+
+	if (t->strings_used + n > t->strings_cap) {
+		/* chunks of their own: names already handed out must not move */
+		size_t cap = n > 65536 ? n + sizeof(char *) : 65536;
+		char *chunk = malloc(cap + sizeof(char *));
+
+		if (!chunk) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		memcpy(chunk, &t->strings, sizeof(char *));
+		t->strings = chunk;
+		t->strings_used = sizeof(char *);
+		t->strings_cap = cap + sizeof(char *);
+	}
+	p = t->strings + t->strings_used;
+	memcpy(p, s, n);
+	t->strings_used += n;
+	return p;
+}
+
+static int functab_visit(const struct elf_sym *s, void *arg)
+{
+	struct functab_build *b = arg;
+	struct functab *t = b->t;
+	struct functab_sym *x;
+
+	if (!s->defined || (s->type != STT_FUNC && s->type != STT_GNU_IFUNC))
+		return 0;
+	/* an IFUNC's size is its resolver's, and may be 0 in hand-written ones */
+	if (!s->size && s->type == STT_FUNC)
+		return 0;
+	if (t->nsyms == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1024;
+		struct functab_sym *v = realloc(t->syms, cap * sizeof(*v));
+
+		if (!v) {
+			b->err = -ENOMEM;
+			return 1;
+		}
+		t->syms = v;
+		b->cap = cap;
+	}
+	x = &t->syms[t->nsyms];
+	memset(x, 0, sizeof(*x));
+	x->name = functab_intern(t, s->name, &b->err);
+	if (s->version)
+		x->version = functab_intern(t, s->version, &b->err);
+	if (b->err)
+		return 1;
+	x->value = s->value;
+	x->size = s->size;
+	x->type = s->type;
+	x->table = s->table;
+	x->tables = (uint8_t)(1u << s->table);
+	x->shndx = s->shndx;
+	x->hidden = s->hidden;
+	x->global = s->bind != STB_LOCAL;
+	t->nsyms++;
+	return 0;
+}
+
+static void functab_visit_fde(uint64_t start, uint64_t size, void *arg)
+{
+	struct functab_build *b = arg;
+	struct functab *t = b->t;
+
+	if (b->err)
+		return;
+	/* the PLT has an FDE, but it is the dynamic linker's trampolines, not a function */
+	for (int i = 0; i < b->nplt; i++) {
+		if (start >= b->plt[i][0] && start < b->plt[i][1])
+			return;
+	}
+	if (t->nfdes == b->fde_cap) {
+		size_t cap = b->fde_cap ? b->fde_cap * 2 : 1024;
+		struct functab_fde *v = realloc(t->fdes, cap * sizeof(*v));
+
+		if (!v) {
+			b->err = -ENOMEM;
+			return;
+		}
+		t->fdes = v;
+		b->fde_cap = cap;
+	}
+	t->fdes[t->nfdes].start = start;
+	t->fdes[t->nfdes].size = size;
+	t->nfdes++;
+}
+
+static int functab_cmp_name(const void *a, const void *b)
+{
+	const struct functab_sym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	/* .dynsym first: functab_dedup keeps it */
+	if (x->table != y->table)
+		return (int)x->table - (int)y->table;
+	return strcmp(x->version ? x->version : "", y->version ? y->version : "");
+}
+
+/* By value; at one value the best name first (see functab_sym_at). */
+static int functab_cmp_value(const void *a, const void *b)
+{
+	const struct functab_sym *x = *(struct functab_sym *const *)a;
+	const struct functab_sym *y = *(struct functab_sym *const *)b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	if (x->global != y->global)
+		return x->global ? -1 : 1;
+	if (x->hidden != y->hidden)
+		return x->hidden ? 1 : -1;
+	if ((x->table == ELFSYM_DYNSYM) != (y->table == ELFSYM_DYNSYM))
+		return x->table == ELFSYM_DYNSYM ? -1 : 1;
+	/* "memcpy" before "__memcpy_chk_alias": the shorter, then the order of names */
+	if (strlen(x->name) != strlen(y->name))
+		return strlen(x->name) < strlen(y->name) ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int functab_cmp_fde(const void *a, const void *b)
+{
+	const struct functab_fde *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+/*
+ * The same name at the same value from a later table adds nothing: keep
+ * the first (.dynsym, whose version is the dynamic linker's); a .symtab
+ * name without a version beside it is that very symbol.
+ */
+static void functab_dedup(struct functab *t)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < t->nsyms; i++) {
+		struct functab_sym *s = &t->syms[i];
+		size_t j = out;
+		bool dup = false;
+
+		while (j > 0 && !strcmp(t->syms[j - 1].name, s->name) &&
+		       t->syms[j - 1].value == s->value) {
+			const struct functab_sym *k = &t->syms[j - 1];
+
+			if (!s->version || (k->version && !strcmp(k->version, s->version)) ||
+			    (!k->version && k->table != ELFSYM_DYNSYM)) {
+				t->syms[j - 1].tables |= s->tables;
+				dup = true;
+				break;
+			}
+			j--;
+		}
+		if (dup)
+			continue;
+		t->syms[out++] = *s;
+	}
+	t->nsyms = out;
+}
+
+static int functab_index(struct functab *t)
+{
+	qsort(t->syms, t->nsyms, sizeof(*t->syms), functab_cmp_name);
+	functab_dedup(t);
+	t->by_value = malloc((t->nsyms + 1) * sizeof(*t->by_value));
+	if (!t->by_value)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nsyms; i++)
+		t->by_value[i] = &t->syms[i];
+	qsort(t->by_value, t->nsyms, sizeof(*t->by_value), functab_cmp_value);
+	qsort(t->fdes, t->nfdes, sizeof(*t->fdes), functab_cmp_fde);
+	return 0;
+}
+
+static bool functab_relocatable(Elf *elf, uint64_t *entry)
+{
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh))
+		return false;
+	*entry = eh.e_type == ET_REL ? 0 : eh.e_entry;
+	return eh.e_type == ET_REL;
+}
+
+int functab_read_elf(struct functab *t, Elf *elf, bool no_debug)
+{
+	struct functab_build b = {t, 0, 0, 0, {{0}}, 0};
+	int dfd;
+	Elf *delf;
+
+	memset(t, 0, sizeof(*t));
+	elfsym_each_elf(elf, functab_visit, &b);
+	t->has_symtab = elfsym_has_symtab(elf);
+	if (!b.err && !t->has_symtab && !no_debug &&
+	    !elfsym_debug_path(elf, t->debug_path, sizeof(t->debug_path)) &&
+	    !elfsym_open(t->debug_path, &dfd, &delf)) {
+		t->has_debug = true;
+		elfsym_each_symtab(delf, ELFSYM_DEBUG, functab_visit, &b);
+		elfsym_close(dfd, delf);
+	}
+	functab_find_plt(elf, &b);
+	/* a relocatable object's FDEs point nowhere yet */
+	if (!b.err && !functab_relocatable(elf, &t->entry) &&
+	    elffde_each(elf, functab_visit_fde, &b) < 0)
+		t->fdes_bad = true;
+	if (!b.err)
+		b.err = functab_index(t);
+	if (b.err)
+		functab_free(t);
+	return b.err;
+}
+
+int functab_read(struct functab *t, const char *path)
+{
+	Elf *elf;
+	int fd, err = elfsym_open(path, &fd, &elf);
+
+	if (err) {
+		memset(t, 0, sizeof(*t));
+		return err;
+	}
+	err = functab_read_elf(t, elf, false);
+	elfsym_close(fd, elf);
+	return err;
+}
+
+void functab_free(struct functab *t)
+{
+	char *chunk = t->strings;
+
+	while (chunk) {
+		char *next;
+
+		memcpy(&next, chunk, sizeof(next));
+		free(chunk);
+		chunk = next;
+	}
+	free(t->syms);
+	free(t->by_value);
+	free(t->fdes);
+	free(t->jumps);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The index of the last FDE starting at or before @addr, or -1. */
+static long functab_fde_floor(const struct functab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nfdes;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->fdes[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+const struct functab_fde *functab_fde_at(const struct functab *t, uint64_t start)
+{
+	long i = functab_fde_floor(t, start);
+
+	/* of equal starts (rare), the last: the longest */
+	if (i < 0 || t->fdes[i].start != start)
+		return NULL;
+	return &t->fdes[i];
+}
+
+const struct functab_fde *functab_fde_holding(const struct functab *t, uint64_t addr)
+{
+	long i = functab_fde_floor(t, addr);
+
+	if (i < 0 || addr - t->fdes[i].start >= t->fdes[i].size)
+		return NULL;
+	return &t->fdes[i];
+}
+
+/* The first by_value index whose value is above @value. */
+static size_t functab_value_upper(const struct functab *t, uint64_t value)
+{
+	size_t lo = 0, hi = t->nsyms;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->by_value[mid]->value <= value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct functab_sym *functab_sym_at(const struct functab *t, uint64_t value)
+{
+	size_t i = functab_value_upper(t, value), j = i;
+
+	while (j > 0 && t->by_value[j - 1]->value == value)
+		j--;
+	return j < i ? t->by_value[j] : NULL;
+}
+
+const struct functab_sym *functab_sym_holding(const struct functab *t, uint64_t addr)
+{
+	size_t i = functab_value_upper(t, addr);
+	const struct functab_sym *best = NULL;
+
+	/* nested ranges are rare: a few steps back find the innermost */
+	for (size_t steps = 0; i > 0 && steps < 64; i--, steps++) {
+		const struct functab_sym *s = t->by_value[i - 1];
+
+		if (addr - s->value < s->size && (!best || s->value > best->value))
+			best = s;
+		if (best && s->value < best->value)
+			break;
+	}
+	return best;
+}
+
+uint64_t functab_size_at(const struct functab *t, uint64_t value)
+{
+	const struct functab_fde *f = functab_fde_at(t, value);
+	size_t i;
+
+	if (f)
+		return f->size;
+	for (i = functab_value_upper(t, value); i > 0 && t->by_value[i - 1]->value == value; i--) {
+		if (t->by_value[i - 1]->size && t->by_value[i - 1]->type == STT_FUNC)
+			return t->by_value[i - 1]->size;
+	}
+	return 0;
+}
+
+const char *functab_sym_name(const struct functab_sym *s, char *buf, size_t len)
+{
+	if (s->hidden && s->version)
+		snprintf(buf, len, "%s@%s", s->name, s->version);
+	else
+		snprintf(buf, len, "%s", s->name);
+	return buf;
+}
+
+struct functab_scan {
+	struct functab *t;
+	size_t cap;
+	int err;
+};
+
+/* Whether a function starts at @v: a call or tail call there is a call. */
+static bool functab_is_start(const struct functab *t, uint64_t v)
+{
+	return functab_fde_at(t, v) || functab_sym_at(t, v);
+}
+
+static void functab_visit_branch(uint64_t from, uint64_t target, void *arg)
+{
+	struct functab_scan *s = arg;
+	struct functab *t = s->t;
+
+	if (s->err || functab_is_start(t, target))
+		return;
+	/* only branches into code a function holds matter */
+	if (!functab_fde_holding(t, target) && !functab_sym_holding(t, target))
+		return;
+	if (t->njumps == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		struct functab_jump *v = realloc(t->jumps, cap * sizeof(*v));
+
+		if (!v) {
+			s->err = -ENOMEM;
+			return;
+		}
+		t->jumps = v;
+		s->cap = cap;
+	}
+	t->jumps[t->njumps].target = target;
+	t->jumps[t->njumps].from = from;
+	t->njumps++;
+}
+
+static int functab_cmp_jump(const void *a, const void *b)
+{
+	const struct functab_jump *x = a, *y = b;
+
+	if (x->target != y->target)
+		return x->target < y->target ? -1 : 1;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+int functab_scan_jumps(struct functab *t, functab_code_fn code, void *arg, functab_branches_fn each)
+{
+	struct functab_scan s = {t, 0, 0};
+
+	if (t->jumps_scanned)
+		return 0;
+	t->jumps_scanned = true;
+	for (size_t i = 0; i < t->nfdes && !s.err; i++) {
+		const uint8_t *p = code(t->fdes[i].start, t->fdes[i].size, arg);
+
+		if (p)
+			each(p, t->fdes[i].size, t->fdes[i].start, functab_visit_branch, &s);
+	}
+	for (size_t i = 0; !t->nfdes && i < t->nsyms && !s.err; i++) {
+		const struct functab_sym *f = &t->syms[i];
+		const uint8_t *p = f->type == STT_FUNC ? code(f->value, f->size, arg) : NULL;
+
+		if (p)
+			each(p, f->size, f->value, functab_visit_branch, &s);
+	}
+	qsort(t->jumps, t->njumps, sizeof(*t->jumps), functab_cmp_jump);
+	return s.err;
+}
+
+const struct functab_jump *functab_jump_into(const struct functab *t, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = t->njumps;
+
+	/* the first jump whose target is above lo */
+	while (a < b) {
+		size_t mid = (a + b) / 2;
+
+		if (t->jumps[mid].target <= lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < t->njumps && t->jumps[a].target < hi ? &t->jumps[a] : NULL;
+}
+
+uint64_t functab_gap_start(const struct functab *t, uint64_t value)
+{
+	long i = value ? functab_fde_floor(t, value - 1) : -1;
+	size_t k = functab_value_upper(t, value ? value - 1 : 0);
+	uint64_t end = 0;
+	bool known = false;
+
+	/* ranges rarely nest: the last few before @value decide */
+	for (int steps = 0; i >= 0 && steps < 8; i--, steps++) {
+		uint64_t e = t->fdes[i].start + t->fdes[i].size;
+
+		known = true;
+		if (e > end)
+			end = e;
+	}
+	for (int steps = 0; value && k > 0 && steps < 8; k--, steps++) {
+		const struct functab_sym *s = t->by_value[k - 1];
+
+		if (s->value >= value)
+			continue;
+		known = true;
+		if (s->value + s->size > end)
+			end = s->value + s->size;
+	}
+	return !known || end > value ? value : end;
+}

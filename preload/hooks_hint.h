@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hooks_hint: an entry that matches nothing, said with what would help:
+ * the objects searched, the nearest names, and whether the name is there
+ * under another version or in another object.
+ *
+ *   extprof: hook function:strln@libc.so.6: no function matches in libc.so.6;
+ *            nearest: strlen, strnlen
+ */
+#ifndef EXTPROF_PRELOAD_HOOKS_HINT_H
+#define EXTPROF_PRELOAD_HOOKS_HINT_H
+
+#include "elfsyms.h"
+#include "functab.h"
+#include "hookable.h"
+#include "hooks_entry.h"
+
+#define HOOKS_DENIED_MAX 64
+
+/* A loaded object's functions, read at the first entry that needs them. */
+struct hooks_table {
+	struct functab tab;
+	bool read;
+	int err;
+	/* the addresses hookable.c's rules name in it, and the rules */
+	uint64_t denied[HOOKS_DENIED_MAX];
+	const struct hookable_rule *denied_rule[HOOKS_DENIED_MAX];
+	size_t ndenied;
+};
+
+/* The table of loaded object @i (hooks.c), or NULL when it cannot be read. */
+struct hooks_table *hooks_table_of(int i);
+
+/* Say that @w matches nothing in the @n objects @objs (those it searched). */
+void hooks_hint_no_match(const struct hooks_want *w, const struct elf_object *objs, int n);
+
+#endif
