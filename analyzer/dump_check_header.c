@@ -14,7 +14,7 @@
 
 #define KNOWN_FLAGS                                                                                \
 	(EXTPROF_DUMP_F_COMPLETE | EXTPROF_DUMP_F_COMPACT | EXTPROF_DUMP_F_WINDOW |                \
-	 EXTPROF_DUMP_F_EXEC | EXTPROF_DUMP_F_EXIT_NOW)
+	 EXTPROF_DUMP_F_EXEC | EXTPROF_DUMP_F_EXIT_NOW | EXTPROF_DUMP_F_ATTACHED)
 #define KNOWN_COUNTER_FLAGS                                                                        \
 	(EXTPROF_COUNTER_F_DETERMINISTIC | EXTPROF_COUNTER_F_THREAD_LOCAL |                        \
 	 EXTPROF_COUNTER_F_RDPMC | EXTPROF_COUNTER_F_CALIBRATION_SETTLED)

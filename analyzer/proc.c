@@ -66,7 +66,7 @@ struct same_field {
 static const struct same_field same_fields[] = {
 	SAME(counter),	  SAME_STR(counter_name), SAME_STR(counter_unit), SAME(calibration),
 	SAME(resolution), SAME(nested_overhead),  SAME_STR(exe_path),	  SAME(build_id_size),
-	SAME(build_id),	  SAME(callers_depth),	  SAME_STR(window),
+	SAME(build_id),	  SAME(callers_depth),	  SAME_STR(window),	  SAME(attach_id),
 };
 
 static bool same_differs(const struct same_field *f, const struct extprof_dump_header *a,

@@ -151,6 +151,7 @@ struct xp_report {
 	size_t nexes;
 	bool complete;
 	char window[128];
+	bool attached; /* counted while extprof attach was attached (from start_ns to end_ns) */
 	uint32_t callers_depth; /* the deepest EXTPROF_CALLERS of the processes; 0: none */
 	char cpu_model[128];	/* of the first process */
 	char exe_path[512];

@@ -69,6 +69,7 @@ static void head_first(struct xp_report *r, const struct xp_proc *p)
 	r->complete = true;
 	r->start_ns = p->start_ns;
 	r->end_ns = p->end_ns;
+	r->attached = h->flags & EXTPROF_DUMP_F_ATTACHED;
 	memcpy(r->cpu_model, h->cpu_model, sizeof(r->cpu_model));
 	memcpy(r->exe_path, h->exe_path, sizeof(r->exe_path));
 	build_id_hex(r->build_id, h);
@@ -132,6 +133,8 @@ static void head_add(struct xp_report *r, const struct xp_proc *p)
 		r->end_ns = p->end_ns;
 	if (h->callers_depth > r->callers_depth)
 		r->callers_depth = h->callers_depth;
+	if (h->flags & EXTPROF_DUMP_F_ATTACHED)
+		r->attached = true;
 }
 
 #define MIXED_HINT "; --allow-mixed merges them anyway"

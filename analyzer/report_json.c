@@ -63,6 +63,17 @@ static void json_head(struct xp_json *j, const struct xp_report *r)
 		xp_json_str(j, r->window);
 	else
 		xp_json_null(j);
+	xp_json_key(j, "attached");
+	if (r->attached) {
+		xp_json_begin(j, '{');
+		xp_json_key(j, "from_ns");
+		xp_json_u64(j, r->start_ns > 0 ? (uint64_t)r->start_ns : 0);
+		xp_json_key(j, "to_ns");
+		xp_json_u64(j, r->end_ns > 0 ? (uint64_t)r->end_ns : 0);
+		xp_json_end(j, '}');
+	} else {
+		xp_json_null(j);
+	}
 	json_u64_list(j, "pids", r->pids, r->npids);
 	if (r->by_exe) {
 		xp_json_key(j, "executables");

@@ -76,14 +76,20 @@ static const char *const stat_says[] = {
 	[XP_STAT_MEAN] = "mean: observed / evaluations",
 };
 
-static void text_time(FILE *out, const struct xp_report *r)
+/* @ns (CLOCK_REALTIME) as local time in @fmt: false when it cannot be said. */
+static bool text_when(char *buf, size_t size, int64_t ns, const char *fmt)
 {
-	time_t t = (time_t)(r->start_ns / 1000000000);
-	char when[64];
+	time_t t = (time_t)(ns / 1000000000);
 	struct tm tm;
 
-	if (!r->start_ns || !localtime_r(&t, &tm) ||
-	    !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm))
+	return ns > 0 && localtime_r(&t, &tm) && strftime(buf, size, fmt, &tm);
+}
+
+static void text_time(FILE *out, const struct xp_report *r)
+{
+	char when[64];
+
+	if (!text_when(when, sizeof(when), r->start_ns, "%Y-%m-%d %H:%M:%S %z"))
 		return;
 	fprintf(out, "started      %s", when);
 	/* as doubles: hostile times must not overflow the subtraction */
@@ -113,6 +119,19 @@ static void text_window(FILE *out, const struct xp_report *r)
 	uint64_t outside = 0;
 
 	fputs("window       ", out);
+	if (!r->window[0] && r->attached) {
+		char from[64], to[64];
+
+		if (text_when(from, sizeof(from), r->start_ns, "%H:%M:%S") &&
+		    text_when(to, sizeof(to), r->end_ns, "%H:%M:%S %z") && r->end_ns > r->start_ns)
+			fprintf(out,
+				"an attachment, from %s to %s (%.3f s): calls begun before "
+				"it are not counted\n",
+				from, to, ((double)r->end_ns - (double)r->start_ns) / 1e9);
+		else
+			fputs("an attachment: calls begun before it are not counted\n", out);
+		return;
+	}
 	if (!r->window[0]) {
 		fputs("the whole run\n", out);
 		return;

@@ -104,6 +104,7 @@ static void dump_fill_header(struct extprof_dump_header *h, const struct dump_me
 	h->build_id_size = meta->build_id_size;
 	h->callers_depth = meta->callers_depth;
 	dump_copy_field(h->window, sizeof(h->window), meta->window);
+	h->attach_id = meta->attach_id;
 	/* The magic last: a reader sees no magic yet, or a whole header. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(h->magic, EXTPROF_DUMP_MAGIC, EXTPROF_DUMP_MAGIC_LEN);

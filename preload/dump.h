@@ -32,6 +32,7 @@ struct dump_meta {
 	uint32_t caller_slots; /* CALLERS entries per declaration */
 	uint32_t late_decls;   /* room for declarations added later (dlopen) */
 	uint32_t flags;	       /* EXTPROF_DUMP_F_WINDOW, ... */
+	uint64_t attach_id;    /* EXTPROF_DUMP_F_ATTACHED: the attachment's id */
 	char window[128];
 };
 

@@ -35,6 +35,8 @@
 #define EXTPROF_DUMP_F_WINDOW	(1u << 2) /* a window function was configured */
 #define EXTPROF_DUMP_F_EXEC	(1u << 3) /* the image ended by exec: its counts are whole */
 #define EXTPROF_DUMP_F_EXIT_NOW (1u << 4) /* the process left by _exit: its counts are whole */
+/* counted by an attachment (extprof attach): from start_ns to the last end_ns */
+#define EXTPROF_DUMP_F_ATTACHED (1u << 5)
 
 /* header.counter */
 enum extprof_counter_kind {
@@ -105,7 +107,8 @@ struct extprof_dump_header {
 	uint32_t build_id_size;
 	uint32_t callers_depth; /* EXTPROF_CALLERS, 0 when off */
 	char window[128];	/* EXTPROF_WINDOW as given, "" for the whole run */
-	uint64_t reserved[8];
+	uint64_t attach_id;	/* the attachment's id (EXTPROF_DUMP_F_ATTACHED), else 0 */
+	uint64_t reserved[7];
 };
 
 struct extprof_dump_section {
