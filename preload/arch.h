@@ -52,6 +52,28 @@ void arch_choose_fast_path(const struct xp_counter *c, bool callers, bool window
 void arch_each_branch(const uint8_t *code, uint64_t size, uint64_t addr,
 		      void (*fn)(uint64_t from, uint64_t target, void *arg), void *arg);
 
+/*
+ * For a process already running (extprof attach): the writes that send
+ * @h's entry to its stub, at most @max (2 do: a short patch's padding, then
+ * its entry), each the bytes of a jmp alone and those it replaces: the
+ * moved instructions behind it stay, so that a thread that was among them
+ * runs on correctly.  Returns how many, or -EINVAL.
+ */
+struct arch_patch_bytes {
+	uint64_t at;
+	uint32_t len;
+	uint8_t code[16];
+	uint8_t orig[16];
+};
+int arch_entry_bytes(const struct arch_hook *h, struct arch_patch_bytes *w, int max);
+
+/* Write @len bytes of code at @at in this process (a fork child undoing an attachment). */
+int arch_write_code(uint64_t at, const uint8_t *bytes, uint32_t len);
+
+/* The address ranges of every stub made so far, at most @max: how many there are. */
+struct extprof_attach_range;
+int arch_code_ranges(struct extprof_attach_range *r, int max);
+
 /* Make every stub page read+execute only. */
 void arch_seal_code(void);
 

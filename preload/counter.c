@@ -172,7 +172,9 @@ static int counter_setup_var(const char *spec)
 							 counter_thread_pointer());
 			xp.counter.flags |= EXTPROF_COUNTER_F_THREAD_LOCAL;
 		} else {
+			/* the address first: a reader of the old setting never sees 0 */
 			xp.counter.var_addr = objs[i].base + v.value;
+			xp.counter.var_tls = false;
 		}
 		return 0;
 	}

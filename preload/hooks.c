@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "attach.h"
 #include "elfsyms.h"
 #include "functab.h"
 #include "hookable.h"
@@ -135,6 +136,14 @@ static const uint8_t *hooks_code_at(uint64_t start, uint64_t size, void *arg)
 	return elfobj_in_text(o, o->base + start, size) ? (const uint8_t *)(o->base + start) : NULL;
 }
 
+/* Write @h's entry now, or, for "extprof attach", list it for the tracer to write. */
+static int hooks_commit(const struct arch_hook *h, uint32_t idx, char *why, size_t whylen)
+{
+	if (attach_preparing())
+		return attach_keep_patch(h, idx, why, whylen);
+	return arch_commit_hook(h, why, whylen);
+}
+
 /* Register and patch one function; @symbol is the declaration's name. */
 static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, uint64_t size)
 {
@@ -203,7 +212,7 @@ static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, 
 	}
 	if (m->window)
 		xp.window_decl = idx;
-	if (arch_commit_hook(&h, why, sizeof(why))) {
+	if (hooks_commit(&h, idx, why, sizeof(why))) {
 		/* listed, never called */
 		hooks_tally_refuse(t, symbol, why);
 		return;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "attach.h"
 #include "hooks.h"
 #include "log.h"
 #include "maps.h"
@@ -37,6 +38,18 @@
 struct xp_state xp;
 static struct spec_list init_spec;
 static const char *init_window; /* EXTPROF_WINDOW, NULL when unset or malformed */
+static bool init_pool_ready;	/* the worker pool: once per process */
+
+static const char *init_getenv(const char *name)
+{
+	return getenv(name);
+}
+
+/*
+ * Where the EXTPROF_* settings of what to hook and how come from: the
+ * environment, or an attachment's block (attach.c).
+ */
+static init_var_fn init_var = init_getenv;
 
 static bool init_env_set(const char *name)
 {
@@ -130,7 +143,7 @@ static bool init_is_first(void)
 
 static void init_read_callers(void)
 {
-	const char *v = getenv("EXTPROF_CALLERS");
+	const char *v = init_var("EXTPROF_CALLERS");
 	char *end;
 	unsigned long n;
 
@@ -160,8 +173,8 @@ static void init_read_children(void)
 
 static int init_read_hooks(void)
 {
-	const char *hooks = getenv("EXTPROF_HOOKS"), *spec = getenv("EXTPROF_SPEC");
-	const char *window = getenv("EXTPROF_WINDOW");
+	const char *hooks = init_var("EXTPROF_HOOKS"), *spec = init_var("EXTPROF_SPEC");
+	const char *window = init_var("EXTPROF_WINDOW");
 
 	if (hooks && *hooks)
 		spec_parse_text(&init_spec, hooks, "EXTPROF_HOOKS", 0);
@@ -235,7 +248,7 @@ static void init_choose_counter(void)
 		xp.meta.caller_slots = INIT_CALLER_SLOTS;
 		arch_use_callers_thunk();
 	}
-	counter_setup(getenv("EXTPROF_COUNTER"));
+	counter_setup(init_var("EXTPROF_COUNTER"));
 	arch_choose_fast_path(&xp.counter, xp.callers != 0, init_window != NULL);
 	init_fill_meta();
 	arch_probe_xsave();
@@ -249,11 +262,12 @@ static void init_choose_counter(void)
 int init_calibrate(void)
 {
 	static int result = 1; /* not yet */
-	int err;
+	int err = 0;
 
 	if (result <= 0)
 		return result;
-	err = worker_init_pool();
+	if (!init_pool_ready)
+		init_pool_ready = !(err = worker_init_pool());
 	if (!err)
 		err = calibrate_hook();
 	result = err;
@@ -272,7 +286,7 @@ int init_calibrate(void)
  */
 static void init_choose_dir(void)
 {
-	const char *dir = getenv("EXTPROF_DIR"), *why;
+	const char *dir = init_var("EXTPROF_DIR"), *why;
 	size_t n = 0;
 	int err;
 
@@ -294,8 +308,8 @@ static void init_choose_dir(void)
 	}
 	strcpy(xp.dir + n, dir);
 	err = process_make_dir(xp.dir,
-			       init_env_set("EXTPROF_SHARED_DIR") &&
-				       !strcmp(getenv("EXTPROF_SHARED_DIR"), "1"),
+			       init_var("EXTPROF_SHARED_DIR") &&
+				       !strcmp(init_var("EXTPROF_SHARED_DIR"), "1"),
 			       &why);
 	if (err) {
 		log_msg("EXTPROF_DIR %s: %s; counting without dumps", xp.dir, why);
@@ -316,11 +330,47 @@ static bool init_install_hooks(void)
 	/* nothing hooked and nothing that a dlopen could bring: stay out */
 	if (hooked <= 0 && !xp.meta.late_decls)
 		return false;
+	static bool atfork_set;
 	arch_seal_code();
 	init_choose_dir();
-	pthread_atfork(NULL, NULL, init_after_fork_child);
+	/* once: an attachment after another comes here again */
+	if (!atfork_set)
+		pthread_atfork(NULL, NULL, init_after_fork_child);
+	atfork_set = true;
 	xp.enabled = true;
 	return hooked > 0;
+}
+
+/*
+ * The start-up steps for "extprof attach", with the settings @var gives
+ * (by their EXTPROF_* names, from the attachment's block), then with the
+ * entries left for the tracer to write (attach.c).  Calibrated every time:
+ * an attachment may count with another counter than the one before.
+ * Returns 0 when something was hooked, else -errno (said).
+ */
+int init_start(init_var_fn var)
+{
+	int err = 0;
+
+	init_var = var;
+	init_spec.n = 0;
+	init_window = NULL;
+	xp.window_decl = UINT32_MAX;
+	pthread_mutex_init(&xp.decls_lock, NULL);
+	if (init_read_hooks())
+		return -ENOENT;
+	init_read_callers();
+	init_choose_counter();
+	if (!init_pool_ready)
+		init_pool_ready = !(err = worker_init_pool());
+	if (!err)
+		err = calibrate_hook();
+	if (err) {
+		log_msg("cannot calibrate the hook: %s; nothing is hooked", log_strerror(-err));
+		return err;
+	}
+	xp.meta.counter_flags = xp.counter.flags;
+	return init_install_hooks() ? 0 : -ENOENT;
 }
 
 __attribute__((constructor)) static void init_shim(void)
@@ -328,6 +378,9 @@ __attribute__((constructor)) static void init_shim(void)
 	enum hooks_found found;
 	bool hooked = false;
 
+	/* dlopen'ed into a running process: "extprof attach" says what to do */
+	if (!attach_preloaded())
+		return;
 	if (init_secure_mode())
 		return;
 	/* a descendant that hooks nothing says nothing: its lines wait */
@@ -338,6 +391,8 @@ __attribute__((constructor)) static void init_shim(void)
 			hooked = init_install_hooks();
 	}
 	log_release(hooked || !init_is_descendant());
+	if (xp.enabled)
+		attach_mark_preloaded();
 }
 
 /*

@@ -32,6 +32,14 @@
 
 static int log_fd = STDERR_FILENO;
 static bool log_said[LOG_ONCE_MAX];
+static log_sink_fn log_sink;
+
+void log_set_sink(log_sink_fn sink)
+{
+	log_sink = sink;
+	for (int i = 0; i < LOG_ONCE_MAX; i++)
+		log_said[i] = false;
+}
 
 /* EXTPROF_LOG=FILE: what the descriptor must still be, and where to find it again */
 static bool log_is_file;
@@ -321,7 +329,7 @@ static void log_vmsg(const char *fmt, va_list ap)
 	size_t n = sizeof("extprof: ") - 1;
 	int saved = errno;
 
-	if (log_fd < 0)
+	if (log_fd < 0 && !log_sink)
 		return;
 	memcpy(buf, "extprof: ", n);
 	n += log_vformat(buf + n, sizeof(buf) - n - 1, true, fmt, ap);
@@ -329,7 +337,9 @@ static void log_vmsg(const char *fmt, va_list ap)
 	/* more than the room held: decide now rather than lose lines */
 	if (log_holding && log_held_len + n > sizeof(log_held))
 		log_release(log_say_now && log_say_now());
-	if (log_holding) {
+	if (log_sink) {
+		log_sink(buf, n);
+	} else if (log_holding) {
 		if (log_held_len + n <= sizeof(log_held)) {
 			memcpy(log_held + log_held_len, buf, n);
 			log_held_len += n;

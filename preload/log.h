@@ -29,6 +29,13 @@ enum log_once_id {
  */
 int log_setup(const char *spec, const char **why);
 
+/*
+ * Every line to @sink instead of the log (extprof attach: to the tracer,
+ * never to the program's stderr); the said-once messages may be said again.
+ */
+typedef void (*log_sink_fn)(const char *line, size_t len);
+void log_set_sink(log_sink_fn sink);
+
 /* One line; every %s argument is escaped to printable ASCII. */
 void log_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_once(enum log_once_id id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -166,6 +166,10 @@ void unwind_rehook_frames(uint64_t sp);
 /* calibrate.c */
 int calibrate_hook(void);
 
+/* init.c: the start-up steps, the settings read through @var (EXTPROF_* names) */
+typedef const char *(*init_var_fn)(const char *name);
+int init_start(init_var_fn var);
+
 /* process.c */
 void process_fill_meta(struct dump_meta *meta);
 void process_fill_ids(struct dump_meta *meta);

@@ -24,7 +24,10 @@
  * lookup on the way in.  Only the entry jmp needs the stub within +-2 GiB;
  * the moved rip-relative operands need it too, so all of a stub lives there.
  * Patching happens at start-up, before main, while the process has one
- * thread; the stub pages are sealed read+execute afterwards.
+ * thread; the stub pages are sealed read+execute afterwards.  In a process
+ * already running (extprof attach) the tracer writes the entries itself,
+ * every thread stopped, and only the jmp: the moved instructions behind it
+ * stay in place (arch_entry_bytes), for a thread that was among them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +36,7 @@
 #include <unistd.h>
 
 #include "../../arch.h"
+#include "extprof/attach.h"
 #include "insn.h"
 #include "stub_fast.h"
 #include "stub_layout.h"
@@ -212,17 +216,16 @@ static void stub_write(uint8_t *entry, uint8_t *head, uint32_t idx)
 	memcpy(head - sizeof(lits), &lits, sizeof(lits));
 }
 
-/* At @at, over @length bytes: a jmp to @to, rel32, or rel8 when @short_jmp. */
-static int patch_write_entry(uint64_t at, uint32_t length, const uint8_t *to, bool short_jmp)
+/*
+ * A jmp at @at to @to: rel32, or rel8 when @short_jmp, then int3 up to 16
+ * bytes (a jump into them, we looked for none, traps loudly).  Returns the
+ * jmp's length.
+ */
+static uint32_t patch_jmp_bytes(uint8_t *jmp, uint64_t at, uint64_t to, bool short_jmp)
 {
-	uint64_t page = at & ~(uint64_t)(getpagesize() - 1);
-	size_t span = (size_t)(at + length - page);
 	uint32_t jlen = short_jmp ? INSN_SHORT_SIZE : INSN_PATCH_SIZE;
-	uint8_t jmp[16];
-	int32_t rel = (int32_t)((int64_t)(uint64_t)to - (int64_t)(at + jlen));
+	int32_t rel = (int32_t)((int64_t)to - (int64_t)(at + jlen));
 
-	if (mprotect((void *)page, span, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
-		return -errno;
 	if (short_jmp) {
 		jmp[0] = 0xeb;
 		jmp[1] = (uint8_t)(int8_t)rel;
@@ -230,12 +233,30 @@ static int patch_write_entry(uint64_t at, uint32_t length, const uint8_t *to, bo
 		jmp[0] = 0xe9;
 		memcpy(jmp + 1, &rel, 4);
 	}
-	/* int3 over the rest: a jump into it (we looked for none) traps loudly */
-	memset(jmp + jlen, 0xcc, sizeof(jmp) - jlen);
-	memcpy((void *)at, jmp, length);
+	memset(jmp + jlen, 0xcc, 16 - jlen);
+	return jlen;
+}
+
+int arch_write_code(uint64_t at, const uint8_t *bytes, uint32_t len)
+{
+	uint64_t page = at & ~(uint64_t)(getpagesize() - 1);
+	size_t span = (size_t)(at + len - page);
+
+	if (mprotect((void *)page, span, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -errno;
+	memcpy((void *)at, bytes, len);
 	if (mprotect((void *)page, span, PROT_READ | PROT_EXEC) < 0)
 		return -errno;
 	return 0;
+}
+
+/* At @at, over @length bytes: a jmp to @to, rel32, or rel8 when @short_jmp. */
+static int patch_write_entry(uint64_t at, uint32_t length, const uint8_t *to, bool short_jmp)
+{
+	uint8_t jmp[16];
+
+	patch_jmp_bytes(jmp, at, (uint64_t)to, short_jmp);
+	return arch_write_code(at, jmp, length);
 }
 
 /* Build the stub of @plan for the function at @addr; fill @h. */
@@ -305,6 +326,40 @@ int arch_commit_hook(const struct arch_hook *h, char *why, size_t whylen)
 	if (err)
 		snprintf(why, whylen, "cannot write its entry: %s", strerror(-err));
 	return err;
+}
+
+/* One write of arch_entry_bytes: the jmp alone, and what it replaces. */
+static void patch_entry_write(struct arch_patch_bytes *w, uint64_t at, uint64_t to, bool short_jmp)
+{
+	uint8_t jmp[16];
+
+	w->at = at;
+	w->len = patch_jmp_bytes(jmp, at, to, short_jmp);
+	memcpy(w->code, jmp, w->len);
+	memcpy(w->orig, (const void *)at, w->len);
+}
+
+int arch_entry_bytes(const struct arch_hook *h, struct arch_patch_bytes *w, int max)
+{
+	if (h->length > sizeof(w->code) || max < (h->pad_at ? 2 : 1))
+		return -EINVAL;
+	if (!h->pad_at) {
+		patch_entry_write(&w[0], h->at, (uint64_t)h->entry, false);
+		return 1;
+	}
+	/* the padding first, as arch_commit_hook writes it */
+	patch_entry_write(&w[0], h->pad_at, (uint64_t)h->entry, false);
+	patch_entry_write(&w[1], h->at, h->pad_at, true);
+	return 2;
+}
+
+int arch_code_ranges(struct extprof_attach_range *r, int max)
+{
+	for (int i = 0; i < codemem_n && i < max; i++) {
+		r[i].lo = (uint64_t)codemem[i].base;
+		r[i].hi = (uint64_t)codemem[i].base + CODEMEM_CHUNK;
+	}
+	return codemem_n;
 }
 
 /*
