@@ -17,12 +17,16 @@ int cmd_run(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
+int cmd_detach(int argc, char **argv);
 
 void cmd_report_usage(FILE *out);
 void cmd_run_usage(FILE *out);
 void cmd_dump_usage(FILE *out);
 void cmd_diff_usage(FILE *out);
 void cmd_top_usage(FILE *out);
+void cmd_attach_usage(FILE *out);
+void cmd_detach_usage(FILE *out);
 
 /* Long options of the report options shared by report and run. */
 enum {
@@ -80,5 +84,12 @@ int xp_report_emit_to(struct xp_load *l, const struct xp_report_opts *o, FILE *d
 /* Print @r onto @dflt, or into o->output whole: 0 or -errno with @e set. */
 int xp_report_write(const struct xp_report *r, const struct xp_report_opts *o, FILE *dflt,
 		    struct xp_err *e);
+
+/*
+ * Load the dumps @names of directory @dir and print their report onto
+ * @dflt, or into o->output: an exit status.
+ */
+int xp_report_names(const char *dir, const struct xp_names *names, const struct xp_report_opts *o,
+		    FILE *dflt);
 
 #endif

@@ -84,6 +84,21 @@ int xp_report_emit_to(struct xp_load *l, const struct xp_report_opts *o, FILE *d
 	return 0;
 }
 
+int xp_report_names(const char *dir, const struct xp_names *names, const struct xp_report_opts *o,
+		    FILE *dflt)
+{
+	struct xp_load l;
+	struct xp_err e;
+	int status;
+
+	xp_load_init(&l, o->strict);
+	l.defer = true;
+	status = xp_load_names(&l, dir, names, &e) ? (xp_err_print(&e), XP_EXIT_BAD)
+						   : xp_report_emit_to(&l, o, dflt);
+	xp_load_free(&l);
+	return status;
+}
+
 static int report_parse(int argc, char **argv, struct xp_report_opts *o)
 {
 	static const struct option longopts[] = {

@@ -17,7 +17,6 @@
 static int run_report(const struct xp_run_opts *o, const char *dir, const struct xp_names *before)
 {
 	struct xp_names fresh;
-	struct xp_load l;
 	struct xp_err e;
 	int status;
 
@@ -33,11 +32,7 @@ static int run_report(const struct xp_run_opts *o, const char *dir, const struct
 		xp_names_free(&fresh);
 		return o->report.strict ? XP_EXIT_BAD : 0;
 	}
-	xp_load_init(&l, o->report.strict);
-	l.defer = true;
-	status = xp_load_names(&l, dir, &fresh, &e) ? (xp_err_print(&e), XP_EXIT_BAD)
-						    : xp_report_emit_to(&l, &o->report, o->out);
-	xp_load_free(&l);
+	status = xp_report_names(dir, &fresh, &o->report, o->out);
 	xp_names_free(&fresh);
 	return status;
 }

@@ -28,6 +28,9 @@ static const struct command commands[] = {
 	 "how each function's cost grows with the input size N"},
 	{"symbols", cmd_symbols, cmd_symbols_usage,
 	 "list the functions of an ELF file the shim can hook"},
+	{"attach", cmd_attach, cmd_attach_usage,
+	 "hook a running process for a while, then put it back and report"},
+	{"detach", cmd_detach, cmd_detach_usage, "end an attachment made with attach --duration 0"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -52,6 +55,8 @@ static void usage(FILE *out)
 	      "  extprof doubling [options] N=DIR N=DIR...\n"
 	      "  extprof doubling --sizes N1,N2,... [options] -- PROGRAM [ARGS with {N}...]\n"
 	      "  extprof symbols OBJECT [GLOB]\n"
+	      "  extprof attach [options] -H KIND:PATTERN[@OBJECT]... PID\n"
+	      "  extprof detach [options] PID\n"
 	      "\n"
 	      "options:\n"
 	      "  -h, --help     this text; extprof COMMAND --help for a command's options\n"
