@@ -189,6 +189,13 @@ struct xp_tthread *xp_pick_thread(struct xp_trace *tr, const struct xp_layout *l
 				  enum xp_pick_for why, struct xp_arch_state *saved);
 
 /*
+ * The pcs that the signal handlers running on a thread (stack pointer @sp)
+ * will return to, from their signal frames, most recent first; at most
+ * @max.  Returns how many.
+ */
+int xp_pick_handler_pcs(pid_t pid, const struct xp_layout *l, uint64_t sp, uint64_t *pcs, int max);
+
+/*
  * Whether no thread is inside the shim's own code, its stubs or its
  * bookkeeping (@blk's ranges and per-thread word): 1 yes, 0 no, <0 error.
  */

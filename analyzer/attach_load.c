@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/random.h>
+#include <sys/user.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -217,12 +218,30 @@ static bool load_inside(const struct extprof_attach_patch *p, uint64_t pc)
 	return pc > p->at && pc < p->at + p->length;
 }
 
+/* Will a signal handler running on @tid return inside @p's first bytes? */
+static bool load_handler_inside(struct xp_trace *tr, pid_t tid, const struct xp_layout *l,
+				const struct extprof_attach_patch *p)
+{
+	struct user_regs_struct regs;
+	uint64_t pcs[16];
+	int n;
+
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) < 0)
+		return false;
+	n = xp_pick_handler_pcs(tr->pid, l, regs.rsp, pcs, 16);
+	for (int i = 0; i < n; i++)
+		if (load_inside(p, pcs[i]))
+			return true;
+	return false;
+}
+
 /*
  * Step the threads out of the entries about to be written; an entry a
- * thread cannot be stepped out of is marked in @skip.
+ * thread cannot be stepped out of (or that a signal handler would return
+ * into) is marked in @skip.
  */
-static void load_step_out(struct xp_trace *tr, const struct extprof_attach_patch *p, uint32_t n,
-			  bool *skip)
+static void load_step_out(struct xp_trace *tr, const struct xp_layout *l,
+			  const struct extprof_attach_patch *p, uint32_t n, bool *skip)
 {
 	for (size_t i = 0; i < tr->n; i++) {
 		pid_t tid = tr->t[i].tid;
@@ -271,12 +290,15 @@ static void load_step_out(struct xp_trace *tr, const struct extprof_attach_patch
 			}
 			if (t && load_inside(&p[k], xp_arch_pc_of(tid)))
 				skip[k] = true;
+			/* a signal handler would return inside it: nothing to step */
+			if (t && load_handler_inside(tr, tid, l, &p[k]))
+				skip[k] = true;
 		}
 	}
 }
 
 /* Write the entries, every thread stopped and none inside one. */
-static int load_write(struct xp_trace *tr, struct xp_attachment *a,
+static int load_write(struct xp_trace *tr, const struct xp_layout *l, struct xp_attachment *a,
 		      const struct extprof_attach_block *blk, struct xp_err *e)
 {
 	uint32_t n = blk->npatches, written = 0, moved = 0, inside = 0;
@@ -295,7 +317,7 @@ static int load_write(struct xp_trace *tr, struct xp_attachment *a,
 				 (int)tr->pid, strerror(errno));
 		goto out;
 	}
-	load_step_out(tr, p, n, skip);
+	load_step_out(tr, l, p, n, skip);
 	for (uint32_t k = 0; k < n; k++) {
 		uint8_t now[16];
 
@@ -376,8 +398,13 @@ int xp_attach_load(struct xp_trace *tr, const struct xp_attach_cfg *cfg, struct 
 		err = xp_err_set(e, -EIO, "%s", e2.msg);
 	if (!err)
 		err = xp_trace_stop_all(tr, e);
+	/* the threads made meanwhile have stacks of their own */
+	if (!err) {
+		xp_layout_free(&l);
+		err = xp_layout_read(tr->pid, &l, e);
+	}
 	if (!err)
-		err = load_write(tr, a, blk, e);
+		err = load_write(tr, &l, a, blk, e);
 out:
 	xp_layout_free(&l);
 	free(blk);

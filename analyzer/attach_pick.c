@@ -20,7 +20,13 @@
  * threads run a moment and asks again.
  *
  * Ending the dumps needs every thread out of the shim: no pc in its text
- * or its stubs, its per-thread "busy" word 0 (a slow path through libc).
+ * or its stubs, its per-thread "busy" word 0 (a slow path through libc),
+ * and no signal handler running on top of either: the pc a handler will
+ * return to is in the signal frame the kernel left on the thread's stack,
+ * found by its return address, glibc's __restore_rt (an interrupted stub
+ * would go on writing into a dump that end has finished).  A thread inside
+ * a handler is not picked for dlopen either: the handler may have
+ * interrupted malloc.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -123,6 +129,65 @@ static void pick_loader_owners(pid_t pid, const struct xp_layout *l, pid_t owner
 	free(buf);
 }
 
+/*
+ * glibc's __restore_rt in @pid: the code "mov $15,%rax; syscall" (rt_sigreturn)
+ * in libc's text.  Found once per libc mapping.
+ */
+static uint64_t pick_restorer(pid_t pid, const struct xp_layout *l)
+{
+	static const uint8_t code[9] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+	static pid_t cached_pid;
+	static uint64_t cached_base, cached;
+	size_t len;
+	uint8_t *text;
+
+	if (!l->libc.found || !l->libc.text_hi)
+		return 0;
+	if (cached_pid == pid && cached_base == l->libc.base)
+		return cached;
+	len = l->libc.text_hi - l->libc.text_lo;
+	text = len < (64u << 20) ? malloc(len) : NULL;
+	cached = 0;
+	if (text && !xp_mem_read(pid, l->libc.text_lo, text, len)) {
+		uint8_t *hit = memmem(text, len, code, sizeof(code));
+
+		if (hit)
+			cached = l->libc.text_lo + (uint64_t)(hit - text);
+	}
+	free(text);
+	cached_pid = pid;
+	cached_base = l->libc.base;
+	return cached;
+}
+
+int xp_pick_handler_pcs(pid_t pid, const struct xp_layout *l, uint64_t sp, uint64_t *pcs, int max)
+{
+	enum { RIP = 8 + 168, SCAN = 1u << 20 }; /* pretcode, then the ucontext's rip */
+	const struct xp_map *m = xp_maps_at(&l->maps, sp);
+	uint64_t restorer = pick_restorer(pid, l), lo = sp & ~7ull;
+	size_t len;
+	uint8_t *buf;
+	int n = 0;
+
+	if (!restorer || !m)
+		return 0;
+	len = m->hi - lo < SCAN ? (size_t)(m->hi - lo) : SCAN;
+	buf = malloc(len);
+	if (!buf || xp_mem_read(pid, lo, buf, len)) {
+		free(buf);
+		return 0;
+	}
+	for (size_t off = 0; off + RIP + 8 <= len && n < max; off += 8) {
+		uint64_t v;
+
+		memcpy(&v, buf + off, 8);
+		if (v == restorer)
+			memcpy(&pcs[n++], buf + off + RIP, 8);
+	}
+	free(buf);
+	return n;
+}
+
 /* Whether a thread's stack has room below @sp for the call. */
 static bool pick_stack_room(const struct xp_layout *l, uint64_t sp)
 {
@@ -142,7 +207,7 @@ static bool pick_in_ranges(const struct extprof_attach_range *r, uint32_t n, uin
 }
 
 /* 2: in the program's code, 1: waiting in a safe system call, 0: unsafe. */
-static int pick_rank(const struct xp_layout *l, const struct xp_arch_state *s,
+static int pick_rank(pid_t pid, const struct xp_layout *l, const struct xp_arch_state *s,
 		     const pid_t owners[3], pid_t tid, enum xp_pick_for why)
 {
 	uint64_t pc = xp_arch_pc(s);
@@ -150,7 +215,11 @@ static int pick_rank(const struct xp_layout *l, const struct xp_arch_state *s,
 	const char *only = getenv("EXTPROF_TEST_ATTACH_PICK");
 	int rank;
 
+	uint64_t handler_pc;
+
 	if (!pick_stack_room(l, xp_arch_sp(s)))
+		return 0;
+	if (why == XP_PICK_LOAD && xp_pick_handler_pcs(pid, l, xp_arch_sp(s), &handler_pc, 1))
 		return 0;
 	if (why == XP_PICK_END)
 		rank = nr >= 0 ? 1 : 2;
@@ -192,7 +261,7 @@ struct xp_tthread *xp_pick_thread(struct xp_trace *tr, const struct xp_layout *l
 			continue;
 		if (xp_arch_save(t->tid, s, &e))
 			continue;
-		rank = pick_rank(l, s, owners, t->tid, why);
+		rank = pick_rank(tr->pid, l, s, owners, t->tid, why);
 		if (rank > best_rank) {
 			best = t;
 			best_rank = rank;
@@ -205,6 +274,19 @@ struct xp_tthread *xp_pick_thread(struct xp_trace *tr, const struct xp_layout *l
 		fprintf(stderr, "extprof: attach: test: calls in thread %d (%s)\n", (int)best->tid,
 			best_rank == 2 ? "in its own code" : "waiting in a system call");
 	return best;
+}
+
+/* Does a signal handler on the thread interrupt the shim or a stub? */
+static bool pick_handler_inside(pid_t pid, const struct xp_layout *l, const struct xp_arch_state *s,
+				const struct extprof_attach_range *r, uint32_t n)
+{
+	uint64_t pcs[16];
+	int k = xp_pick_handler_pcs(pid, l, xp_arch_sp(s), pcs, 16);
+
+	for (int i = 0; i < k; i++)
+		if (in_object(&l->shim, pcs[i]) || pick_in_ranges(r, n, pcs[i]))
+			return true;
+	return false;
 }
 
 int xp_pick_quiescent(struct xp_trace *tr, const struct xp_layout *l,
@@ -238,6 +320,8 @@ int xp_pick_quiescent(struct xp_trace *tr, const struct xp_layout *l,
 			break;
 		}
 		if (in_object(&l->shim, xp_arch_pc(s)) || pick_in_ranges(r, n, xp_arch_pc(s)))
+			quiet = 0;
+		else if (pick_handler_inside(tr->pid, l, s, r, n))
 			quiet = 0;
 		else if (!xp_mem_read(tr->pid,
 				      xp_arch_tp(s) + (uint64_t)blk->self_tpoff + blk->busy_off,

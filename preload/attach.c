@@ -308,6 +308,22 @@ out:
 /* ---- end ------------------------------------------------------------------ */
 
 /*
+ * A finished dump's mapping, replaced by zeroed memory of the same size
+ * rather than unmapped: the tracer saw no thread inside a stub, but a
+ * handler with a signal frame it could not read (a restorer of the
+ * program's own) would write through pointers it holds into it.  The file
+ * itself is let go.  The address range stays taken: a few tens of KiB per
+ * worker and attachment, never touched.
+ */
+static void attach_retire_map(struct dump_map *m)
+{
+	/* if that fails, the file's mapping stays: never a hole */
+	if (m->base)
+		mmap(m->base, m->size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+}
+
+/*
  * Every worker's dump finished, complete.  The activations in flight are
  * counted abandoned and marked uncounted, so that their returns, later,
  * only put the caller's return address back; the threads give their
@@ -348,7 +364,7 @@ static void attach_finish_workers(void)
 				log_msg("cannot finish %s: %s", w->map.path, strerror(-err));
 		}
 		w->owner = NULL;
-		dump_unmap(&w->map);
+		attach_retire_map(&w->map);
 		memset(&w->map, 0, sizeof(w->map));
 		__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
 	}

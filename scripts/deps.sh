@@ -14,7 +14,8 @@ set -euo pipefail
 # real programs of tests/integration/test_real.c: lua5.4, jq and libjq (with its
 # headers, for a program linked with it), clang with libLLVM; libc6-dbg names
 # libc's static functions and IFUNC implementations (the shim reads a
-# stripped object's debug file, when there is one).
+# stripped object's debug file, when there is one); musl-gcc builds the attach
+# tests' program that does not use glibc.
 EXTPROF_PACKAGES=(
 	gcc
 	g++
@@ -36,6 +37,7 @@ EXTPROF_PACKAGES=(
 	golang-go
 	valgrind
 	libclang-rt-14-dev
+	musl-tools
 	uftrace
 	time
 	python3

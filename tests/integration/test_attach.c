@@ -1,0 +1,761 @@
+// SPDX-License-Identifier: MIT
+/*
+ * extprof attach (issue 16), through the real command on real running
+ * processes: tests/targets/attach.c (4 threads calling hooked functions,
+ * checking their own registers, errno, signal masks, signals, sleeps and
+ * pipe as they go) and the refusals' sleepers (tests/targets/sleeper.c).
+ *
+ * After every attachment the target's code must be its file's again, byte
+ * for byte, and it must not be traced; in the end its stdout and exit
+ * status are an unattached run's, and every count at most the program's
+ * own total ("checker-truth:" lines).  The tests run as root (CI does):
+ * another user is uid 65534 through setpriv.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "harness.h"
+
+#define NOBODY "65534"
+
+static const char *const plain_env[] = {"LD_PRELOAD=",
+					"EXTPROF_HOOKS=",
+					"EXTPROF_SPEC=",
+					"EXTPROF_DIR=",
+					"EXTPROF_TEST_ATTACH_PICK=",
+					NULL};
+
+/* ---- the target -------------------------------------------------------------- */
+
+struct target {
+	struct spawned s;
+	char pid[16];
+	char *stopfile;
+	char *dir;   /* where the test keeps its files */
+	char *dumps; /* the dump directory, inside it */
+};
+
+/* Start @argv (a target that prints "ready" first) and wait for it. */
+static void target_start(struct target *t, const char *const argv[], const char *const env[])
+{
+	char *line;
+
+	harness_spawn(argv, env ? env : plain_env, &t->s);
+	line = harness_read_line(&t->s, 20000);
+	cr_assert(line && !strcmp(line, "ready"), "%s did not start: %s", argv[0],
+		  line ? line : "(nothing)");
+	free(line);
+	snprintf(t->pid, sizeof(t->pid), "%d", t->s.pid);
+}
+
+/* The attach target, for up to @seconds, until its stop file appears. */
+static void attach_target_start(struct target *t, const char *mode)
+{
+	const char *argv[] = {harness_path("ATTACH_TARGET"), "120", NULL, mode, NULL};
+
+	memset(t, 0, sizeof(*t));
+	t->dir = harness_tmpdir("attach");
+	cr_assert(asprintf(&t->stopfile, "%s/stop", t->dir) > 0);
+	cr_assert(asprintf(&t->dumps, "%s/dumps", t->dir) > 0);
+	argv[2] = t->stopfile;
+	target_start(t, argv, NULL);
+}
+
+static void target_stop(struct target *t, struct run_result *r)
+{
+	if (t->stopfile)
+		close(open(t->stopfile, O_CREAT | O_WRONLY, 0600));
+	harness_reap(&t->s, r);
+	free(t->stopfile);
+	t->stopfile = NULL;
+}
+
+/* What an unattached run of the target prints and exits with. */
+static void target_plain(const char *mode, struct run_result *r)
+{
+	const char *argv[] = {harness_path("ATTACH_TARGET"), "0.5", "-", mode, NULL};
+
+	harness_run(argv, plain_env, r);
+	cr_assert_eq(r->status, 3, "the target alone: status %d: %s", r->status, r->out);
+}
+
+static void expect_same_as_plain(const struct run_result *plain, const struct run_result *r)
+{
+	cr_expect_eq(r->status, plain->status, "attached: status %d, alone %d; stdout: %s",
+		     r->status, plain->status, r->out);
+	cr_expect_str_eq(r->out, plain->out, "attached, the target printed something else");
+}
+
+/* ---- the process as it was ----------------------------------------------------- */
+
+static bool maps_have(const char *pid, const char *what)
+{
+	char path[64], line[4096];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+	f = fopen(path, "re");
+	cr_assert(f, "%s: %s", path, strerror(errno));
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, what) != NULL;
+	fclose(f);
+	return found;
+}
+
+static int tracer_of(const char *pid)
+{
+	char path[64], line[256];
+	int tracer = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	fclose(f);
+	return tracer;
+}
+
+/*
+ * Every executable mapping of the program's own file holds the file's
+ * bytes: no entry left patched.  Returns how many bytes were compared.
+ */
+static size_t expect_code_as_file(const char *pid, const char *exe)
+{
+	char path[64], line[4096], *real = realpath(exe, NULL);
+	size_t compared = 0;
+	int mem, file;
+	FILE *f;
+
+	cr_assert(real);
+	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+	f = fopen(path, "re");
+	snprintf(path, sizeof(path), "/proc/%s/mem", pid);
+	mem = open(path, O_RDONLY);
+	file = open(real, O_RDONLY);
+	cr_assert(f && mem >= 0 && file >= 0);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off;
+		char perms[8], name[4096] = "";
+		char *a, *b;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &lo, &hi, perms, &off, name) <
+			    4 ||
+		    perms[2] != 'x' || strcmp(name, real))
+			continue;
+		a = malloc(hi - lo);
+		b = malloc(hi - lo);
+		cr_assert(a && b);
+		ssize_t na = pread(mem, a, hi - lo, (off_t)lo);
+		ssize_t nb = pread(file, b, hi - lo, (off_t)off);
+		/* the last page may run past the file's end */
+		size_t n = (size_t)(na < nb ? na : nb);
+
+		cr_assert(na > 0 && nb > 0, "reading %s's code", pid);
+		cr_expect(!memcmp(a, b, n), "process %s: its code differs from %s's", pid, real);
+		compared += n;
+		free(a);
+		free(b);
+	}
+	fclose(f);
+	close(mem);
+	close(file);
+	free(real);
+	cr_expect(compared > 0, "no code of %s found in process %s", exe, pid);
+	return compared;
+}
+
+static void expect_let_go(const struct target *t)
+{
+	cr_expect_eq(tracer_of(t->pid), 0, "process %s is still traced", t->pid);
+	expect_code_as_file(t->pid, harness_path("ATTACH_TARGET"));
+}
+
+/* ---- extprof attach ---------------------------------------------------------------- */
+
+/* extprof attach ... PID with @opts (NULL-terminated), JSON report in @r->out. */
+static void attach_run(const struct target *t, const char *const opts[], const char *pick,
+		       struct run_result *r)
+{
+	const char *argv[40] = {
+		harness_path("EXTPROF_BIN"), "attach", "-o", t->dumps, "--format", "json"};
+	char *pickv = NULL;
+	const char *env[] = {NULL, NULL};
+	int n = 6;
+
+	for (int i = 0; opts && opts[i] && n < 37; i++)
+		argv[n++] = opts[i];
+	argv[n++] = t->pid;
+	argv[n] = NULL;
+	cr_assert(asprintf(&pickv, "EXTPROF_TEST_ATTACH_PICK=%s", pick ? pick : "") > 0);
+	env[0] = pickv;
+	harness_run(argv, env, r);
+	free(pickv);
+}
+
+static json_t *attach_json(const struct run_result *r)
+{
+	json_error_t jerr;
+	json_t *root;
+
+	cr_assert_eq(r->status, 0, "extprof attach: status %d: %s", r->status, r->err);
+	root = json_loads(r->out, 0, &jerr);
+	cr_assert(root, "extprof attach: not JSON (%s): %s", jerr.text, r->out);
+	cr_assert(json_is_object(json_object_get(root, "attached")),
+		  "the report does not say it was an attachment: %s", r->out);
+	return root;
+}
+
+static const char *const counts_opts[] = {
+	"--duration",	     "1", "--counter", "var:attach_units", "-H", "function:at_work", "-H",
+	"function:at_other", NULL};
+
+Test(attach, counts_a_running_program_and_leaves_it_as_it_was, .timeout = 120)
+{
+	struct run_result plain, r, end;
+	struct target t;
+	long long work, other;
+	json_t *rep;
+
+	target_plain("-", &plain);
+	attach_target_start(&t, "-");
+	attach_run(&t, counts_opts, NULL, &r);
+	rep = attach_json(&r);
+	cr_expect(strstr(r.err, "extprof: hooked 2/2"), "%s", r.err);
+	cr_expect(strstr(r.err, "extprof: attached to process"), "%s", r.err);
+	work = harness_decl_int(rep, "at_work", "evaluations");
+	other = harness_decl_int(rep, "at_other", "evaluations");
+	/* var:attach_units: at_work adds 3, at_other 1, exactly, after attaching too */
+	cr_expect_eq(harness_decl_int(rep, "at_work", "per_eval"), 3);
+	cr_expect_eq(harness_decl_int(rep, "at_other", "per_eval"), 1);
+	cr_expect_eq(harness_decl_int(rep, "at_work", "abandoned"), 0);
+	cr_expect(json_is_true(json_object_get(rep, "complete")), "%s", r.out);
+	expect_let_go(&t);
+	cr_expect(maps_have(t.pid, "libextprof.so"), "the shim stays loaded (its stubs)");
+	target_stop(&t, &end);
+	expect_same_as_plain(&plain, &end);
+	cr_expect(work > 0 && work <= harness_tagged(end.err, "truth", "at_work"),
+		  "at_work: %lld evaluations attached, %lld in all", work,
+		  harness_tagged(end.err, "truth", "at_work"));
+	cr_expect(other > 0 && other <= harness_tagged(end.err, "truth", "at_other"),
+		  "at_other: %lld evaluations attached, %lld in all", other,
+		  harness_tagged(end.err, "truth", "at_other"));
+	json_decref(rep);
+	harness_free(&r);
+	harness_free(&end);
+	harness_free(&plain);
+	harness_rmdir(t.dir);
+}
+
+Test(attach, twenty_times_in_a_row, .timeout = 240)
+{
+	static const char *const opts[] = {
+		"--duration",	    "0.2", "--counter", "var:attach_units", "-H",
+		"function:at_work", NULL};
+	struct run_result plain, end;
+	long long sum = 0, last_to = 0;
+	struct target t;
+
+	target_plain("-", &plain);
+	attach_target_start(&t, "-");
+	for (int i = 0; i < 20; i++) {
+		/* the remote calls made by a thread in its own code (regcheck, which
+		 * checks every register) and by one asleep in a system call (main,
+		 * which checks its nanosleep) in turn */
+		const char *pick = i % 2 ? "syscall" : "user";
+		struct run_result r;
+		json_t *rep, *att;
+		long long n;
+
+		attach_run(&t, opts, pick, &r);
+		rep = attach_json(&r);
+		cr_expect(strstr(r.err, i % 2 ? "(waiting in a system call)" : "(in its own code)"),
+			  "attachment %d: %s", i, r.err);
+		n = harness_decl_int(rep, "at_work", "evaluations");
+		cr_expect(n > 0, "attachment %d counted %lld", i, n);
+		cr_expect_eq(harness_decl_int(rep, "at_work", "per_eval"), 3, "attachment %d", i);
+		att = json_object_get(rep, "attached");
+		cr_expect(json_integer_value(json_object_get(att, "from_ns")) > last_to,
+			  "attachment %d began before the one before it ended", i);
+		last_to = json_integer_value(json_object_get(att, "to_ns"));
+		sum += n;
+		expect_let_go(&t);
+		json_decref(rep);
+		harness_free(&r);
+	}
+	target_stop(&t, &end);
+	expect_same_as_plain(&plain, &end);
+	cr_expect(sum <= harness_tagged(end.err, "truth", "at_work"),
+		  "20 attachments counted %lld at_work calls, the program made %lld", sum,
+		  harness_tagged(end.err, "truth", "at_work"));
+	harness_free(&end);
+	harness_free(&plain);
+	harness_rmdir(t.dir);
+}
+
+/* The dumps of fork children in @dir: their pids are not @parent. */
+static int child_reports(const char *dir, const char *parent, int *exact)
+{
+	long pids[256];
+	int n = harness_dump_pids(dir, pids, 256), children = 0;
+
+	*exact = 0;
+	for (int i = 0; i < n; i++) {
+		char why[512] = "";
+		json_t *rep;
+		long long k;
+
+		if (pids[i] == atol(parent))
+			continue;
+		rep = harness_report_pid(dir, pids[i], why, sizeof(why));
+		cr_assert(rep, "fork child %ld: %s", pids[i], why);
+		k = harness_decl_int(rep, "at_work", "evaluations");
+		/* a child calls at_work 1000 times, counted from zero at its fork */
+		cr_expect(k >= 0 && k <= 1000, "fork child %ld counted %lld", pids[i], k);
+		*exact += k == 1000;
+		children++;
+		json_decref(rep);
+	}
+	return children;
+}
+
+Test(attach, while_it_forks_and_execs, .timeout = 120)
+{
+	static const char *const follow[] = {"--follow-forks",	 "--duration", "1", "-H",
+					     "function:at_work", NULL};
+	struct run_result plain, r, end;
+	struct target t;
+	int exact, children;
+	char why[512];
+	json_t *rep;
+
+	target_plain("fork", &plain);
+	attach_target_start(&t, "fork");
+	/* not followed: each child puts its own copy of the code back */
+	attach_run(&t, counts_opts, NULL, &r);
+	rep = attach_json(&r);
+	cr_expect_eq(json_integer_value(json_object_get(rep, "processes")), 1,
+		     "children were counted though not followed: %s", r.out);
+	cr_expect(harness_decl_int(rep, "at_work", "evaluations") > 0);
+	json_decref(rep);
+	harness_free(&r);
+	expect_let_go(&t);
+	/* followed: each child counts in dumps of its own */
+	free(t.dumps);
+	cr_assert(asprintf(&t.dumps, "%s/follow", t.dir) > 0);
+	attach_run(&t, follow, NULL, &r);
+	rep = attach_json(&r);
+	cr_expect(json_integer_value(json_object_get(rep, "processes")) > 1,
+		  "no fork child was followed: %s", r.err);
+	children = child_reports(t.dumps, t.pid, &exact);
+	cr_expect(children > 0 && exact > 0, "%d children, %d of them counted exactly", children,
+		  exact);
+	json_decref(rep);
+	rep = harness_report_pid(t.dumps, atol(t.pid), why, sizeof(why));
+	cr_assert(rep, "%s", why);
+	expect_let_go(&t);
+	target_stop(&t, &end);
+	expect_same_as_plain(&plain, &end);
+	cr_expect(harness_decl_int(rep, "at_work", "evaluations") <=
+		  harness_tagged(end.err, "truth", "at_work"));
+	json_decref(rep);
+	harness_free(&r);
+	harness_free(&end);
+	harness_free(&plain);
+	harness_rmdir(t.dir);
+}
+
+Test(attach, detach_ends_an_attachment_left_counting, .timeout = 120)
+{
+	static const char *const leave[] = {"--duration", "0", "-H", "function:at_work", NULL};
+	struct run_result plain, r, again, d, end;
+	struct target t;
+	const char *dargv[] = {
+		harness_path("EXTPROF_BIN"), "detach", "--format", "json", NULL, NULL};
+	json_t *rep;
+	json_error_t jerr;
+
+	target_plain("-", &plain);
+	attach_target_start(&t, "-");
+	attach_run(&t, leave, NULL, &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "counting until extprof detach"), "%s", r.err);
+	cr_expect_eq(tracer_of(t.pid), 0, "attached, it must not stay traced");
+	/* attaching twice: refused, one line, nothing changed */
+	attach_run(&t, leave, NULL, &again);
+	cr_expect_eq(again.status, 2);
+	cr_expect(strstr(again.err, "is attached already"), "%s", again.err);
+	cr_expect(!strchr(again.err, '\n') || strchr(again.err, '\n')[1] == '\0', "%s", again.err);
+	usleep(300000);
+	dargv[4] = t.pid;
+	harness_run(dargv, NULL, &d);
+	cr_assert_eq(d.status, 0, "extprof detach: %s", d.err);
+	rep = json_loads(d.out, 0, &jerr);
+	cr_assert(rep, "extprof detach: not JSON: %s", d.out);
+	cr_expect(harness_decl_int(rep, "at_work", "evaluations") > 0);
+	expect_let_go(&t);
+	json_decref(rep);
+	harness_free(&d);
+	/* nothing left to detach */
+	harness_run(dargv, NULL, &d);
+	cr_expect_eq(d.status, 2);
+	cr_expect(strstr(d.err, "is not attached"), "%s", d.err);
+	target_stop(&t, &end);
+	expect_same_as_plain(&plain, &end);
+	harness_free(&r);
+	harness_free(&again);
+	harness_free(&d);
+	harness_free(&end);
+	harness_free(&plain);
+	harness_rmdir(t.dir);
+}
+
+/* extprof attach with no --duration, interrupted @after_ms after it started. */
+static void interrupted(int after_ms)
+{
+	struct run_result plain, r, end;
+	struct target t;
+	struct spawned a;
+
+	target_plain("-", &plain);
+	attach_target_start(&t, "-");
+	{
+		const char *argv[] = {harness_path("EXTPROF_BIN"), "attach", "-o", t.dumps, "-H",
+				      "function:at_work",	   t.pid,    NULL};
+
+		harness_spawn(argv, NULL, &a);
+	}
+	usleep((useconds_t)after_ms * 1000);
+	kill(a.pid, SIGINT);
+	harness_reap(&a, &r);
+	cr_expect_eq(r.status, 0, "extprof attach after SIGINT: status %d: %s", r.status, r.err);
+	cr_expect(strstr(r.out, "at_work@attach-target"), "no report: %s", r.out);
+	expect_let_go(&t);
+	target_stop(&t, &end);
+	expect_same_as_plain(&plain, &end);
+	harness_free(&r);
+	harness_free(&end);
+	harness_free(&plain);
+	harness_rmdir(t.dir);
+}
+
+Test(attach, ctrl_c_while_counting_restores_it_first, .timeout = 120)
+{
+	interrupted(1500);
+}
+
+Test(attach, ctrl_c_while_attaching_restores_it_first, .timeout = 120)
+{
+	interrupted(30);
+}
+
+Test(attach, a_process_that_ends_meanwhile, .timeout = 120)
+{
+	const char *argv[] = {harness_path("ATTACH_TARGET"), "1.5", "-", "-", NULL};
+	static const char *const opts[] = {"-H", "function:at_work", NULL};
+	struct run_result r, end;
+	struct target t;
+	json_t *rep;
+
+	memset(&t, 0, sizeof(t));
+	t.dir = harness_tmpdir("attach-ends");
+	cr_assert(asprintf(&t.dumps, "%s/dumps", t.dir) > 0);
+	target_start(&t, argv, NULL);
+	/* no --duration: counting until the process ends */
+	attach_run(&t, opts, NULL, &r);
+	harness_reap(&t.s, &end);
+	cr_expect_eq(end.status, 3, "%s", end.out);
+	rep = attach_json(&r);
+	cr_expect(strstr(r.err, "has ended"), "%s", r.err);
+	cr_expect(json_is_true(json_object_get(rep, "complete")), "its exit finished the dumps");
+	cr_expect(harness_decl_int(rep, "at_work", "evaluations") > 0);
+	cr_expect(harness_decl_int(rep, "at_work", "evaluations") <=
+		  harness_tagged(end.err, "truth", "at_work"));
+	json_decref(rep);
+	harness_free(&r);
+	harness_free(&end);
+	harness_rmdir(t.dir);
+}
+
+Test(attach, a_process_that_ends_while_being_attached, .timeout = 120)
+{
+	static const char *const opts[] = {"--duration", "2", "-H", "function:at_work", NULL};
+
+	/* ending 0 to 50 ms after it said ready: attach is under way or done */
+	for (int i = 0; i < 6; i++) {
+		char secs[16];
+		const char *argv[] = {harness_path("ATTACH_TARGET"), secs, "-", "-", NULL};
+		struct run_result r, end;
+		struct target t;
+
+		snprintf(secs, sizeof(secs), "%.3f", 0.001 + i * 0.01);
+		memset(&t, 0, sizeof(t));
+		t.dir = harness_tmpdir("attach-race");
+		cr_assert(asprintf(&t.dumps, "%s/dumps", t.dir) > 0);
+		target_start(&t, argv, NULL);
+		attach_run(&t, opts, NULL, &r);
+		harness_reap(&t.s, &end);
+		cr_expect_eq(end.status, 3, "the target: %s", end.out);
+		cr_expect(r.status == 0 || r.status == 2, "extprof attach: status %d: %s", r.status,
+			  r.err);
+		if (r.status == 2)
+			cr_expect(strstr(r.err, "no process") || strstr(r.err, "exited") ||
+					  strstr(r.err, "zombie"),
+				  "%s", r.err);
+		harness_free(&r);
+		harness_free(&end);
+		harness_rmdir(t.dir);
+	}
+}
+
+/* ---- refusals ---------------------------------------------------------------------- */
+
+/*
+ * extprof attach on @t, as @user ("root" or a uid), with @env: refused
+ * with one line containing @want, status 2, the process untouched.
+ */
+static void expect_refused(const struct target *t, const char *user, const char *const env[],
+			   const char *want, bool shim_before)
+{
+	const char *argv[] = {"setpriv",
+			      "--reuid",
+			      user,
+			      "--regid",
+			      user,
+			      "--clear-groups",
+			      harness_path("EXTPROF_BIN"),
+			      "attach",
+			      "-o",
+			      "/tmp",
+			      "-H",
+			      "function:sl_tick",
+			      t->pid,
+			      NULL};
+	const char *const *a = strcmp(user, "root") ? argv : argv + 6;
+	struct run_result r;
+	char *nl;
+
+	harness_run(a, env, &r);
+	cr_expect_eq(r.status, 2, "refusal '%s': status %d: %s", want, r.status, r.err);
+	cr_expect(strstr(r.err, want), "refusal '%s' said: %s", want, r.err);
+	nl = strchr(r.err, '\n');
+	cr_expect(nl && nl[1] == '\0', "refusal '%s': not one line: %s", want, r.err);
+	cr_expect_eq(r.out[0], '\0', "refusal '%s' printed: %s", want, r.out);
+	cr_expect_eq(kill(t->s.pid, 0), 0, "refusal '%s': the process is gone", want);
+	cr_expect_eq(tracer_of(t->pid), 0, "refusal '%s': the process is traced", want);
+	cr_expect_eq(maps_have(t->pid, "libextprof.so"), shim_before,
+		     "refusal '%s': the shim was loaded", want);
+	harness_free(&r);
+}
+
+static void sleeper_start(struct target *t, const char *exe, const char *user,
+			  const char *const env[])
+{
+	const char *argv[] = {"setpriv",	"--reuid", user, "--regid", user,
+			      "--clear-groups", exe,	   "30", NULL};
+
+	memset(t, 0, sizeof(*t));
+	target_start(t, strcmp(user, "root") ? argv : argv + 6, env);
+}
+
+static void sleeper_stop(struct target *t)
+{
+	struct run_result r;
+
+	kill(t->s.pid, SIGKILL);
+	harness_reap(&t->s, &r);
+	harness_free(&r);
+}
+
+static const char *sleeper(const char *variant)
+{
+	static char path[4096];
+
+	snprintf(path, sizeof(path), "%s%s", harness_path("ATTACH_SLEEPER"), variant);
+	return path;
+}
+
+Test(refusal, no_such_process)
+{
+	const char *argv[] = {
+		harness_path("EXTPROF_BIN"), "attach", "-H", "function:x", NULL, NULL};
+	struct run_result r;
+	char pid[16];
+	pid_t child = fork();
+
+	if (!child)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	snprintf(pid, sizeof(pid), "%d", child);
+	argv[4] = pid;
+	harness_run(argv, NULL, &r);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "no process"), "%s", r.err);
+	harness_free(&r);
+}
+
+Test(refusal, another_user)
+{
+	struct target t;
+
+	sleeper_start(&t, sleeper(""), "root", NULL);
+	expect_refused(&t, NOBODY, NULL, "belongs to uid 0, you are uid 65534", false);
+	sleeper_stop(&t);
+}
+
+Test(refusal, a_setuid_program)
+{
+	char *dir = harness_tmpdir("attach-suid"), *copy, cmd[8192];
+	struct target t;
+
+	/* a copy owned by root with the set-user-ID bit, run by nobody */
+	cr_assert(asprintf(&copy, "%s/sleeper-suid", dir) > 0);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chmod 4755 '%s' && chmod 755 '%s'", sleeper(""),
+		 copy, copy, dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	sleeper_start(&t, copy, NOBODY, NULL);
+	expect_refused(&t, NOBODY, NULL, "runs a set-user-ID program", false);
+	sleeper_stop(&t);
+	free(copy);
+	harness_rmdir(dir);
+}
+
+/*
+ * No Yama on the machines this was built on: the scope is read from a file
+ * of the test's (EXTPROF_TEST_PTRACE_SCOPE_FILE), which checks the message
+ * path, not the kernel's refusal.
+ */
+static char *fake_scope(const char *dir, const char *value)
+{
+	char *path, *env;
+	FILE *f;
+
+	cr_assert(asprintf(&path, "%s/ptrace_scope", dir) > 0);
+	f = fopen(path, "w");
+	cr_assert(f);
+	fprintf(f, "%s\n", value);
+	fclose(f);
+	chmod(dir, 0755);
+	chmod(path, 0644);
+	cr_assert(asprintf(&env, "EXTPROF_TEST_PTRACE_SCOPE_FILE=%s", path) > 0);
+	free(path);
+	return env;
+}
+
+Test(refusal, yama_ptrace_scope_3_test_hook)
+{
+	char *dir = harness_tmpdir("attach-yama");
+	const char *env[] = {fake_scope(dir, "3"), NULL};
+	struct target t;
+
+	sleeper_start(&t, sleeper(""), "root", NULL);
+	expect_refused(&t, "root", env, "kernel.yama.ptrace_scope is 3", false);
+	sleeper_stop(&t);
+	free((char *)env[0]);
+	harness_rmdir(dir);
+}
+
+Test(refusal, yama_ptrace_scope_2_test_hook)
+{
+	char *dir = harness_tmpdir("attach-yama");
+	const char *env[] = {fake_scope(dir, "2"), NULL};
+	struct target t;
+
+	/* the same user: only Yama's scope 2 stands in the way */
+	sleeper_start(&t, sleeper(""), NOBODY, NULL);
+	expect_refused(&t, NOBODY, env, "kernel.yama.ptrace_scope is 2", false);
+	sleeper_stop(&t);
+	free((char *)env[0]);
+	harness_rmdir(dir);
+}
+
+Test(refusal, already_traced)
+{
+	struct target t;
+	char want[64];
+	int status;
+
+	sleeper_start(&t, sleeper(""), "root", NULL);
+	cr_assert_eq(ptrace(PTRACE_SEIZE, t.s.pid, NULL, NULL), 0, "%s", strerror(errno));
+	snprintf(want, sizeof(want), "is already traced by process %d", (int)getpid());
+	{
+		const char *argv[] = {harness_path("EXTPROF_BIN"), "attach", "-H",
+				      "function:sl_tick",	   t.pid,    NULL};
+		struct run_result r;
+
+		harness_run(argv, NULL, &r);
+		cr_expect_eq(r.status, 2, "%s", r.err);
+		cr_expect(strstr(r.err, want), "%s", r.err);
+		cr_expect(!maps_have(t.pid, "libextprof.so"));
+		harness_free(&r);
+	}
+	/* our own tracer lets go; the sleeper goes on */
+	ptrace(PTRACE_INTERRUPT, t.s.pid, NULL, NULL);
+	waitpid(t.s.pid, &status, __WALL);
+	cr_expect_eq(ptrace(PTRACE_DETACH, t.s.pid, NULL, NULL), 0, "%s", strerror(errno));
+	cr_expect_eq(tracer_of(t.pid), 0);
+	sleeper_stop(&t);
+}
+
+Test(refusal, a_static_program)
+{
+	struct target t;
+
+	sleeper_start(&t, sleeper("-static"), "root", NULL);
+	expect_refused(&t, "root", NULL, "runs a statically linked program", false);
+	sleeper_stop(&t);
+}
+
+Test(refusal, not_glibc)
+{
+	struct target t;
+
+	sleeper_start(&t, sleeper("-musl"), "root", NULL);
+	expect_refused(&t, "root", NULL, "does not use glibc (its loader is /lib/ld-musl", false);
+	sleeper_stop(&t);
+}
+
+Test(refusal, another_architecture)
+{
+	struct target t;
+
+	sleeper_start(&t, sleeper("32"), "root", NULL);
+	expect_refused(&t, "root", NULL, "runs a 32-bit x86 program", false);
+	sleeper_stop(&t);
+}
+
+Test(refusal, already_carrying_the_shim)
+{
+	char *preload;
+	struct target t;
+
+	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", harness_path("EXTPROF_SHIM")) > 0);
+	{
+		char *dir = harness_tmpdir("attach-preloaded"), *dirv;
+		const char *env[] = {preload, "EXTPROF_HOOKS=function:sl_tick", NULL, NULL};
+
+		cr_assert(asprintf(&dirv, "EXTPROF_DIR=%s", dir) > 0);
+		env[2] = dirv;
+		sleeper_start(&t, sleeper(""), "root", env);
+		expect_refused(&t, "root", NULL, "carries the shim since it started", true);
+		sleeper_stop(&t);
+		free(dirv);
+		harness_rmdir(dir);
+	}
+	free(preload);
+}

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A process for the refusals of the attach tests (test_attach.c): it says
+ * "ready", calls sl_tick every 10 ms for SECONDS, and exits 0.  Built as
+ * it is (glibc, dynamic), static, with musl, and given the set-user-ID
+ * bit by the tests; the i386 one is sleeper32.S.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "matrix.h"
+
+static unsigned long ticks;
+
+HOOKED void sl_tick(void)
+{
+	ticks++;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = argc > 1 ? atof(argv[1]) : 30;
+	struct timespec ten_ms = {0, 10000000};
+
+	printf("ready\n");
+	fflush(stdout);
+	for (long i = 0; i < (long)(seconds * 100); i++) {
+		sl_tick();
+		nanosleep(&ten_ms, NULL);
+	}
+	printf("sleeper: %lu ticks\n", ticks);
+	return 0;
+}
