@@ -11,7 +11,9 @@
  *      one of them calls extprof_attach_end(): the dumps are finished
  *      (complete), what is still in flight is abandoned and returns
  *      uncounted later
- *   4. let go; then the same for each fork child that followed
+ *   4. the unwinder's entries put back too, unless an activation is still
+ *      on a shadow stack (its exception would need the wrapper)
+ *   5. let go; then the same for each fork child that followed
  *
  * A process that has exited meanwhile is left to its dumps (its shim's
  * destructor finished them if it exited cleanly).  One that exec'd has
@@ -23,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,8 +69,12 @@ static int end_seize(struct xp_trace *tr, pid_t pid, struct xp_err *e)
 	return err;
 }
 
-/* Put every entry's own bytes back.  Returns how many were ours. */
-static int end_restore(pid_t pid, const struct extprof_attach_block *blk, struct xp_err *e)
+/*
+ * Put the entries' own bytes back: the hooked functions' (@redirects
+ * false), or the unwinder's.  Returns how many were ours.
+ */
+static int end_restore(pid_t pid, const struct extprof_attach_block *blk, bool redirects,
+		       struct xp_err *e)
 {
 	struct extprof_attach_patch *p = calloc(blk->npatches ? blk->npatches : 1, sizeof(*p));
 	uint32_t changed = 0;
@@ -82,7 +90,8 @@ static int end_restore(pid_t pid, const struct extprof_attach_block *blk, struct
 	for (uint32_t k = 0; k < blk->npatches; k++) {
 		uint8_t now[16];
 
-		if (p[k].length > sizeof(now) || xp_mem_read(pid, p[k].at, now, p[k].length))
+		if ((p[k].decl == EXTPROF_ATTACH_REDIRECT) != redirects ||
+		    p[k].length > sizeof(now) || xp_mem_read(pid, p[k].at, now, p[k].length))
 			continue;
 		if (!memcmp(now, p[k].orig, p[k].length))
 			continue; /* never written (a thread stayed inside it) */
@@ -185,6 +194,44 @@ static int end_call(struct xp_trace *tr, uint64_t block, struct extprof_attach_b
 	return 0;
 }
 
+/* Activations still on the threads' shadow stacks, counted or not (every thread stopped). */
+static uint64_t end_frames(struct xp_trace *tr, const struct extprof_attach_block *blk)
+{
+	uint64_t frames = 0;
+
+	for (size_t i = 0; i < tr->n; i++) {
+		struct user_regs_struct regs;
+		uint32_t depth = 0;
+
+		if (tr->t[i].gone || ptrace(PTRACE_GETREGS, tr->t[i].tid, NULL, &regs) < 0)
+			continue;
+		if (!xp_mem_read(tr->pid, regs.fs_base + (uint64_t)blk->self_tpoff + blk->depth_off,
+				 &depth, sizeof(depth)))
+			frames += depth;
+	}
+	return frames;
+}
+
+/*
+ * Step 4: the unwinder's entries back too, unless an activation is still
+ * in flight: an exception out of it needs the wrapper to find its caller.
+ */
+static int end_unredirect(struct xp_trace *tr, const struct extprof_attach_block *blk,
+			  struct xp_err *e)
+{
+	uint64_t frames = end_frames(tr, blk);
+
+	if (!frames)
+		return end_restore(tr->pid, blk, true, e) < 0 ? -EIO : 0;
+	fprintf(stderr,
+		"extprof: detach: process %d: %" PRIu64 " activation%s still in flight: the "
+		"unwinder's entries stay sent through the shim (for an exception out of them) "
+		"until "
+		"the end of a later attachment\n",
+		(int)tr->pid, frames, frames == 1 ? "" : "s");
+	return 0;
+}
+
 /* One process: steps 1 to 3.  @kids: the followed children's pids, if any (caller frees). */
 static int end_one(pid_t pid, uint64_t expect_id, int grace_ms, struct xp_attach_end *out,
 		   int32_t **kids, uint32_t *nkids, struct xp_err *e)
@@ -233,13 +280,17 @@ static int end_one(pid_t pid, uint64_t expect_id, int grace_ms, struct xp_attach
 		out->already = true;
 		goto out;
 	}
-	err = end_restore(pid, blk, e);
+	err = end_restore(pid, blk, false, e);
 	if (err >= 0) {
 		end_grace(&tr, blk, grace_ms);
 		err = tr.exited ? 0 : end_call(&tr, block, blk, e);
 	}
-	if (tr.exited)
+	if (!err && !tr.exited)
+		err = end_unredirect(&tr, blk, e);
+	if (tr.exited) {
 		out->gone = true;
+		err = 0;
+	}
 	out->end_ns = blk->end_ns;
 	if (!err && blk->children && (blk->flags & EXTPROF_ATTACH_F_FOLLOW_FORKS)) {
 		struct extprof_attach_children *c = malloc(sizeof(*c));

@@ -319,24 +319,36 @@ static int load_write(struct xp_trace *tr, const struct xp_layout *l, struct xp_
 	}
 	load_step_out(tr, l, p, n, skip);
 	for (uint32_t k = 0; k < n; k++) {
+		bool redirect = p[k].decl == EXTPROF_ATTACH_REDIRECT;
 		uint8_t now[16];
 
-		if (skip[k]) {
-			inside++;
-			continue;
+		if (!skip[k] && p[k].length <= sizeof(now) &&
+		    !xp_mem_read(tr->pid, p[k].at, now, p[k].length)) {
+			/* an unwinder's entry a detach left redirected (activations in flight) */
+			if (redirect && !memcmp(now, p[k].code, p[k].length))
+				continue;
+			if (memcmp(now, p[k].orig, p[k].length))
+				moved += !redirect;
+			else if (xp_mem_write(tr->pid, p[k].at, p[k].code, p[k].length)) {
+				err = xp_err_set(e, -errno,
+						 "process %d: writing an entry at 0x%" PRIx64
+						 ": %s",
+						 (int)tr->pid, p[k].at, strerror(errno));
+				goto out;
+			} else {
+				written += !redirect;
+				continue;
+			}
+		} else {
+			inside += !redirect;
 		}
-		if (p[k].length > sizeof(now) || xp_mem_read(tr->pid, p[k].at, now, p[k].length) ||
-		    memcmp(now, p[k].orig, p[k].length)) {
-			moved++;
-			continue;
-		}
-		if (xp_mem_write(tr->pid, p[k].at, p[k].code, p[k].length)) {
-			err = xp_err_set(e, -errno,
-					 "process %d: writing an entry at 0x%" PRIx64 ": %s",
-					 (int)tr->pid, p[k].at, strerror(errno));
-			goto out;
-		}
-		written++;
+		if (redirect)
+			fprintf(stderr,
+				"extprof: attach: the unwinder's entry at 0x%" PRIx64
+				" could not be "
+				"redirected: an exception through a hooked function would end the "
+				"program\n",
+				p[k].at);
 	}
 	if (inside)
 		fprintf(stderr,

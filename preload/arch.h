@@ -67,6 +67,14 @@ struct arch_patch_bytes {
 };
 int arch_entry_bytes(const struct arch_hook *h, struct arch_patch_bytes *w, int max);
 
+/*
+ * Plan @addr's entry (@size bytes) to jump to @target instead; the function
+ * stays callable through the trampoline *@orig.  Nothing is written yet
+ * (arch_entry_bytes says what to write).  0, or -errno with @why.
+ */
+int arch_prepare_redirect(uint64_t addr, uint64_t size, uint64_t target, struct arch_hook *h,
+			  void **orig, char *why, size_t whylen);
+
 /* Write @len bytes of code at @at in this process (a fork child undoing an attachment). */
 int arch_write_code(uint64_t at, const uint8_t *bytes, uint32_t len);
 

@@ -29,6 +29,7 @@
  */
 #include <errno.h>
 #include <link.h>
+#include <elf.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,11 +38,13 @@
 
 #include "arch.h"
 #include "attach.h"
+#include "elfsyms.h"
 #include "extprof/attach.h"
 #include "log.h"
 #include "shim.h"
 
-#define ATTACH_RANGES 1024
+#define ATTACH_RANGES	 1024
+#define ATTACH_REDIRECTS 8
 
 __attribute__((visibility("default"))) struct extprof_attach_block extprof_attach = {
 	.magic = EXTPROF_ATTACH_MAGIC,
@@ -54,6 +57,11 @@ __attribute__((visibility("default"))) struct extprof_attach_block extprof_attac
 static struct extprof_attach_patch *attach_patches;
 static struct extprof_attach_range attach_ranges[ATTACH_RANGES];
 static bool attach_prep;
+
+/* The unwinder's entries sent to unwind.c's wrappers: planned once, for good. */
+static struct extprof_attach_patch attach_redirects[ATTACH_REDIRECTS];
+static uint32_t attach_nredirects;
+static bool attach_redirects_planned;
 
 /* ---- loaded how -------------------------------------------------------- */
 
@@ -136,6 +144,81 @@ int attach_keep_patch(const struct arch_hook *h, uint32_t idx, char *why, size_t
 	return 0;
 }
 
+/* ---- the unwinder's entries ---------------------------------------------- */
+
+struct attach_defs {
+	const char *names[ATTACH_REDIRECTS];
+	uint64_t value[ATTACH_REDIRECTS], size[ATTACH_REDIRECTS];
+	int n;
+};
+
+static int attach_defs_visit(const struct elf_sym *sym, void *arg)
+{
+	struct attach_defs *d = arg;
+
+	if (!sym->defined || sym->type != STT_FUNC || !sym->size)
+		return 0;
+	for (int i = 0; i < d->n; i++)
+		if (!d->value[i] && !strcmp(sym->name, d->names[i])) {
+			d->value[i] = sym->value;
+			d->size[i] = sym->size;
+		}
+	return 0;
+}
+
+/*
+ * The shim is not preloaded, so it does not interpose the unwinder: C++
+ * exceptions and backtrace(3) would stop at a hooked frame's stub (an
+ * exception out of a hooked function would end the program).  Instead the
+ * real functions' entries (the first definitions, in the objects loaded
+ * before the shim: those the program binds to) jump to unwind.c's
+ * wrappers, which call them through trampolines.
+ */
+static void attach_plan_redirects(void)
+{
+	static struct elf_object objs[ELFOBJ_MAX];
+	struct attach_defs d;
+	void *wrapper[ATTACH_REDIRECTS];
+	int n = elfobj_list(objs, ELFOBJ_MAX);
+
+	memset(&d, 0, sizeof(d));
+	while (d.n < ATTACH_REDIRECTS && !unwind_wrapper(d.n, &d.names[d.n], &wrapper[d.n]))
+		d.n++;
+	for (int k = 0; k < n && !objs[k].is_shim; k++) {
+		memset(d.value, 0, sizeof(d.value));
+		elfsym_each(objs[k].path, attach_defs_visit, &d);
+		for (int i = 0; i < d.n; i++) {
+			uint64_t addr = objs[k].base + d.value[i];
+			struct extprof_attach_patch *p = &attach_redirects[attach_nredirects];
+			struct arch_patch_bytes w;
+			struct arch_hook h;
+			char why[256];
+			void *orig;
+
+			if (!d.value[i] || !wrapper[i])
+				continue;
+			if (!elfobj_in_text(&objs[k], addr, d.size[i]) ||
+			    arch_prepare_redirect(addr, d.size[i], (uint64_t)wrapper[i], &h, &orig,
+						  why, sizeof(why)) ||
+			    arch_entry_bytes(&h, &w, 1) != 1) {
+				log_msg("%s in %s cannot be redirected (%s): an exception through "
+					"a hooked function would end the program",
+					d.names[i], objs[k].name, why);
+			} else {
+				p->at = w.at;
+				p->length = w.len;
+				memcpy(p->code, w.code, w.len);
+				memcpy(p->orig, w.orig, w.len);
+				p->decl = EXTPROF_ATTACH_REDIRECT;
+				attach_nredirects++;
+				unwind_set_real(i, orig);
+			}
+			wrapper[i] = NULL; /* the first definition only */
+		}
+	}
+	arch_seal_code();
+}
+
 /* ---- the settings and the messages -------------------------------------- */
 
 /* init_start()'s settings: the block's; no window, no callers. */
@@ -179,10 +262,12 @@ static void attach_after_fork_child(void)
 			__atomic_store_n(&kids->pid[n], (int32_t)getpid(), __ATOMIC_RELEASE);
 		return;
 	}
-	/* not followed: the program's own code again, in this copy of it */
+	/* not followed: the program's own code again, in this copy of it; the
+	 * unwinder's too, unless an inherited activation may unwind through it */
 	for (uint32_t i = 0; i < b->npatches; i++)
-		arch_write_code(attach_patches[i].at, attach_patches[i].orig,
-				attach_patches[i].length);
+		if (attach_patches[i].decl != EXTPROF_ATTACH_REDIRECT || !xp_self.depth)
+			arch_write_code(attach_patches[i].at, attach_patches[i].orig,
+					attach_patches[i].length);
 	xp.finished = true;
 	b->state = EXTPROF_ATTACH_DETACHED;
 }
@@ -270,7 +355,8 @@ __attribute__((visibility("default"))) int extprof_attach_begin(void)
 		goto out;
 	}
 	if (!attach_patches) {
-		void *p = mmap(NULL, ATTACH_PATCHES * sizeof(*attach_patches), PROT_READ | PROT_WRITE,
+		void *p = mmap(NULL, (ATTACH_PATCHES + ATTACH_REDIRECTS) * sizeof(*attach_patches),
+			       PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 		if (p == MAP_FAILED) {
@@ -293,6 +379,12 @@ __attribute__((visibility("default"))) int extprof_attach_begin(void)
 	}
 	xp.meta.flags |= EXTPROF_DUMP_F_ATTACHED;
 	xp.meta.attach_id = b->next_id;
+	if (!attach_redirects_planned)
+		attach_plan_redirects();
+	attach_redirects_planned = true;
+	memcpy(&attach_patches[b->npatches], attach_redirects,
+	       attach_nredirects * sizeof(attach_redirects[0]));
+	b->npatches += attach_nredirects;
 	if (!atfork)
 		pthread_atfork(NULL, NULL, attach_after_fork_child);
 	atfork = true;

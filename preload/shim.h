@@ -162,6 +162,10 @@ int callers_resolve(uint64_t pc, char *buf, size_t len, uint64_t *offset);
 /* unwind.c */
 void unwind_restore_frames(void);
 void unwind_rehook_frames(uint64_t sp);
+/* The @i-th unwinder function the shim wraps: its name and wrapper; -1 past the last. */
+int unwind_wrapper(int i, const char **name, void **wrapper);
+/* Where the @i-th wrapper finds the real function (a trampoline, when attached). */
+void unwind_set_real(int i, void *fn);
 
 /* calibrate.c */
 int calibrate_hook(void);

@@ -16,7 +16,8 @@
  *   backtrace                 restore, walk, put R2 back
  *
  * These run only when a program throws or walks its stack: never on the
- * evaluation path.  The real functions are found with dlsym(RTLD_NEXT).
+ * evaluation path.  Preloaded, the shim interposes them; attached (extprof
+ * attach), it redirects the real functions' entries to them instead.
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -63,27 +64,39 @@ void unwind_rehook_frames(uint64_t sp)
 	for (uint32_t i = 0; t->stack && i < t->depth; i++) {
 		struct xp_frame *f = &t->stack[i];
 
-		if (!(f->flags & XP_FRAME_RESTORED))
+		/* an uncounted one returns straight to its caller: popped later
+		 * (its stub may be another attachment's, see attach.c) */
+		if (!(f->flags & XP_FRAME_RESTORED) || (f->flags & XP_FRAME_UNCOUNTED))
 			continue;
 		*(uint64_t *)f->slot = (uint64_t)xp.decls[f->idx].stub + STUB_RET;
 		f->flags &= ~XP_FRAME_RESTORED;
 	}
 }
 
-static void *unwind_real(void **cache, const char *name)
+/*
+ * The real functions: found with dlsym(RTLD_NEXT) when preloaded; when the
+ * shim was attached instead (attach.c), the entries of the real ones jump
+ * to these wrappers, which call them through trampolines set here.
+ */
+enum { UW_RAISE, UW_RESUME_OR_RETHROW, UW_RESUME, UW_FORCED, UW_BEGIN_CATCH, UW_BACKTRACE, UW_N };
+
+static const char *const unwind_names[UW_N] = {
+	"_Unwind_RaiseException", "_Unwind_Resume_or_Rethrow", "_Unwind_Resume",
+	"_Unwind_ForcedUnwind",	  "__cxa_begin_catch",	       "backtrace",
+};
+
+static void *unwind_cache[UW_N];
+
+static void *unwind_real(int i)
 {
-	void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+	void *fn = __atomic_load_n(&unwind_cache[i], __ATOMIC_ACQUIRE);
 
 	if (!fn) {
-		fn = dlsym(RTLD_NEXT, name);
-		__atomic_store_n(cache, fn, __ATOMIC_RELEASE);
+		fn = dlsym(RTLD_NEXT, unwind_names[i]);
+		__atomic_store_n(&unwind_cache[i], fn, __ATOMIC_RELEASE);
 	}
 	return fn;
 }
-
-#define UNWIND_REAL(type, name)                                                                    \
-	static void *name##_cache;                                                                 \
-	type real = (type)unwind_real(&name##_cache, #name)
 
 typedef int (*unwind_raise_fn)(void *exc);
 typedef void (*unwind_resume_fn)(void *exc);
@@ -91,55 +104,78 @@ typedef int (*unwind_forced_fn)(void *exc, void *stop, void *arg);
 typedef void *(*begin_catch_fn)(void *exc);
 typedef int (*backtrace_fn)(void **buf, int size);
 
-XP_EXPORT int _Unwind_RaiseException(void *exc)
+/*
+ * The wrappers are hidden functions, exported under the real names by
+ * aliases: the shim's own references to them (unwind_wrapper) must not
+ * bind to the real ones, which come first in the program's scope.
+ */
+static int unwind_raise(void *exc)
 {
-	UNWIND_REAL(unwind_raise_fn, _Unwind_RaiseException);
-
 	unwind_restore_frames();
-	return real(exc);
+	return ((unwind_raise_fn)unwind_real(UW_RAISE))(exc);
 }
 
-XP_EXPORT int _Unwind_Resume_or_Rethrow(void *exc)
+static int unwind_resume_or_rethrow(void *exc)
 {
-	UNWIND_REAL(unwind_raise_fn, _Unwind_Resume_or_Rethrow);
-
 	unwind_restore_frames();
-	return real(exc);
+	return ((unwind_raise_fn)unwind_real(UW_RESUME_OR_RETHROW))(exc);
 }
 
-XP_EXPORT void _Unwind_Resume(void *exc)
+static void unwind_resume(void *exc)
 {
-	UNWIND_REAL(unwind_resume_fn, _Unwind_Resume);
-
 	unwind_restore_frames();
-	real(exc);
+	((unwind_resume_fn)unwind_real(UW_RESUME))(exc);
 	__builtin_unreachable();
 }
 
-XP_EXPORT int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg)
+static int unwind_forced(void *exc, void *stop, void *arg)
 {
-	UNWIND_REAL(unwind_forced_fn, _Unwind_ForcedUnwind);
-
 	unwind_restore_frames();
-	return real(exc, stop, arg);
+	return ((unwind_forced_fn)unwind_real(UW_FORCED))(exc, stop, arg);
 }
 
-XP_EXPORT void *__cxa_begin_catch(void *exc)
+static __attribute__((noinline)) void *unwind_begin_catch(void *exc)
 {
-	UNWIND_REAL(begin_catch_fn, __cxa_begin_catch);
-
 	/* our caller is the landing pad: its stack pointer is our CFA */
 	unwind_rehook_frames((uint64_t)__builtin_frame_address(0) + 16);
-	return real(exc);
+	return ((begin_catch_fn)unwind_real(UW_BEGIN_CATCH))(exc);
 }
 
-XP_EXPORT int backtrace(void **buf, int size)
+static int unwind_backtrace(void **buf, int size)
 {
-	UNWIND_REAL(backtrace_fn, backtrace);
 	int n;
 
 	unwind_restore_frames();
-	n = real(buf, size);
+	n = ((backtrace_fn)unwind_real(UW_BACKTRACE))(buf, size);
 	unwind_rehook_frames(0);
 	return n;
+}
+
+XP_EXPORT int _Unwind_RaiseException(void *exc) __attribute__((alias("unwind_raise")));
+XP_EXPORT int _Unwind_Resume_or_Rethrow(void *exc)
+	__attribute__((alias("unwind_resume_or_rethrow")));
+XP_EXPORT void _Unwind_Resume(void *exc) __attribute__((alias("unwind_resume")));
+XP_EXPORT int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg)
+	__attribute__((alias("unwind_forced")));
+XP_EXPORT void *__cxa_begin_catch(void *exc) __attribute__((alias("unwind_begin_catch")));
+XP_EXPORT int backtrace(void **buf, int size) __attribute__((alias("unwind_backtrace")));
+
+static void *const unwind_wrappers[UW_N] = {
+	unwind_raise,  unwind_resume_or_rethrow, unwind_resume,
+	unwind_forced, unwind_begin_catch,	 unwind_backtrace,
+};
+
+int unwind_wrapper(int i, const char **name, void **wrapper)
+{
+	if (i < 0 || i >= UW_N)
+		return -1;
+	*name = unwind_names[i];
+	*wrapper = unwind_wrappers[i];
+	return 0;
+}
+
+void unwind_set_real(int i, void *fn)
+{
+	if (i >= 0 && i < UW_N)
+		__atomic_store_n(&unwind_cache[i], fn, __ATOMIC_RELEASE);
 }

@@ -53,11 +53,18 @@ enum extprof_attach_state {
 /* extprof_attach_block.flags, set by the tracer */
 #define EXTPROF_ATTACH_F_FOLLOW_FORKS (1u << 0) /* fork children count, in dumps of their own */
 
-/* One function's entry: what is there, and what the tracer writes over it. */
+/*
+ * One function's entry: what is there, and what the tracer writes over it.
+ * A hooked function's, or one of the unwinder's (decl EXTPROF_ATTACH_REDIRECT),
+ * sent to the shim's wrapper so that exceptions and backtrace(3) see through
+ * the hooked frames: those stay while activations are in flight.
+ */
+#define EXTPROF_ATTACH_REDIRECT UINT32_MAX
+
 struct extprof_attach_patch {
 	uint64_t at;	 /* first byte written (after an endbr64) */
 	uint32_t length; /* bytes of code[] and orig[] */
-	uint32_t decl;	 /* its declaration's index */
+	uint32_t decl;	 /* its declaration's index, or EXTPROF_ATTACH_REDIRECT */
 	uint8_t orig[16];
 	uint8_t code[16];
 };

@@ -353,6 +353,52 @@ int arch_entry_bytes(const struct arch_hook *h, struct arch_patch_bytes *w, int 
 	return 2;
 }
 
+/*
+ * A function's entry sent to @target, the function itself still callable
+ * through the trampoline @orig returns (extprof attach: the unwinder's
+ * entries, to the shim's wrappers):
+ *
+ *   F: jmp N --> N: jmp *[rip] target       (near F: the entry's rel32)
+ *                T: endbr64                  <- *orig
+ *                   F's moved instructions, re-aimed
+ *                   jmp F + moved bytes
+ */
+int arch_prepare_redirect(uint64_t addr, uint64_t size, uint64_t target, struct arch_hook *h,
+			  void **orig, char *why, size_t whylen)
+{
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	const uint8_t *code = (const uint8_t *)addr;
+	struct insn_plan plan;
+	uint8_t *n;
+	long k;
+
+	if (insn_plan_patch(code, size, addr, &plan, why, whylen))
+		return -EINVAL;
+	n = codemem_alloc_near(addr, 16 + sizeof(endbr64) + insn_relocated_size(&plan));
+	if (!n) {
+		snprintf(why, whylen, "no memory for its trampoline within 2 GiB");
+		return -ENOMEM;
+	}
+	n[0] = 0xff; /* jmp *0(%rip) */
+	n[1] = 0x25;
+	memset(n + 2, 0, 4);
+	memcpy(n + 6, &target, 8);
+	memset(n + 14, 0xcc, 2);
+	memcpy(n + 16, endbr64, sizeof(endbr64));
+	k = insn_relocate(&plan, code, addr, (uint64_t)n + 20, n + 20);
+	if (k < 0) {
+		snprintf(why, whylen, "a rip-relative operand is out of reach of its trampoline");
+		return -ERANGE;
+	}
+	h->at = addr + plan.start;
+	h->length = plan.length;
+	h->pad_at = 0;
+	h->entry = n;
+	h->stub = n;
+	*orig = n + 16;
+	return 0;
+}
+
 int arch_code_ranges(struct extprof_attach_range *r, int max)
 {
 	for (int i = 0; i < codemem_n && i < max; i++) {
