@@ -162,8 +162,17 @@ static int load_dlopen(struct xp_trace *tr, struct xp_hijack *h, struct xp_layou
 		if (!err && msg)
 			xp_mem_read(tr->pid, msg, text, sizeof(text) - 1);
 		text[sizeof(text) - 1] = '\0';
-		return xp_err_set(e, -ENOEXEC, "attach: process %d cannot load %s: %s",
-				  (int)tr->pid, shim, text[0] ? text : "dlopen failed");
+		/* dlerror names the file first: say it once */
+		if (!strncmp(text, shim, strlen(shim)) && !strncmp(text + strlen(shim), ": ", 2))
+			memmove(text, text + strlen(shim) + 2, strlen(text + strlen(shim) + 2) + 1);
+		return xp_err_set(
+			e, -ENOEXEC, "attach: process %d cannot load %s: %s%s", (int)tr->pid, shim,
+			text[0] ? text : "dlopen failed",
+			strstr(text, "static TLS")
+				? " (the reserve its libraries left is too small; "
+				  "GLIBC_TUNABLES=glibc.rtld.optional_static_tls=4096 in its "
+				  "environment when it starts makes more)"
+				: "");
 	}
 	xp_layout_free(l);
 	err = xp_layout_read(tr->pid, l, e);

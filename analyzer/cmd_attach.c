@@ -289,10 +289,11 @@ static void attach_wait(const struct xp_attachment *a, double duration, const si
 		}
 		if ((p[1].revents & POLLIN) || kill(a->pid, 0) < 0)
 			break;
-		if (!xp_mem_read(a->pid, a->block + offsetof(struct extprof_attach_block, state),
-				 &state, sizeof(state)) &&
+		/* an extprof detach ended it, or the process exec'd: no block there */
+		if (xp_mem_read(a->pid, a->block + offsetof(struct extprof_attach_block, state),
+				&state, sizeof(state)) ||
 		    state != EXTPROF_ATTACH_ATTACHED)
-			break; /* an extprof detach ended it */
+			break;
 	}
 	if (pidfd >= 0)
 		close(pidfd);

@@ -542,6 +542,35 @@ Test(attach, a_process_that_ends_meanwhile, .timeout = 120)
 	harness_rmdir(t.dir);
 }
 
+Test(attach, a_process_that_execs_meanwhile, .timeout = 120)
+{
+	const char *argv[] = {harness_path("ATTACH_TARGET"), "1", "-", "exec", NULL};
+	static const char *const opts[] = {"-H", "function:at_work", NULL};
+	struct run_result r, end;
+	struct target t;
+	json_t *rep;
+
+	memset(&t, 0, sizeof(t));
+	t.dir = harness_tmpdir("attach-exec");
+	cr_assert(asprintf(&t.dumps, "%s/dumps", t.dir) > 0);
+	target_start(&t, argv, NULL);
+	/* counting until it execs itself (its new image is not the one attached) */
+	attach_run(&t, opts, NULL, &r);
+	rep = attach_json(&r);
+	cr_expect(strstr(r.err, "exec'd another program"), "%s", r.err);
+	cr_expect(json_is_true(json_object_get(rep, "complete")),
+		  "the image the exec ended counts as finished: %s", r.out);
+	cr_expect(harness_decl_int(rep, "at_work", "evaluations") > 0);
+	cr_expect(!maps_have(t.pid, "libextprof.so"), "the new image has no shim");
+	harness_reap(&t.s, &end);
+	cr_expect_eq(end.status, 4, "%s", end.out);
+	cr_expect(strstr(end.out, "attach-target: lingered"), "%s", end.out);
+	json_decref(rep);
+	harness_free(&r);
+	harness_free(&end);
+	harness_rmdir(t.dir);
+}
+
 Test(attach, a_process_that_ends_while_being_attached, .timeout = 120)
 {
 	static const char *const opts[] = {"--duration", "2", "-H", "function:at_work", NULL};
@@ -582,6 +611,7 @@ Test(attach, a_process_that_ends_while_being_attached, .timeout = 120)
 static void expect_refused(const struct target *t, const char *user, const char *const env[],
 			   const char *want, bool shim_before)
 {
+	char *dir = harness_tmpdir("attach-refused"), *dumps;
 	const char *argv[] = {"setpriv",
 			      "--reuid",
 			      user,
@@ -591,7 +621,7 @@ static void expect_refused(const struct target *t, const char *user, const char 
 			      harness_path("EXTPROF_BIN"),
 			      "attach",
 			      "-o",
-			      "/tmp",
+			      NULL,
 			      "-H",
 			      "function:sl_tick",
 			      t->pid,
@@ -600,6 +630,9 @@ static void expect_refused(const struct target *t, const char *user, const char 
 	struct run_result r;
 	char *nl;
 
+	cr_assert(asprintf(&dumps, "%s/dumps", dir) > 0);
+	argv[9] = dumps;
+	chmod(dir, 0777);
 	harness_run(a, env, &r);
 	cr_expect_eq(r.status, 2, "refusal '%s': status %d: %s", want, r.status, r.err);
 	cr_expect(strstr(r.err, want), "refusal '%s' said: %s", want, r.err);
@@ -611,6 +644,8 @@ static void expect_refused(const struct target *t, const char *user, const char 
 	cr_expect_eq(maps_have(t->pid, "libextprof.so"), shim_before,
 		     "refusal '%s': the shim was loaded", want);
 	harness_free(&r);
+	free(dumps);
+	harness_rmdir(dir);
 }
 
 static void sleeper_start(struct target *t, const char *exe, const char *user,
@@ -787,6 +822,23 @@ Test(refusal, another_architecture)
 	sleeper_start(&t, sleeper("32"), "root", NULL);
 	expect_refused(&t, "root", NULL, "runs a 32-bit x86 program", false);
 	sleeper_stop(&t);
+}
+
+Test(refusal, static_tls_used_up)
+{
+	char *dl;
+	struct target t;
+
+	/* a library of its own took the static TLS glibc keeps for dlopen */
+	cr_assert(asprintf(&dl, "SLEEPER_DLOPEN=%s", harness_path("ATTACH_TLSHOG")) > 0);
+	{
+		const char *env[] = {dl, NULL};
+
+		sleeper_start(&t, sleeper(""), "root", env);
+	}
+	expect_refused(&t, "root", NULL, "cannot allocate memory in static TLS block", false);
+	sleeper_stop(&t);
+	free(dl);
 }
 
 Test(refusal, already_carrying_the_shim)

@@ -27,6 +27,9 @@
  *   fork          (with "fork") every 50 ms a child that calls at_work and
  *                 exits, every 150 ms one that execs this program ("child"
  *                 mode: at_work 500 times)
+ *   exec          (with "exec") after SECONDS, main execs this program in
+ *                 "linger" mode (at_work 500 times, then 2 s asleep, then
+ *                 "attach-target: lingered" and status 4), threads running
  *
  * Any difference is said on stdout and the status is 1.  The totals of the
  * hooked functions (this process's, not its children's) go to stderr as
@@ -348,6 +351,7 @@ int main(int argc, char **argv)
 	double seconds, start = now_s(), next_fork = start, next_exec = start;
 	const char *stopfile = argc > 2 && strcmp(argv[2], "-") ? argv[2] : NULL;
 	bool with_forks = argc > 3 && !strcmp(argv[3], "fork");
+	bool with_exec = argc > 3 && !strcmp(argv[3], "exec");
 	struct sigaction sa;
 	sigset_t usr1;
 	unsigned char byte = 0;
@@ -355,6 +359,14 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "child")) {
 		child_work(500);
 		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "linger")) {
+		struct timespec two = {2, 0};
+
+		child_work(500);
+		nanosleep(&two, NULL);
+		printf("attach-target: lingered\n");
+		return 4;
 	}
 	if (argc < 2 || (seconds = atof(argv[1])) <= 0) {
 		fprintf(stderr, "usage: attach SECONDS [STOPFILE|-] [fork]\n");
@@ -405,6 +417,11 @@ int main(int argc, char **argv)
 			fork_one(argv[0], true);
 			next_exec = now_s() + 0.15;
 		}
+	}
+	if (with_exec) {
+		fflush(stdout);
+		execl(argv[0], argv[0], "linger", (char *)NULL);
+		return 1;
 	}
 	atomic_store(&stop, 1);
 	close(pipefd[1]);

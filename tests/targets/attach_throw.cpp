@@ -76,6 +76,7 @@ int main(int argc, char **argv)
 	b.join();
 	TRUTH("truth", "at_catch", calls.load());
 	TRUTH("truth", "throws", throws.load());
-	printf("attach-throw: %s\n", wrong ? "wrong results" : "every result and exception as it should be");
+	printf("attach-throw: %s\n",
+	       wrong ? "wrong results" : "every result and exception as it should be");
 	return wrong ? 1 : 3;
 }

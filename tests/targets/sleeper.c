@@ -3,10 +3,14 @@
  * A process for the refusals of the attach tests (test_attach.c): it says
  * "ready", calls sl_tick every 10 ms for SECONDS, and exits 0.  Built as
  * it is (glibc, dynamic), static, with musl, and given the set-user-ID
- * bit by the tests; the i386 one is sleeper32.S.
+ * bit by the tests; the i386 one is sleeper32.S.  With SLEEPER_DLOPEN set,
+ * it dlopens that library first (tlshog.c: the static TLS used up).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#if defined(__GLIBC__) && !defined(SLEEPER_STATIC)
+#include <dlfcn.h>
+#endif
 #include <time.h>
 
 #include "matrix.h"
@@ -22,7 +26,14 @@ int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 30;
 	struct timespec ten_ms = {0, 10000000};
+#if defined(__GLIBC__) && !defined(SLEEPER_STATIC)
+	const char *lib = getenv("SLEEPER_DLOPEN");
 
+	if (lib && *lib && !dlopen(lib, RTLD_NOW)) {
+		printf("sleeper: %s\n", dlerror());
+		return 1;
+	}
+#endif
 	printf("ready\n");
 	fflush(stdout);
 	for (long i = 0; i < (long)(seconds * 100); i++) {
