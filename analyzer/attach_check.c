@@ -278,8 +278,8 @@ int xp_attach_explain_seize(pid_t pid, int err, struct xp_err *e)
 	struct xp_pstatus s;
 	int r;
 
-	if (xp_pstatus_read(pid, 0, &s))
-		return xp_err_set(e, -ESRCH, "no process %d", (int)pid);
+	if (xp_pstatus_read(pid, 0, &s) || s.state == 'Z' || s.state == 'X')
+		return xp_err_set(e, -ESRCH, "process %d exited meanwhile", (int)pid);
 	if (err == -EPERM) {
 		if ((r = check_traced(pid, "attach", &s, e)) ||
 		    (!cap && (r = check_users(pid, "attach", &s, e))) ||

@@ -298,8 +298,10 @@ int xp_trace_attach(struct xp_trace *tr, pid_t pid, struct xp_err *e)
 
 		if (err) {
 			xp_trace_release(tr);
-			return xp_err_set(e, err, "process %d: %s", (int)pid,
-					  err == -ENOENT ? "no such process" : strerror(-err));
+			return err == -ENOENT ? xp_err_set(e, -ESRCH, "process %d exited meanwhile",
+							   (int)pid)
+					      : xp_err_set(e, err, "process %d: %s", (int)pid,
+							   strerror(-err));
 		}
 		fresh = false;
 		for (size_t i = 0; i < n; i++) {
@@ -330,7 +332,7 @@ int xp_trace_attach(struct xp_trace *tr, pid_t pid, struct xp_err *e)
 		free(tids);
 	} while (fresh);
 	if (!tr->n)
-		return xp_err_set(e, -ESRCH, "process %d: no such process", (int)pid);
+		return xp_err_set(e, -ESRCH, "process %d exited meanwhile", (int)pid);
 	return xp_trace_stop_all(tr, e);
 }
 
