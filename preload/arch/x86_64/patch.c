@@ -216,6 +216,15 @@ static void stub_write(uint8_t *entry, uint8_t *head, uint32_t idx)
 	memcpy(head - sizeof(lits), &lits, sizeof(lits));
 }
 
+/* jmp *0(%rip); .quad @target: 14 bytes, reaching anywhere. */
+static void patch_put_abs_jmp(uint8_t *p, uint64_t target)
+{
+	p[0] = 0xff;
+	p[1] = 0x25;
+	memset(p + 2, 0, 4);
+	memcpy(p + 6, &target, 8);
+}
+
 /*
  * A jmp at @at to @to: rel32, or rel8 when @short_jmp, then int3 up to 16
  * bytes (a jump into them, we looked for none, traps loudly).  Returns the
@@ -379,10 +388,7 @@ int arch_prepare_redirect(uint64_t addr, uint64_t size, uint64_t target, struct 
 		snprintf(why, whylen, "no memory for its trampoline within 2 GiB");
 		return -ENOMEM;
 	}
-	n[0] = 0xff; /* jmp *0(%rip) */
-	n[1] = 0x25;
-	memset(n + 2, 0, 4);
-	memcpy(n + 6, &target, 8);
+	patch_put_abs_jmp(n, target);
 	memset(n + 14, 0xcc, 2);
 	memcpy(n + 16, endbr64, sizeof(endbr64));
 	k = insn_relocate(&plan, code, addr, (uint64_t)n + 20, n + 20);
@@ -420,10 +426,7 @@ int arch_make_stub(uint64_t fn, uint32_t idx, void **entryp, void **stubp)
 	if (!entry)
 		return -ENOMEM;
 	stub_write(entry, stub, idx);
-	stub[STUB_HEADER_SIZE] = 0xff;
-	stub[STUB_HEADER_SIZE + 1] = 0x25;
-	memset(stub + STUB_HEADER_SIZE + 2, 0, 4);
-	memcpy(stub + STUB_HEADER_SIZE + 6, &fn, 8);
+	patch_put_abs_jmp(stub + STUB_HEADER_SIZE, fn);
 	*entryp = entry;
 	*stubp = stub;
 	return 0;
