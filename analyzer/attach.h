@@ -73,6 +73,10 @@ struct xp_pstatus {
 
 /* /proc/@pid/status, or /proc/@pid/task/@tid/status when @tid > 0. */
 int xp_pstatus_read(pid_t pid, pid_t tid, struct xp_pstatus *s);
+/* The id under which /proc shows @pid's memory: @pid, or a live thread's if its leader ended. */
+pid_t xp_proc_view(pid_t pid);
+/* Whether some thread of @pid is still alive (not a zombie). */
+bool xp_proc_alive(pid_t pid);
 /* The thread ids of @pid, sorted; the caller frees *@tids. */
 int xp_tasks_list(pid_t pid, pid_t **tids, size_t *n);
 /* /proc/@pid/stat's starttime (clock ticks after boot): a pid's identity. */

@@ -88,7 +88,7 @@ static int check_users(pid_t pid, const char *cmd, const struct xp_pstatus *s, s
 			"gid %u): permission denied (tracing it needs CAP_SYS_PTRACE)",
 			cmd, (int)pid, s->name, s->gid[0], s->gid[1]);
 	/* a process that is not dumpable has its /proc directory owned by root */
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d", (int)xp_proc_view(pid));
 	if (!stat(path, &st) && st.st_uid == 0 && s->uid[1] != 0)
 		return xp_err_set(
 			e, -EPERM,
@@ -145,7 +145,7 @@ static int check_program(pid_t pid, const char *cmd, const struct xp_pstatus *s,
 	struct xp_err ee;
 	ssize_t n;
 
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)xp_proc_view(pid));
 	n = readlink(link, exe, sizeof(exe) - 1);
 	if (n < 0 && errno == ENOENT)
 		return xp_err_set(e, -EINVAL, "%s: process %d (%s) is a kernel thread", cmd,
@@ -247,7 +247,8 @@ int xp_attach_check(pid_t pid, bool detach, struct xp_err *e)
 		return xp_err_set(e, -ESRCH, "%s: no process %d", cmd, (int)pid);
 	if (pid == getpid())
 		return xp_err_set(e, -EINVAL, "%s: process %d is extprof itself", cmd, (int)pid);
-	if (s.state == 'Z' || s.state == 'X')
+	/* a zombie leader with threads alive (pthread_exit in main) runs on */
+	if (!xp_proc_alive(pid))
 		return xp_err_set(e, -ESRCH, "%s: process %d (%s) has exited (a zombie)", cmd,
 				  (int)pid, s.name);
 	if (!cap && (err = check_users(pid, cmd, &s, e)))
@@ -278,7 +279,7 @@ int xp_attach_explain_seize(pid_t pid, int err, struct xp_err *e)
 	struct xp_pstatus s;
 	int r;
 
-	if (xp_pstatus_read(pid, 0, &s) || s.state == 'Z' || s.state == 'X')
+	if (xp_pstatus_read(pid, 0, &s) || !xp_proc_alive(pid))
 		return xp_err_set(e, -ESRCH, "process %d exited meanwhile", (int)pid);
 	if (err == -EPERM) {
 		if ((r = check_traced(pid, "attach", &s, e)) ||

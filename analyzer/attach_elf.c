@@ -20,7 +20,7 @@ char *xp_elf_path_in(pid_t pid, const char *path)
 {
 	char *p;
 
-	if (asprintf(&p, "/proc/%d/root%s", (int)pid, path) < 0)
+	if (asprintf(&p, "/proc/%d/root%s", (int)xp_proc_view(pid), path) < 0)
 		return NULL;
 	return p;
 }

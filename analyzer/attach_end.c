@@ -44,13 +44,6 @@ static int64_t end_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static bool end_alive(pid_t pid)
-{
-	struct xp_pstatus s;
-
-	return !xp_pstatus_read(pid, 0, &s) && s.state != 'Z' && s.state != 'X';
-}
-
 /* Seize it; another extprof (attach ending it, or detach) may hold it a moment. */
 static int end_seize(struct xp_trace *tr, pid_t pid, struct xp_err *e)
 {
@@ -246,7 +239,7 @@ static int end_one(pid_t pid, uint64_t expect_id, int grace_ms, struct xp_attach
 	*nkids = 0;
 	if (!blk)
 		return xp_err_set(e, -ENOMEM, "out of memory");
-	if (!end_alive(pid)) {
+	if (!xp_proc_alive(pid)) {
 		out->gone = true;
 		free(blk);
 		return 0;
@@ -254,7 +247,7 @@ static int end_one(pid_t pid, uint64_t expect_id, int grace_ms, struct xp_attach
 	err = end_seize(&tr, pid, e);
 	if (err) {
 		free(blk);
-		if (!end_alive(pid)) {
+		if (!xp_proc_alive(pid)) {
 			out->gone = true;
 			return 0;
 		}

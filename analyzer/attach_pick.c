@@ -50,7 +50,7 @@ int xp_layout_read(pid_t pid, struct xp_layout *l, struct xp_err *e)
 	err = xp_maps_read(pid, &l->maps, e);
 	if (err)
 		return err;
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)xp_proc_view(pid));
 	n = readlink(link, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	base = strrchr(exe, '/');

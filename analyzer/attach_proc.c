@@ -3,7 +3,10 @@
  * attach_proc: what /proc says of a process: its status, its mappings,
  * its threads, its start time; and its memory, read and written through
  * /proc/PID/mem (which reaches read-only code too: the kernel copies the
- * page on write, as a debugger's breakpoint does).
+ * page on write, as a debugger's breakpoint does).  A process whose main
+ * thread has ended (pthread_exit) has a zombie leader, whose /proc/PID
+ * shows no memory: its maps, mem, exe and root are read through a thread
+ * still alive (xp_proc_view).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -17,6 +20,34 @@
 
 #include "attach.h"
 
+static bool proc_thread_alive(pid_t pid, pid_t tid)
+{
+	struct xp_pstatus s;
+
+	return !xp_pstatus_read(pid, tid, &s) && s.state != 'Z' && s.state != 'X';
+}
+
+pid_t xp_proc_view(pid_t pid)
+{
+	pid_t *tids, view = pid;
+	size_t n;
+
+	if (proc_thread_alive(pid, 0) || xp_tasks_list(pid, &tids, &n))
+		return pid;
+	for (size_t i = 0; i < n; i++)
+		if (proc_thread_alive(pid, tids[i])) {
+			view = tids[i];
+			break;
+		}
+	free(tids);
+	return view;
+}
+
+bool xp_proc_alive(pid_t pid)
+{
+	return proc_thread_alive(pid, xp_proc_view(pid));
+}
+
 int xp_maps_read(pid_t pid, struct xp_maps *m, struct xp_err *e)
 {
 	char path[64], *line = NULL;
@@ -24,7 +55,7 @@ int xp_maps_read(pid_t pid, struct xp_maps *m, struct xp_err *e)
 	FILE *f;
 
 	memset(m, 0, sizeof(*m));
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)xp_proc_view(pid));
 	f = fopen(path, "re");
 	if (!f)
 		return xp_err_set(e, -errno, "%s: %s", path, strerror(errno));
@@ -238,7 +269,7 @@ static int mem_io(pid_t pid, uint64_t addr, void *buf, size_t len, bool write_it
 	size_t done = 0;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)xp_proc_view(pid));
 	fd = open(path, (write_it ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

@@ -250,6 +250,23 @@ int xp_trace_wait(struct xp_trace *tr, struct xp_tthread *t, int timeout_ms, boo
 	}
 }
 
+/*
+ * A thread that has exited but is not reaped never stops: the leader of a
+ * process whose main thread called pthread_exit is kept a zombie until
+ * the last thread ends.
+ */
+static void trace_drop_zombies(struct xp_trace *tr)
+{
+	for (size_t i = 0; i < tr->n; i++) {
+		struct xp_tthread *t = &tr->t[i];
+		struct xp_pstatus s;
+
+		if (!t->gone && t->stop == XP_TS_RUNNING &&
+		    (xp_pstatus_read(tr->pid, t->tid, &s) || s.state == 'Z' || s.state == 'X'))
+			t->gone = true;
+	}
+}
+
 int xp_trace_stop_all(struct xp_trace *tr, struct xp_err *e)
 {
 	int64_t deadline = trace_now_ms() + TRACE_STOP_MS;
@@ -281,6 +298,7 @@ int xp_trace_stop_all(struct xp_trace *tr, struct xp_err *e)
 				(int)tr->pid);
 		if (trace_wait_one(tr, 100) < 0 && tr->exited)
 			return xp_err_set(e, -ESRCH, "process %d exited meanwhile", (int)tr->pid);
+		trace_drop_zombies(tr);
 	}
 }
 

@@ -37,10 +37,11 @@ static int elfobj_visit(struct dl_phdr_info *info, size_t size, void *arg)
 	o = &w->objs[w->n];
 	memset(o, 0, sizeof(*o));
 	if (w->n == 0) {
-		/* The main program has no name here: ask the kernel. */
+		/* The main program has no name here: ask the kernel (thread-self:
+		 * /proc/self of a process whose main thread has exited shows none) */
 		char exe[sizeof(o->path)];
 
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		n = readlink("/proc/thread-self/exe", exe, sizeof(exe) - 1);
 		if (n <= 0)
 			return 0;
 		exe[n] = '\0';

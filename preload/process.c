@@ -137,7 +137,8 @@ void process_fill_meta(struct dump_meta *meta)
 		process_copy(meta->kernel, sizeof(meta->kernel), kernel, a + b + c + 2);
 	}
 	process_read_cpu_model(meta->cpu_model, sizeof(meta->cpu_model));
-	n = readlink("/proc/self/exe", meta->exe_path, sizeof(meta->exe_path) - 1);
+	/* thread-self: an attached process's main thread may have exited */
+	n = readlink("/proc/thread-self/exe", meta->exe_path, sizeof(meta->exe_path) - 1);
 	meta->exe_path[n > 0 ? n : 0] = '\0';
 	dl_iterate_phdr(process_find_build_id, &s);
 }

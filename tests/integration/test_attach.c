@@ -11,6 +11,7 @@
  * own total ("checker-truth:" lines).  The tests run as root (CI does):
  * another user is uid 65534 through setpriv.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -104,13 +105,47 @@ static void expect_same_as_plain(const struct run_result *plain, const struct ru
 
 /* ---- the process as it was ----------------------------------------------------- */
 
+/* A thread of @pid alive, for /proc: the leader may have ended (pthread_exit). */
+static const char *live_view(const char *pid)
+{
+	static char tid[300];
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(tid, sizeof(tid), "%s", pid);
+	snprintf(path, sizeof(path), "/proc/%s/task", pid);
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		char st[512], line[256], state = 0;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(st, sizeof(st), "/proc/%s/task/%s/status", pid, de->d_name);
+		f = fopen(st, "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "State: %c", &state) == 1)
+				break;
+		if (f)
+			fclose(f);
+		if (state && state != 'Z' && state != 'X') {
+			snprintf(tid, sizeof(tid), "%s", de->d_name);
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
+	return tid;
+}
+
 static bool maps_have(const char *pid, const char *what)
 {
 	char path[64], line[4096];
 	bool found = false;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+	snprintf(path, sizeof(path), "/proc/%s/maps", live_view(pid));
 	f = fopen(path, "re");
 	cr_assert(f, "%s: %s", path, strerror(errno));
 	while (!found && fgets(line, sizeof(line), f))
@@ -148,6 +183,7 @@ static size_t expect_code_as_files(const char *pid)
 	int mem;
 	FILE *f;
 
+	pid = live_view(pid);
 	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
 	f = fopen(path, "re");
 	snprintf(path, sizeof(path), "/proc/%s/mem", pid);
@@ -860,4 +896,26 @@ Test(refusal, already_carrying_the_shim)
 		harness_rmdir(dir);
 	}
 	free(preload);
+}
+
+Test(attach, a_process_whose_main_thread_has_exited, .timeout = 120)
+{
+	static const char *const opts[] = {"--duration", "0.5", "-H", "function:sl_tick", NULL};
+	const char *env[] = {"SLEEPER_MAIN_EXITS=1", NULL};
+	struct run_result r;
+	struct target t;
+	json_t *rep;
+
+	sleeper_start(&t, sleeper(""), "root", env);
+	t.dir = harness_tmpdir("attach-leader");
+	cr_assert(asprintf(&t.dumps, "%s/dumps", t.dir) > 0);
+	/* its /proc/PID shows a zombie, its other thread runs on */
+	attach_run(&t, opts, NULL, &r);
+	rep = attach_json(&r);
+	cr_expect(harness_decl_int(rep, "sl_tick", "evaluations") > 0, "%s", r.out);
+	expect_let_go(&t);
+	json_decref(rep);
+	harness_free(&r);
+	sleeper_stop(&t);
+	harness_rmdir(t.dir);
 }
