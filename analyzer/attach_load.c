@@ -83,6 +83,10 @@ int xp_block_read(pid_t pid, uint64_t addr, struct extprof_attach_block *blk)
 	if (memcmp(blk->magic, EXTPROF_ATTACH_MAGIC, EXTPROF_ATTACH_MAGIC_LEN) ||
 	    blk->version != EXTPROF_ATTACH_VERSION || blk->size != sizeof(*blk))
 		return -EPROTO;
+	/* the process's memory is the process's: never trusted beyond the shim's limits */
+	if (blk->npatches > EXTPROF_ATTACH_PATCHES_MAX || blk->nranges > EXTPROF_ATTACH_RANGES_MAX)
+		return -EPROTO;
+	blk->dir[sizeof(blk->dir) - 1] = '\0';
 	return 0;
 }
 

@@ -43,8 +43,8 @@
 #include "log.h"
 #include "shim.h"
 
-#define ATTACH_RANGES	 1024
-#define ATTACH_REDIRECTS 8
+#define ATTACH_RANGES	 EXTPROF_ATTACH_RANGES_MAX
+#define ATTACH_REDIRECTS EXTPROF_ATTACH_REDIRECTS_MAX
 
 __attribute__((visibility("default"))) struct extprof_attach_block extprof_attach = {
 	.magic = EXTPROF_ATTACH_MAGIC,
@@ -54,6 +54,9 @@ __attribute__((visibility("default"))) struct extprof_attach_block extprof_attac
 
 /* Two entries a declaration at most (a short patch); mapped at the first begin. */
 #define ATTACH_PATCHES (2u * XP_MAX_DECLS)
+
+_Static_assert(ATTACH_PATCHES + ATTACH_REDIRECTS == EXTPROF_ATTACH_PATCHES_MAX,
+	       "the tracer's limit (extprof/attach.h) is the shim's");
 static struct extprof_attach_patch *attach_patches;
 static struct extprof_attach_range attach_ranges[ATTACH_RANGES];
 static bool attach_prep;
@@ -356,8 +359,8 @@ __attribute__((visibility("default"))) int extprof_attach_begin(void)
 	}
 	if (!attach_patches) {
 		void *p = mmap(NULL, (ATTACH_PATCHES + ATTACH_REDIRECTS) * sizeof(*attach_patches),
-			       PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+			       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			       -1, 0);
 
 		if (p == MAP_FAILED) {
 			r = -errno;

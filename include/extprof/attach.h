@@ -74,9 +74,13 @@ struct extprof_attach_range {
 	uint64_t lo, hi;
 };
 
-#define EXTPROF_ATTACH_HOOKS_MAX 8192
-#define EXTPROF_ATTACH_LOG_MAX	 16384
-#define EXTPROF_ATTACH_CHILDREN	 1022 /* fork children remembered per attachment */
+#define EXTPROF_ATTACH_HOOKS_MAX     8192
+#define EXTPROF_ATTACH_REDIRECTS_MAX 8 /* the unwinder's entries */
+/* two a declaration at most (a short patch: padding and entry), and the unwinder's */
+#define EXTPROF_ATTACH_PATCHES_MAX (2 * (1u << 18) + EXTPROF_ATTACH_REDIRECTS_MAX)
+#define EXTPROF_ATTACH_RANGES_MAX  1024
+#define EXTPROF_ATTACH_LOG_MAX	   16384
+#define EXTPROF_ATTACH_CHILDREN	   1022 /* fork children remembered per attachment */
 
 /* The shared page where fork children that follow an attachment write their pids. */
 struct extprof_attach_children {
