@@ -228,16 +228,47 @@ static void expect_let_go(const struct target *t)
 
 /* ---- extprof attach ---------------------------------------------------------------- */
 
-/* extprof attach ... PID with @opts (NULL-terminated), JSON report in @r->out. */
+/*
+ * @r->out of a run of extprof attach or detach with --output @file: the
+ * report, which goes to stderr without it, as extprof run's does.
+ */
+static void report_from(const char *file, struct run_result *r)
+{
+	FILE *f = fopen(file, "re");
+	size_t n = 0;
+	char *buf;
+
+	cr_assert(!r->out || !r->out[0], "extprof printed on stdout: %s", r->out);
+	free(r->out);
+	buf = calloc(1, 1 << 22);
+	cr_assert(buf);
+	if (f) {
+		n = fread(buf, 1, (1 << 22) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	r->out = buf;
+	unlink(file);
+}
+
+/* extprof attach ... PID with @opts (NULL-terminated), its JSON report in @r->out. */
 static void attach_run(const struct target *t, const char *const opts[], const char *pick,
 		       struct run_result *r)
 {
-	const char *argv[40] = {
-		harness_path("EXTPROF_BIN"), "attach", "-o", t->dumps, "--format", "json"};
-	char *pickv = NULL;
+	const char *argv[40] = {harness_path("EXTPROF_BIN"),
+				"attach",
+				"-o",
+				t->dumps,
+				"--format",
+				"json",
+				"--output",
+				NULL};
+	char *pickv = NULL, *out = NULL;
 	const char *env[] = {NULL, NULL};
-	int n = 6;
+	int n = 8;
 
+	cr_assert(asprintf(&out, "%s/report.json", t->dir) > 0);
+	argv[7] = out;
 	for (int i = 0; opts && opts[i] && n < 37; i++)
 		argv[n++] = opts[i];
 	argv[n++] = t->pid;
@@ -245,7 +276,9 @@ static void attach_run(const struct target *t, const char *const opts[], const c
 	cr_assert(asprintf(&pickv, "EXTPROF_TEST_ATTACH_PICK=%s", pick ? pick : "") > 0);
 	env[0] = pickv;
 	harness_run(argv, env, r);
+	report_from(out, r);
 	free(pickv);
+	free(out);
 }
 
 static json_t *attach_json(const struct run_result *r)
@@ -459,8 +492,15 @@ Test(attach, detach_ends_an_attachment_left_counting, .timeout = 120)
 	static const char *const leave[] = {"--duration", "0", "-H", "function:at_work", NULL};
 	struct run_result plain, r, again, d, end;
 	struct target t;
-	const char *dargv[] = {
-		harness_path("EXTPROF_BIN"), "detach", "--format", "json", NULL, NULL};
+	char *out;
+	const char *dargv[] = {harness_path("EXTPROF_BIN"),
+			       "detach",
+			       "--format",
+			       "json",
+			       "--output",
+			       NULL,
+			       NULL,
+			       NULL};
 	json_t *rep;
 	json_error_t jerr;
 
@@ -476,8 +516,11 @@ Test(attach, detach_ends_an_attachment_left_counting, .timeout = 120)
 	cr_expect(strstr(again.err, "is attached already"), "%s", again.err);
 	cr_expect(!strchr(again.err, '\n') || strchr(again.err, '\n')[1] == '\0', "%s", again.err);
 	usleep(300000);
-	dargv[4] = t.pid;
+	cr_assert(asprintf(&out, "%s/detach.json", t.dir) > 0);
+	dargv[5] = out;
+	dargv[6] = t.pid;
 	harness_run(dargv, NULL, &d);
+	report_from(out, &d);
 	cr_assert_eq(d.status, 0, "extprof detach: %s", d.err);
 	rep = json_loads(d.out, 0, &jerr);
 	cr_assert(rep, "extprof detach: not JSON: %s", d.out);
@@ -491,6 +534,7 @@ Test(attach, detach_ends_an_attachment_left_counting, .timeout = 120)
 	cr_expect(strstr(d.err, "is not attached"), "%s", d.err);
 	target_stop(&t, &end);
 	expect_same_as_plain(&plain, &end);
+	free(out);
 	harness_free(&r);
 	harness_free(&again);
 	harness_free(&d);
@@ -528,9 +572,11 @@ static void interrupted(int after_ms)
 	harness_reap(&a, &r);
 	cr_expect_eq(r.status, 0, "extprof attach after SIGINT: status %d: %s", r.status, r.err);
 	/* interrupted at once, it may have ended before any hooked call */
-	cr_expect(strstr(r.out, "at_work@attach-target") ||
+	/* the report on stderr, as extprof run's */
+	cr_expect(strstr(r.err, "at_work@attach-target") ||
 			  (!after_ms && strstr(r.err, "the attachment left no dumps")),
 		  "no report: %s%s", r.out, r.err);
+	cr_expect_eq(r.out[0], '\0', "extprof attach printed on stdout: %s", r.out);
 	expect_let_go(&t);
 	target_stop(&t, &end);
 	expect_same_as_plain(&plain, &end);
