@@ -81,8 +81,8 @@ void cmd_detach_usage(FILE *out)
 	      "counting): put the program back as it was and print the report on stderr (or\n"
 	      "into --output's FILE).\n"
 	      "\n"
-	      "  --output FILE            the report into FILE (written whole), not stderr\n"
-	      XP_REPORT_OPTIONS_HELP "  -h, --help               this text\n",
+	      "  --output FILE            the report into FILE (written whole), not "
+	      "stderr\n" XP_REPORT_OPTIONS_HELP "  -h, --help               this text\n",
 	      out);
 }
 
@@ -226,11 +226,12 @@ static int attach_dir(const struct attach_opts *o, char **abs, struct xp_err *e)
 				  "%s: cannot give it to uid %u, whose process writes "
 				  "there: %s",
 				  *abs, s.uid[3], strerror(errno));
-	if (existed && st.st_uid != s.uid[3] && !(st.st_mode & S_IWOTH))
+	/* the shim takes only a directory of the process's own user (usage.md, "Security") */
+	if (existed && st.st_uid != s.uid[3])
 		return xp_err_set(
 			e, -EACCES,
-			"%s: belongs to uid %u, and process %d writes its dumps as uid %u: "
-			"choose another directory with -o",
+			"%s: belongs to uid %u, and process %d writes its dumps as uid %u, into a "
+			"directory of its own user only: choose another directory with -o",
 			*abs, st.st_uid, (int)o->pid, s.uid[3]);
 	return 0;
 }
