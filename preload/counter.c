@@ -189,6 +189,8 @@ static void counter_set(uint32_t kind, const char *name, const char *unit, uint3
 	strncpy(xp.counter.name, name, sizeof(xp.counter.name) - 1);
 	xp.counter.unit = unit;
 	xp.counter.flags |= flags;
+	/* a clock or a PMU count is read between fences; the program's own variable needs none */
+	xp.counter.ordered = kind != EXTPROF_COUNTER_VAR;
 }
 
 /* EXTPROF_COUNTER.  What cannot be had is said once; tsc stands in. */
@@ -201,6 +203,10 @@ int counter_setup(const char *spec)
 		spec = "auto";
 	if (!strcmp(spec, "tsc")) {
 		counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
+	} else if (!strcmp(spec, "tsc-unordered")) {
+		/* an explicit choice: cheaper, and blind to what overlaps the reads */
+		counter_set(EXTPROF_COUNTER_TSC, "tsc-unordered", "ticks", 0);
+		xp.counter.ordered = false;
 	} else if (!strcmp(spec, "ns")) {
 		counter_set(EXTPROF_COUNTER_NS, "ns", "ns", 0);
 	} else if (!strncmp(spec, "var:", 4)) {
@@ -235,9 +241,8 @@ int counter_setup(const char *spec)
 					     : 0) |
 					    (rdpmc ? EXTPROF_COUNTER_F_RDPMC : 0));
 	} else {
-		log_msg("EXTPROF_COUNTER=%s: not auto, instructions, cycles, tsc, ns or "
-			"var:SYMBOL; "
-			"counting tsc",
+		log_msg("EXTPROF_COUNTER=%s: not auto, instructions, cycles, tsc, "
+			"tsc-unordered, ns or var:SYMBOL; counting tsc",
 			spec);
 		counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
 		return -EINVAL;

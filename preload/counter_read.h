@@ -4,6 +4,25 @@
  * evaluation path.  No vector registers, no locks; the PMU path follows the
  * perf_event_mmap_page sequence lock and falls back to read(2) when the
  * event is not scheduled (index 0) or rdpmc is not allowed.
+ *
+ * The reads around a function are ordered with the instructions around
+ * them: rdtsc, rdpmc and the vDSO's clock are not, and an out-of-order core
+ * would otherwise run part of the function before the first read or after
+ * the second, and hide it (16 dependent multiplies read 2 ticks instead of
+ * 22 on an AMD EPYC, docs/floors.md).  lfence waits for every instruction
+ * before it to complete and starts none after it until then: on Intel by
+ * definition, on AMD because Linux sets the MSR bit that makes it so (or
+ * the CPU has it always, CPUID 0x80000021 EAX bit 2).
+ *
+ *   start (entry, last thing before F):  lfence; read; lfence
+ *   end   (exit, first thing after F):   lfence; read
+ *
+ * (lfence; rdtsc at the start is not enough on AMD: 16 dependent
+ * multiplies then read 2 ticks.)  The end needs no fence of its own after
+ * it: the hook's exit follows, and it ends with one (counter_fence_edge).
+ * var: needs no fence at all: the program's own stores to its variable are
+ * seen in program order.
+ * EXTPROF_COUNTER=tsc-unordered reads the TSC without fences, as before.
  */
 #ifndef EXTPROF_PRELOAD_COUNTER_READ_H
 #define EXTPROF_PRELOAD_COUNTER_READ_H
@@ -89,6 +108,12 @@ static inline uint64_t counter_read_pmu(const struct xp_thread *t)
 	return count;
 }
 
+/* Every instruction before it has completed; none after it has started. */
+static inline void counter_fence(void)
+{
+	__asm__ volatile("lfence" ::: "memory");
+}
+
 static inline uint64_t counter_read_inline(void)
 {
 	switch (xp.counter.kind) {
@@ -106,6 +131,40 @@ static inline uint64_t counter_read_inline(void)
 	default:
 		return 0;
 	}
+}
+
+/*
+ * The hook's own edges, its first thing on entry and its last on exit: with
+ * an ordered counter the hook starts once what its caller did before the
+ * call is done, and is done before the caller goes on, so that what a
+ * nested hooked call costs its caller is the same wherever the call is
+ * (docs/floors.md).  The stubs' fast path has the same fences.
+ */
+static inline void counter_fence_edge(void)
+{
+	if (xp.counter.ordered)
+		counter_fence();
+}
+
+/* The read at an activation's entry, the last thing before the function runs. */
+static inline uint64_t counter_read_start(void)
+{
+	uint64_t v;
+
+	if (!xp.counter.ordered)
+		return counter_read_inline();
+	counter_fence();
+	v = counter_read_inline();
+	counter_fence();
+	return v;
+}
+
+/* The read at an activation's exit, the first thing after the function returned. */
+static inline uint64_t counter_read_end(void)
+{
+	if (xp.counter.ordered)
+		counter_fence();
+	return counter_read_inline();
 }
 
 #endif

@@ -98,6 +98,7 @@ struct xp_counter {
 	uint64_t var_addr; /* var: a global's address */
 	int64_t var_tpoff; /* var: a __thread variable's offset from %fs:0 */
 	bool var_tls;
+	bool ordered; /* fences around the reads (counter_read.h); not for var: */
 };
 
 struct xp_state {

@@ -49,7 +49,34 @@
 
 	.text
 
-/* The counter into %rax; may clobber %rdx. */
+/*
+ * The counter into %rax; may clobber %rdx.  A START read is the entry's
+ * last, an END read the exit's first.  The TSC is read between fences so
+ * that none of F runs outside the two reads (counter_read.h says why and
+ * what each CPU needs); tsc-unordered reads it bare.
+ */
+.macro READ_TSC_START lits
+	lfence
+	rdtsc
+	lfence
+	shlq $32, %rdx
+	orq %rdx, %rax
+.endm
+
+.macro READ_TSC_END lits
+	lfence
+	rdtsc
+	shlq $32, %rdx
+	orq %rdx, %rax
+.endm
+
+.macro FENCE
+	lfence
+.endm
+
+.macro NOFENCE
+.endm
+
 .macro READ_TSC lits
 	rdtsc
 	shlq $32, %rdx
@@ -88,13 +115,14 @@
 	movl $2, %ecx
 .endm
 
-.macro TEMPLATE name, read, margin
+.macro TEMPLATE name, read_start, read_end, margin, fence
 	.globl \name, \name\()_ret, \name\()_end
 	.hidden \name, \name\()_ret, \name\()_end
 	.type \name, @function
 	.p2align 4
 \name:
 	/* ---- entry: [rsp] = R1, the caller's return address, in its slot */
+	\fence
 	push %rax
 	push %rcx
 	push %rdx
@@ -146,7 +174,7 @@
 	movl %ecx, %fs:XT_DEPTH(%rsi)
 	movl $0, %fs:XT_FILLING(%rsi)
 	movq %rax, %rcx
-	\read .L\name\()_lits
+	\read_start .L\name\()_lits
 	movq %rax, XF_START(%rcx)
 	pop %rdi
 	pop %rsi
@@ -162,7 +190,7 @@
 	leaq -8(%rsp), %rsp
 	push %rax
 	push %rdx
-	\read .L\name\()_lits
+	\read_end .L\name\()_lits
 	push %rcx
 	push %rsi
 	push %rdi
@@ -240,6 +268,7 @@
 	setbe %cl
 	addq %rcx, XD_FLOOR_HITS(%rdi)
 8:
+	\fence
 	pop %r8
 	pop %rdi
 	pop %rsi
@@ -301,8 +330,9 @@
 	.size \name, .-\name
 .endm
 
-TEMPLATE xp_stub_tsc, READ_TSC, MARGIN_PCT
-TEMPLATE xp_stub_var, READ_VAR, MARGIN_ABS
-TEMPLATE xp_stub_tvar, READ_TVAR, MARGIN_ABS
+TEMPLATE xp_stub_tsc, READ_TSC_START, READ_TSC_END, MARGIN_PCT, FENCE
+TEMPLATE xp_stub_tsc_unordered, READ_TSC, READ_TSC, MARGIN_PCT, NOFENCE
+TEMPLATE xp_stub_var, READ_VAR, READ_VAR, MARGIN_ABS, NOFENCE
+TEMPLATE xp_stub_tvar, READ_TVAR, READ_TVAR, MARGIN_ABS, NOFENCE
 
 	.section .note.GNU-stack,"",@progbits

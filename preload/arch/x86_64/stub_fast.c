@@ -2,7 +2,8 @@
 /*
  * stub_fast: which fast path the stubs carry, and its literals.
  *
- *   tsc                  xp_stub_tsc     (stub_fast.S)
+ *   tsc                  xp_stub_tsc     (stub_fast.S), reads between fences
+ *   tsc-unordered        xp_stub_tsc_unordered, bare rdtsc
  *   var:, a global       xp_stub_var
  *   var:, a __thread     xp_stub_tvar
  *   ns, instructions,    none: the head's C path (thunk.S, eval.c);
@@ -22,10 +23,14 @@
 #include "stub_offsets.h"
 
 extern const uint8_t xp_stub_tsc[], xp_stub_tsc_ret[], xp_stub_tsc_end[];
+extern const uint8_t xp_stub_tsc_unordered[], xp_stub_tsc_unordered_ret[],
+	xp_stub_tsc_unordered_end[];
 extern const uint8_t xp_stub_var[], xp_stub_var_ret[], xp_stub_var_end[];
 extern const uint8_t xp_stub_tvar[], xp_stub_tvar_ret[], xp_stub_tvar_end[];
 
 static const struct stub_template stub_fast_tsc = {xp_stub_tsc, xp_stub_tsc_ret, xp_stub_tsc_end};
+static const struct stub_template stub_fast_tsc_unordered = {
+	xp_stub_tsc_unordered, xp_stub_tsc_unordered_ret, xp_stub_tsc_unordered_end};
 static const struct stub_template stub_fast_var = {xp_stub_var, xp_stub_var_ret, xp_stub_var_end};
 static const struct stub_template stub_fast_tvar = {xp_stub_tvar, xp_stub_tvar_ret,
 						    xp_stub_tvar_end};
@@ -81,7 +86,7 @@ void arch_choose_fast_path(const struct xp_counter *c, bool callers, bool window
 	const struct stub_template *t = NULL;
 
 	if (!callers && !window && c->kind == EXTPROF_COUNTER_TSC)
-		t = &stub_fast_tsc;
+		t = c->ordered ? &stub_fast_tsc : &stub_fast_tsc_unordered;
 	else if (!callers && !window && c->kind == EXTPROF_COUNTER_VAR)
 		t = c->var_tls ? &stub_fast_tvar : &stub_fast_var;
 	stub_fast_chosen = t;
