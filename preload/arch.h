@@ -3,17 +3,23 @@
 #ifndef EXTPROF_PRELOAD_ARCH_H
 #define EXTPROF_PRELOAD_ARCH_H
 
+/* Hooked calls of xp_cal_empty in one call of xp_cal_outer (calibrate.S). */
+#define ARCH_CAL_NESTED 8
+
+#ifndef __ASSEMBLER__
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* A function's patch, planned and with its stub built, not yet written. */
 struct arch_hook {
-	uint64_t at;	 /* the patch start (after endbr64) */
-	uint32_t length; /* bytes overwritten */
-	uint64_t pad_at; /* a short patch: where its jmp rel32 goes, before F; 0: none */
-	void *entry;	 /* where the patched entry jumps: the stub's fast path, or its head */
-	void *stub;	 /* the stub's head (stub_layout.h) */
+	uint64_t at;	      /* the patch start (after endbr64) */
+	uint32_t length;      /* bytes overwritten */
+	uint64_t pad_at;      /* a short patch: where its jmp rel32 goes, before F; 0: none */
+	uint8_t saved[32];    /* what the patch overwrote, for arch_unhook */
+	uint8_t saved_pad[5]; /* and in the padding, for a short patch */
+	void *entry;	      /* where the patched entry jumps: the stub's fast path, or its head */
+	void *stub;	      /* the stub's head (stub_layout.h) */
 };
 
 struct functab;
@@ -29,11 +35,19 @@ int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, const struct f
 		      uint64_t base, struct arch_hook *h, char *why, size_t whylen);
 int arch_commit_hook(const struct arch_hook *h, char *why, size_t whylen);
 
+/* Put back what arch_commit_hook overwrote (calibration's own functions). */
+int arch_unhook(const struct arch_hook *h);
+
 /*
- * A stub for one of the shim's own functions, not patched: for calibration.
- * Call @entry; @stub is its head.
+ * The functions calibration hooks, shaped as a program's (calibrate.S):
+ * empty holds a 5-byte nop and returns; outer calls it ARCH_CAL_NESTED
+ * times; the _plain twins are the same and are never hooked.  Each _end
+ * marks where its function ends.
  */
-int arch_make_stub(uint64_t fn, uint32_t idx, void **entry, void **stub);
+void xp_cal_empty(void), xp_cal_empty_end(void);
+void xp_cal_empty_plain(void), xp_cal_empty_plain_end(void);
+void xp_cal_outer(void), xp_cal_outer_end(void);
+void xp_cal_outer_plain(void), xp_cal_outer_plain_end(void);
 
 /* Stubs made from now on attribute callers (EXTPROF_CALLERS). */
 void arch_use_callers_thunk(void);
@@ -88,4 +102,5 @@ void arch_seal_code(void);
 /* Size of the extended state xp_call_preserving() saves (CPUID 0xd). */
 void arch_probe_xsave(void);
 
+#endif /* __ASSEMBLER__ */
 #endif

@@ -1,93 +1,138 @@
 // SPDX-License-Identifier: MIT
 /*
  * calibrate: what the hook itself costs, in the counter's unit, measured
- * once per process at start-up through the very same stub, thunks and
- * counter as every declaration.
+ * once per process at start-up on functions of the shim's own that are
+ * hooked exactly as a program's are (arch: xp_cal_*): the same patched
+ * entry, stub, relocated prologue, thunks and counter reads.
  *
  *   calibration      the floor of an empty function's delta: the part of the
  *                    hook that lands between the two counter reads.  The
  *                    analyzer subtracts it, once, after merging.
  *   nested_overhead  what a hooked call costs its caller beyond an unhooked
- *                    one: floor(outer calling a hooked empty function) less
- *                    floor(outer calling it directly).  The shim subtracts it
- *                    from a delta for each hooked evaluation nested inside.
- *   resolution       the smallest step the counter was seen to take.
+ *                    one: (floor(outer calling the hooked empty function N
+ *                    times) less floor(the same calling its unhooked twin))
+ *                    / N.  The shim subtracts it from a delta for each
+ *                    hooked evaluation nested inside.  What a nested call
+ *                    adds that varies (the libunwind walk of EXTPROF_CALLERS
+ *                    >= 2) is not in it: eval.c measures that on every
+ *                    call, and calibration subtracts it here too.
+ *   resolution       the step the counter moves by, most often, between two
+ *                    reads in a row.
  *
+ * Both floors are refined below the counter's step from their histograms
+ * (extprof_refine_*, the rule the analyzer applies to every declaration).
  * Calibration runs before any declaration is registered, on declaration
- * indices 0..2 and a worker in anonymous memory, both given back after.
+ * indices 0..2 and a worker in anonymous memory, both given back after,
+ * and the functions are unhooked again.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "arch.h"
 #include "counter_read.h"
+#include "log.h"
 #include "shim.h"
 
-enum { CAL_EMPTY, CAL_OUTER_HOOKED, CAL_OUTER_PLAIN, CAL_N };
+enum { CAL_EMPTY, CAL_OUTER, CAL_OUTER_PLAIN, CAL_N };
 
 #define CAL_ROUND	  2000
 #define CAL_MAX_ROUNDS	  400
 #define CAL_STABLE_ROUNDS 8
+#define CAL_STEPS	  200000
 
-static void (*volatile cal_empty_stub)(void);
-static void (*volatile cal_empty_plain)(void);
+static const struct {
+	const char *name;
+	void (*fn)(void);
+	void (*end)(void);
+} cal_fns[CAL_N] = {
+	[CAL_EMPTY] = {"empty", xp_cal_empty, xp_cal_empty_end},
+	[CAL_OUTER] = {"outer", xp_cal_outer, xp_cal_outer_end},
+	[CAL_OUTER_PLAIN] = {"outer_plain", xp_cal_outer_plain, xp_cal_outer_plain_end},
+};
 
-__attribute__((noinline)) static void cal_empty(void)
-{
-	__asm__ volatile("");
-}
-
-__attribute__((noinline)) static void cal_outer_hooked(void)
-{
-	cal_empty_stub();
-}
-
-__attribute__((noinline)) static void cal_outer_plain(void)
-{
-	cal_empty_plain();
-}
-
+/*
+ * The most frequent non-zero step between two reads in a row: the counter's
+ * own step where it moves in steps (a TSC that moves 26 ticks at a time,
+ * and now and then 1 to keep its rate), what two reads can tell apart where
+ * it does not.  The smallest step seen would be the rare correction.
+ */
 static uint64_t cal_resolution(void)
 {
-	uint64_t best = UINT64_MAX, prev = xp_counter_read();
+	uint64_t steps[64] = {0}, best = 1, prev = xp_counter_read();
 
 	if (xp.counter.kind == EXTPROF_COUNTER_VAR)
 		return 1;
-	for (int i = 0; i < 200000 && best > 1; i++) {
+	for (int i = 0; i < CAL_STEPS; i++) {
 		uint64_t now = xp_counter_read();
 
-		if (now > prev && now - prev < best)
-			best = now - prev;
+		if (now > prev && now - prev < 64)
+			steps[now - prev]++;
 		prev = now;
 	}
-	return best == UINT64_MAX ? 1 : best;
+	for (uint64_t d = 2; d < 64; d++) {
+		if (steps[d] > steps[best])
+			best = d;
+	}
+	return best;
 }
 
-static const char *const cal_names[CAL_N] = {"empty", "outer_hooked", "outer_plain"};
+/* Declaration @idx's floor, refined from its histogram in worker @w. */
+static uint64_t cal_floor(const struct xp_worker *w, uint32_t idx, uint64_t step)
+{
+	const uint64_t *hist = w->map.hist + (uint64_t)idx * EXTPROF_HIST_BUCKETS;
+	uint64_t floor = w->map.decls[idx].floor;
+	struct extprof_refine r;
+
+	extprof_refine_init(&r, floor, step);
+	for (uint32_t b = extprof_hist_bucket(floor); b < EXTPROF_HIST_BUCKETS; b++) {
+		if (extprof_hist_lower(b) > floor + r.step)
+			break;
+		extprof_refine_add(&r, b, hist[b]);
+	}
+	return extprof_refine_floor(&r);
+}
+
+/* Patch the calibration functions as hooks.c patches a program's. */
+static int cal_hook(struct arch_hook *hooks)
+{
+	char why[128];
+	int err;
+
+	for (uint32_t i = 0; i < CAL_N; i++) {
+		uint64_t addr = (uint64_t)cal_fns[i].fn, size = (uint64_t)cal_fns[i].end - addr;
+
+		err = arch_prepare_hook(addr, size, i, NULL, 0, &hooks[i], why, sizeof(why));
+		if (!err)
+			err = arch_commit_hook(&hooks[i], why, sizeof(why));
+		if (err) {
+			log_msg("calibration: %s %s", cal_fns[i].name, why);
+			while (i--)
+				arch_unhook(&hooks[i]);
+			return err;
+		}
+		memset(&xp.decls[i], 0, sizeof(xp.decls[i]));
+		strcpy(xp.decls[i].kind, "calibration");
+		strcpy(xp.decls[i].symbol, cal_fns[i].name);
+		strcpy(xp.decls[i].object, "libextprof.so");
+		xp.decls[i].address = addr;
+		xp.decls[i].size = size;
+		xp.decls[i].stub = hooks[i].stub;
+	}
+	return 0;
+}
 
 int calibrate_hook(void)
 {
-	void (*volatile stubs[CAL_N])(void);
-	static void (*const fns[CAL_N])(void) = {cal_empty, cal_outer_hooked, cal_outer_plain};
-	uint64_t last[CAL_N] = {0}, floors[CAL_N];
+	struct arch_hook hooks[CAL_N];
+	uint64_t last[CAL_N] = {0}, floors[CAL_N], step;
 	struct xp_worker *w;
 	int stable = 0, rounds, err;
 
-	for (int i = 0; i < CAL_N; i++) {
-		void *entry, *stub;
-
-		err = arch_make_stub((uint64_t)fns[i], (uint32_t)i, &entry, &stub);
-		if (err)
-			return err;
-		memset(&xp.decls[i], 0, sizeof(xp.decls[i]));
-		strcpy(xp.decls[i].kind, "calibration");
-		strcpy(xp.decls[i].symbol, cal_names[i]);
-		strcpy(xp.decls[i].object, "libextprof.so");
-		xp.decls[i].stub = stub;
-		stubs[i] = (void (*)(void))entry;
-	}
-	cal_empty_stub = stubs[CAL_EMPTY];
-	cal_empty_plain = cal_empty;
+	xp.meta.resolution = cal_resolution();
+	step = xp.counter.flags & EXTPROF_COUNTER_F_DETERMINISTIC ? 0 : xp.meta.resolution;
+	err = cal_hook(hooks);
+	if (err)
+		return err;
 	xp.ndecls = CAL_N;
 	xp.calibrating = true;
 
@@ -99,9 +144,11 @@ int calibrate_hook(void)
 	for (rounds = 0; rounds < CAL_MAX_ROUNDS && stable < CAL_STABLE_ROUNDS; rounds++) {
 		bool same = true;
 
-		for (int k = 0; k < CAL_ROUND; k++)
-			for (int i = 0; i < CAL_N; i++)
-				stubs[i]();
+		for (int k = 0; k < CAL_ROUND; k++) {
+			xp_cal_empty();
+			xp_cal_outer();
+			xp_cal_outer_plain();
+		}
 		for (int i = 0; i < CAL_N; i++) {
 			floors[i] = w->map.decls[i].floor;
 			same &= floors[i] == last[i] && w->map.decls[i].floor_hits >= 2;
@@ -109,16 +156,21 @@ int calibrate_hook(void)
 		}
 		stable = same ? stable + 1 : 0;
 	}
+	for (uint32_t i = 0; i < CAL_N; i++)
+		floors[i] = cal_floor(w, i, step);
 	xp.meta.calibration = floors[CAL_EMPTY];
-	xp.meta.nested_overhead = floors[CAL_OUTER_HOOKED] > floors[CAL_OUTER_PLAIN]
-					  ? floors[CAL_OUTER_HOOKED] - floors[CAL_OUTER_PLAIN]
-					  : 0;
-	xp.meta.resolution = cal_resolution();
+	xp.meta.nested_overhead =
+		floors[CAL_OUTER] > floors[CAL_OUTER_PLAIN]
+			? (floors[CAL_OUTER] - floors[CAL_OUTER_PLAIN] + ARCH_CAL_NESTED / 2) /
+				  ARCH_CAL_NESTED
+			: 0;
 	if (stable >= CAL_STABLE_ROUNDS)
 		xp.counter.flags |= EXTPROF_COUNTER_F_CALIBRATION_SETTLED;
 	worker_forget_self();
 	err = 0;
 out:
+	for (uint32_t i = 0; i < CAL_N; i++)
+		arch_unhook(&hooks[i]);
 	xp.calibrating = false;
 	xp.ndecls = 0;
 	memset(xp.decls, 0, CAL_N * sizeof(xp.decls[0]));

@@ -216,4 +216,56 @@ static inline uint64_t extprof_floor_margin(uint32_t counter, uint64_t floor)
 	return 2;
 }
 
+/*
+ * The floor refined below the counter's step (docs/floors.md).  A counter
+ * that moves in steps (the TSC of some VMs moves 26 ticks at a time) reads
+ * a call whose true cost lies between two steps as the lower or the upper
+ * one, about in proportion to where between them it lies; so the mean of
+ * the deltas from the floor to floor + step gives the floor to a fraction
+ * of a step.  Feed it the histogram's buckets (any order, each once), then
+ * read it; step 0 (a deterministic counter) leaves the floor as it is.
+ */
+struct extprof_refine {
+	uint64_t floor;
+	uint64_t step;
+	uint64_t n;
+	uint64_t above; /* sum of (value - floor) */
+};
+
+static inline void extprof_refine_init(struct extprof_refine *r, uint64_t floor, uint64_t step)
+{
+	r->floor = floor;
+	r->step = floor + step < floor ? 0 : step;
+	r->n = 0;
+	r->above = 0;
+}
+
+/*
+ * Bucket @b holds @count deltas: the floor's own bucket counts at the floor
+ * (above 128 a bucket is wider than one value, and a counter that moves in
+ * steps puts nothing between the floor and the next step), any other at
+ * its midpoint, kept inside [floor, floor + step].
+ */
+static inline void extprof_refine_add(struct extprof_refine *r, uint32_t b, uint64_t count)
+{
+	uint64_t lo = extprof_hist_lower(b), hi = lo + extprof_hist_width(b) - 1;
+	uint64_t v = lo + (hi - lo) / 2;
+
+	if (!r->step || hi < r->floor || lo > r->floor + r->step)
+		return;
+	if (lo <= r->floor)
+		v = r->floor;
+	if (v > r->floor + r->step)
+		v = r->floor + r->step;
+	r->n += count;
+	r->above += count * (v - r->floor);
+}
+
+static inline uint64_t extprof_refine_floor(const struct extprof_refine *r)
+{
+	if (!r->n)
+		return r->floor;
+	return r->floor + (r->above + r->n / 2) / r->n;
+}
+
 #endif /* EXTPROF_DUMP_H */

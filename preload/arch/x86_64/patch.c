@@ -262,8 +262,11 @@ int arch_write_code(uint64_t at, const uint8_t *bytes, uint32_t len)
 /* At @at, over @length bytes: a jmp to @to, rel32, or rel8 when @short_jmp. */
 static int patch_write_entry(uint64_t at, uint32_t length, const uint8_t *to, bool short_jmp)
 {
-	uint8_t jmp[16];
+	uint8_t jmp[sizeof(((struct arch_hook *)0)->saved)];
 
+	if (length > sizeof(jmp))
+		return -E2BIG;
+	memset(jmp, 0xcc, sizeof(jmp));
 	patch_jmp_bytes(jmp, at, (uint64_t)to, short_jmp);
 	return arch_write_code(at, jmp, length);
 }
@@ -276,6 +279,10 @@ static int patch_build(uint64_t addr, const struct insn_plan *plan, uint32_t idx
 	uint8_t *entry, *stub;
 	long n;
 
+	if (plan->length > sizeof(h->saved)) {
+		snprintf(why, whylen, "its first instructions are too long to move");
+		return -E2BIG;
+	}
 	entry = stub_alloc(addr, insn_relocated_size(plan), &stub);
 	if (!entry) {
 		snprintf(why, whylen, "no memory for its stub within 2 GiB");
@@ -291,6 +298,9 @@ static int patch_build(uint64_t addr, const struct insn_plan *plan, uint32_t idx
 	h->at = addr + plan->start;
 	h->length = plan->length;
 	h->pad_at = plan->pad_back ? h->at - plan->pad_back : 0;
+	memcpy(h->saved, code + plan->start, plan->length);
+	if (h->pad_at)
+		memcpy(h->saved_pad, (const uint8_t *)h->pad_at, sizeof(h->saved_pad));
 	h->entry = entry;
 	h->stub = stub;
 	return 0;
@@ -414,22 +424,17 @@ int arch_code_ranges(struct extprof_attach_range *r, int max)
 	return codemem_n;
 }
 
-/*
- * A stub for the shim's own function @fn (calibration): the same fast path
- * and head, and an orig that simply jumps to @fn.  Nothing is patched;
- * callers call @entryp directly.
- */
-int arch_make_stub(uint64_t fn, uint32_t idx, void **entryp, void **stubp)
-{
-	uint8_t *stub, *entry = stub_alloc((uint64_t)xp_thunk_enter, 14, &stub);
+_Static_assert(sizeof(((struct arch_hook *)0)->saved_pad) == INSN_PATCH_SIZE,
+	       "a short patch's padding holds one jmp rel32");
 
-	if (!entry)
-		return -ENOMEM;
-	stub_write(entry, stub, idx);
-	patch_put_abs_jmp(stub + STUB_HEADER_SIZE, fn);
-	*entryp = entry;
-	*stubp = stub;
-	return 0;
+/* The entry first: once it is back, nothing goes through the padding. */
+int arch_unhook(const struct arch_hook *h)
+{
+	int err = arch_write_code(h->at, h->saved, h->length);
+
+	if (!err && h->pad_at)
+		err = arch_write_code(h->pad_at, h->saved_pad, sizeof(h->saved_pad));
+	return err;
 }
 
 void arch_each_branch(const uint8_t *code, uint64_t size, uint64_t addr,
