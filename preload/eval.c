@@ -367,7 +367,7 @@ static __attribute__((noinline)) void eval_exit(uint64_t *slot, const uint64_t *
 	struct xp_thread *t = &xp_self;
 	struct xp_worker *w = t->worker;
 	struct xp_frame *f, fr;
-	uint64_t raw, delta;
+	uint64_t raw, delta, walk = 0;
 	uint32_t i = t->depth;
 
 	/* Ours is the activation whose slot this is; any above it were left
@@ -404,14 +404,25 @@ static __attribute__((noinline)) void eval_exit(uint64_t *slot, const uint64_t *
 		a.depth = 1;
 
 		if (xp.callers > 1) {
+			/*
+			 * The walk costs the caller what it costs this time (the
+			 * depth, the caches, libunwind's own lookups): measured,
+			 * not calibrated, and subtracted from the caller with the
+			 * rest of this hook.
+			 */
+			uint64_t before = counter_read_end();
+
 			t->busy = 1;
 			xp_call_preserving(eval_slow_callers, &a);
 			t->busy = 0;
+			eval_record_caller(w, f->idx, a.pcs, a.depth, delta);
+			walk = counter_read_end() - before;
+		} else {
+			eval_record_caller(w, f->idx, a.pcs, a.depth, delta);
 		}
-		eval_record_caller(w, f->idx, a.pcs, a.depth, delta);
 	}
 	if (t->depth && t->filling != t->depth)
-		t->stack[t->depth - 1].nested += f->nested + xp.meta.nested_overhead;
+		t->stack[t->depth - 1].nested += f->nested + xp.meta.nested_overhead + walk;
 }
 
 /*
