@@ -264,9 +264,17 @@ static void eval_floor(uint64_t *floor, uint64_t *hits, uint64_t delta)
 	}
 }
 
-static bool eval_record(struct xp_worker *w, const struct xp_frame *f, uint64_t delta)
+/*
+ * Record the activation @f, whose counter moved by @raw: an evaluation's
+ * delta (into @deltap) is @raw less its nested hooks' overhead, and one
+ * that would go below zero is a measurement error, recorded as 0 and
+ * counted in "negative".  False when @f was not an evaluation.
+ */
+static bool eval_record(struct xp_worker *w, const struct xp_frame *f, uint64_t raw,
+			uint64_t *deltap)
 {
 	struct extprof_dump_decl *d = &w->map.decls[f->idx];
+	uint64_t delta = raw - f->nested;
 
 	if (f->flags & XP_FRAME_RECURSIVE) {
 		d->recursive++;
@@ -276,6 +284,11 @@ static bool eval_record(struct xp_worker *w, const struct xp_frame *f, uint64_t 
 		d->outside++;
 		return false;
 	}
+	if (__builtin_expect(raw < f->nested, 0)) {
+		d->negative++;
+		delta = 0;
+	}
+	*deltap = delta;
 	d->evaluations++;
 	d->sum += delta;
 	if (delta > d->max)
@@ -367,7 +380,7 @@ static __attribute__((noinline)) void eval_exit(uint64_t *slot, const uint64_t *
 	struct xp_thread *t = &xp_self;
 	struct xp_worker *w = t->worker;
 	struct xp_frame *f, fr;
-	uint64_t raw, delta, walk = 0;
+	uint64_t delta = 0, walk = 0;
 	uint32_t i = t->depth;
 
 	/* Ours is the activation whose slot this is; any above it were left
@@ -387,14 +400,12 @@ static __attribute__((noinline)) void eval_exit(uint64_t *slot, const uint64_t *
 	if (f->flags & XP_FRAME_UNCOUNTED)
 		return;
 
-	raw = now - f->start;
-	delta = raw > f->nested ? raw - f->nested : 0;
 	w->map.decls[f->idx].open--;
 	if (f->flags & XP_FRAME_WINDOW)
 		__atomic_sub_fetch(&xp_window_open, 1, __ATOMIC_RELAXED);
 	if (xp.window_decl != UINT32_MAX && !(f->flags & XP_FRAME_OUTSIDE))
 		eval_window_span(t, w, f->start, now);
-	if (eval_record(w, f, delta) && regs && w->map.caller_slots) {
+	if (eval_record(w, f, now - f->start, &delta) && regs && w->map.caller_slots) {
 		struct eval_callers a;
 
 		a.regs = regs;
@@ -437,7 +448,7 @@ void xp_eval_exit(uint64_t *slot)
 	struct xp_worker *w = t->worker;
 	uint32_t depth = t->depth;
 	struct xp_frame f = t->stack[depth - 1];
-	uint64_t raw, delta;
+	uint64_t delta;
 
 	if (__builtin_expect((f.slot != (uint64_t)slot) | (f.flags != 0) |
 				     (xp.window_decl != UINT32_MAX),
@@ -450,10 +461,8 @@ void xp_eval_exit(uint64_t *slot)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	*slot = f.ret;
 	t->depth = depth - 1;
-	raw = now - f.start;
-	delta = raw > f.nested ? raw - f.nested : 0;
 	w->map.decls[f.idx].open--;
-	eval_record(w, &f, delta);
+	eval_record(w, &f, now - f.start, &delta);
 	/* the parent, unless it is the entry an interrupted push is filling */
 	if (depth > 1 && t->filling != depth - 1)
 		t->stack[depth - 2].nested += f.nested + xp.meta.nested_overhead;

@@ -142,7 +142,8 @@ struct extprof_dump_decl {
 			       * process never finished */
 	uint64_t floor_limit; /* the shim's own: floor + its margin, for its fast path;
 			       * readers ignore it */
-	uint64_t reserved[1];
+	uint64_t negative;    /* evaluations whose delta, less the nested hooks' overhead,
+			       * fell below zero: recorded as 0 */
 };
 
 struct extprof_dump_hist_entry {

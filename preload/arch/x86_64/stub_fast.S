@@ -25,7 +25,8 @@
  *   | pop the activation, R1 back   |
  *   | record: evaluations, sum, max,|
  *   |   histogram, floor and hits,  |
- *   |   the parent's nested         |
+ *   |   negative, the parent's      |
+ *   |   nested                      |
  *   | restore; ret      -> R1       |
  *   | literals: tpoff, &xp, var,    |
  *   |   idx, its accumulator's      |
@@ -219,10 +220,9 @@
 	movl XF_IDX(%rdi), %r8d
 	decl %ecx
 	movl %ecx, %fs:XT_DEPTH(%rsi)
-	/* delta = now - start - nested, or 0 */
+	/* delta = now - start - nested; below 0, rarely: see 7 */
 	subq %rdx, %rax
-	jae 1f
-	xorl %eax, %eax
+	jb 7f
 1:
 	/* the parent pays for the hooks nested in us, not for their work */
 	testl %ecx, %ecx
@@ -292,6 +292,17 @@
 6:
 	movq $1, XD_FLOOR_HITS(%rdi)
 	jmp 8b
+7:
+	/* a delta below zero is a measurement error: recorded as 0, and
+	 * counted in the declaration's "negative" (r8 = idx, rsi = tpoff) */
+	push %rdi
+	movq %fs:XT_WORKER(%rsi), %rdi
+	imulq $XD_SIZE, %r8, %rax
+	addq XW_DECLS(%rdi), %rax
+	incq XD_NEGATIVE(%rax)
+	pop %rdi
+	xorl %eax, %eax
+	jmp 1b
 
 .L\name\()_slow_enter:
 	/* the C path, in the head right after this copy, as if F had jumped

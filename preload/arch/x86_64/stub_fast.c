@@ -64,6 +64,7 @@ STUB_OFFSET(XD_SUM, struct extprof_dump_decl, sum);
 STUB_OFFSET(XD_MAX, struct extprof_dump_decl, max);
 STUB_OFFSET(XD_OPEN, struct extprof_dump_decl, open);
 STUB_OFFSET(XD_FLOOR_LIMIT, struct extprof_dump_decl, floor_limit);
+STUB_OFFSET(XD_NEGATIVE, struct extprof_dump_decl, negative);
 _Static_assert(XD_SIZE == sizeof(struct extprof_dump_decl), "XD_SIZE");
 STUB_OFFSET(XS_FINISHED, struct xp_state, finished);
 _Static_assert(sizeof(((struct xp_state *)0)->finished) == 1, "finished is read as a byte");

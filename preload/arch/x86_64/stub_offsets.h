@@ -38,6 +38,7 @@
 #define XD_MAX	       56
 #define XD_OPEN	       88
 #define XD_FLOOR_LIMIT 96
+#define XD_NEGATIVE    104
 #define XD_SIZE	       112
 
 /* struct xp_state (the global xp) */
