@@ -190,7 +190,7 @@ static void counter_set(uint32_t kind, const char *name, const char *unit, uint3
 	xp.counter.unit = unit;
 	xp.counter.flags |= flags;
 	/* a clock or a PMU count is read between fences; the program's own variable needs none */
-	xp.counter.ordered = kind != EXTPROF_COUNTER_VAR;
+	xp.ordered = kind != EXTPROF_COUNTER_VAR;
 }
 
 /* EXTPROF_COUNTER.  What cannot be had is said once; tsc stands in. */
@@ -206,7 +206,7 @@ int counter_setup(const char *spec)
 	} else if (!strcmp(spec, "tsc-unordered")) {
 		/* an explicit choice: cheaper, and blind to what overlaps the reads */
 		counter_set(EXTPROF_COUNTER_TSC, "tsc-unordered", "ticks", 0);
-		xp.counter.ordered = false;
+		xp.ordered = false;
 	} else if (!strcmp(spec, "ns")) {
 		counter_set(EXTPROF_COUNTER_NS, "ns", "ns", 0);
 	} else if (!strncmp(spec, "var:", 4)) {

@@ -8,20 +8,26 @@
  * The reads around a function are ordered with the instructions around
  * them: rdtsc, rdpmc and the vDSO's clock are not, and an out-of-order core
  * would otherwise run part of the function before the first read or after
- * the second, and hide it (16 dependent multiplies read 2 ticks instead of
- * 22 on an AMD EPYC, docs/floors.md).  lfence waits for every instruction
+ * the second, and hide it (16 dependent multiplies read 0 ticks instead of
+ * 23 on an AMD EPYC VM, docs/floors.md).  lfence waits for every instruction
  * before it to complete and starts none after it until then: on Intel by
  * definition, on AMD because Linux sets the MSR bit that makes it so (or
  * the CPU has it always, CPUID 0x80000021 EAX bit 2).
  *
- *   start (entry, last thing before F):  lfence; read; lfence
- *   end   (exit, first thing after F):   lfence; read
+ *   entry:  lfence; read ... the rest of the entry ... lfence; F
+ *   exit:   F; lfence ... the start of the exit ... read
  *
- * (lfence; rdtsc at the start is not enough on AMD: 16 dependent
- * multiplies then read 2 ticks.)  The end needs no fence of its own after
- * it: the hook's exit follows, and it ends with one (counter_fence_edge).
- * var: needs no fence at all: the program's own stores to its variable are
- * seen in program order.
+ * The first read waits for everything before it; F starts only once the
+ * hook's entry is done and ends before its exit starts, so that what of the
+ * hook lies between the reads runs alone, the same whatever F does (that is
+ * the calibration).  The fences next to F are the thunks' (thunk.S) and the
+ * stubs' fast path's; the C here has only the one before the first read.
+ * (lfence; rdtsc; then F, is not enough on AMD: 16 dependent multiplies
+ * then read 2 ticks.)  The hook's own work is not fenced from its caller's:
+ * fencing it costs 10 ns more a call, and makes a caller whose work
+ * overlaps its calls read higher, not truer (docs/floors.md).  var: needs
+ * no fence at all: the program's own stores to its variable are seen in
+ * program order.
  * EXTPROF_COUNTER=tsc-unordered reads the TSC without fences, as before.
  */
 #ifndef EXTPROF_PRELOAD_COUNTER_READ_H
@@ -134,35 +140,14 @@ static inline uint64_t counter_read_inline(void)
 }
 
 /*
- * The hook's own edges, its first thing on entry and its last on exit: with
- * an ordered counter the hook starts once what its caller did before the
- * call is done, and is done before the caller goes on, so that what a
- * nested hooked call costs its caller is the same wherever the call is
- * (docs/floors.md).  The stubs' fast path has the same fences.
+ * A read once every instruction before it is done: an activation's first
+ * (its last before F; the thunk fences F from what follows), and the two
+ * around the libunwind walk.  An activation's second read is a plain
+ * counter_read_inline() after the thunk's fence.
  */
-static inline void counter_fence_edge(void)
+static inline uint64_t counter_read_ordered(void)
 {
-	if (xp.counter.ordered)
-		counter_fence();
-}
-
-/* The read at an activation's entry, the last thing before the function runs. */
-static inline uint64_t counter_read_start(void)
-{
-	uint64_t v;
-
-	if (!xp.counter.ordered)
-		return counter_read_inline();
-	counter_fence();
-	v = counter_read_inline();
-	counter_fence();
-	return v;
-}
-
-/* The read at an activation's exit, the first thing after the function returned. */
-static inline uint64_t counter_read_end(void)
-{
-	if (xp.counter.ordered)
+	if (xp.ordered)
 		counter_fence();
 	return counter_read_inline();
 }

@@ -11,8 +11,7 @@
  * The counter is read as the last thing on entry and the first on exit, so
  * that as little of the hook as possible lands inside the delta; what
  * remains is the calibration, subtracted by the analyzer once after merging.
- * The reads are ordered with the function, and the hook with its caller
- * (counter_read.h): a fence on the way in, a fence on the way out.
+ * The reads are ordered with the function (counter_read.h).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -218,7 +217,7 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	}
 	f->flags = flags;
 	eval_push_end(t, i, old);
-	f->start = counter_read_start();
+	f->start = counter_read_ordered();
 	return 0;
 }
 
@@ -236,7 +235,6 @@ int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
 	struct xp_frame *f;
 	uint32_t depth = t->depth;
 
-	counter_fence_edge();
 	if (__builtin_expect(!w || (t->busy | t->filling | xp.finished | (idx >= w->map.ndecls) |
 				    (depth + 1 >= t->cap) | (xp.window_decl != UINT32_MAX)),
 			     0))
@@ -247,7 +245,7 @@ int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
 	f = eval_push_begin(t, depth, idx, ret, slot);
 	f->flags = w->map.decls[idx].open++ ? XP_FRAME_RECURSIVE : 0;
 	eval_push_end(t, depth, 0);
-	f->start = counter_read_start();
+	f->start = counter_read_ordered();
 	return 0;
 }
 
@@ -421,13 +419,13 @@ static __attribute__((noinline)) void eval_exit(uint64_t *slot, const uint64_t *
 			 * not calibrated, and subtracted from the caller with the
 			 * rest of this hook.
 			 */
-			uint64_t before = counter_read_end();
+			uint64_t before = counter_read_ordered();
 
 			t->busy = 1;
 			xp_call_preserving(eval_slow_callers, &a);
 			t->busy = 0;
 			eval_record_caller(w, f->idx, a.pcs, a.depth, delta);
-			walk = counter_read_end() - before;
+			walk = counter_read_ordered() - before;
 		} else {
 			eval_record_caller(w, f->idx, a.pcs, a.depth, delta);
 		}
@@ -443,7 +441,7 @@ static __attribute__((noinline)) void eval_exit(uint64_t *slot, const uint64_t *
  */
 void xp_eval_exit(uint64_t *slot)
 {
-	uint64_t now = counter_read_end();
+	uint64_t now = counter_read_inline();
 	struct xp_thread *t = &xp_self;
 	struct xp_worker *w = t->worker;
 	uint32_t depth = t->depth;
@@ -454,7 +452,6 @@ void xp_eval_exit(uint64_t *slot)
 				     (xp.window_decl != UINT32_MAX),
 			     0)) {
 		eval_exit(slot, NULL, now);
-		counter_fence_edge();
 		return;
 	}
 	/* f is a copy, taken before the pop: a signal handler may reuse the entry */
@@ -466,10 +463,9 @@ void xp_eval_exit(uint64_t *slot)
 	/* the parent, unless it is the entry an interrupted push is filling */
 	if (depth > 1 && t->filling != depth - 1)
 		t->stack[depth - 2].nested += f.nested + xp.meta.nested_overhead;
-	counter_fence_edge();
 }
 
-/* Called by the stubs' fast path (stub_fast.S), which fences, for every exit but the common one. */
+/* Called by the stubs' fast path (stub_fast.S) for every exit but the common one. */
 void xp_eval_exit_now(uint64_t *slot, uint64_t now)
 {
 	eval_exit(slot, NULL, now);
@@ -478,6 +474,5 @@ void xp_eval_exit_now(uint64_t *slot, uint64_t now)
 /* Called by xp_thunk_exit_callers, with the caller's callee-saved registers. */
 void xp_eval_exit_callers(uint64_t *slot, const uint64_t *regs)
 {
-	eval_exit(slot, regs, counter_read_end());
-	counter_fence_edge();
+	eval_exit(slot, regs, counter_read_inline());
 }

@@ -98,13 +98,13 @@ struct xp_counter {
 	uint64_t var_addr; /* var: a global's address */
 	int64_t var_tpoff; /* var: a __thread variable's offset from %fs:0 */
 	bool var_tls;
-	bool ordered; /* fences around the reads (counter_read.h); not for var: */
 };
 
 struct xp_state {
 	bool enabled;	  /* at least one function hooked */
 	bool finished;	  /* the process is exiting: pass calls through */
 	bool calibrating; /* workers count in anonymous memory */
+	bool ordered;	  /* the counter is read between fences (counter_read.h) */
 	uint32_t ndecls;
 	struct xp_decl *decls; /* XP_MAX_DECLS reserved at start-up, ndecls used */
 	struct xp_counter counter;

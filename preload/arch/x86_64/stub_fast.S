@@ -15,11 +15,12 @@
  *   |   restore, jmp to the head)   |      |                           |
  *   | push the activation, R1 moves |      | sub $8,%rsp; call *exit   |
  *   | to the shadow stack           |      | ret                       |
- *   | read the counter              |      | orig: endbr64             |
+ *   | read the counter (tsc: fenced)|      | orig: endbr64             |
  *   | restore; drop R1's slot       |      |   the relocated prologue  |
- *   | call *orig  -------------------+---->|   jmp back into F         |
- *   | _ret: (R2) make room for R1   |      +---------------------------+
- *   | save 6; read the counter      |
+ *   | (tsc: fence) call *orig  -----+----->|   jmp back into F         |
+ *   | _ret: (R2) (tsc: fence)       |      +---------------------------+
+ *   | make room for R1; save 6;     |
+ *   | read the counter              |
  *   | checks of xp_eval_exit        |
  *   |   (any doubt: call xp_eval_exit_now, in C, with the counter read)
  *   | pop the activation, R1 back   |
@@ -51,20 +52,16 @@
 	.text
 
 /*
- * The counter into %rax; may clobber %rdx.  A START read is the entry's
- * last, an END read the exit's first.  The TSC is read between fences so
- * that none of F runs outside the two reads (counter_read.h says why and
- * what each CPU needs); tsc-unordered reads it bare.
+ * The counter into %rax; may clobber %rdx.  With tsc the reads are ordered
+ * (counter_read.h says why and what each CPU needs): the entry's read
+ * comes after everything before it, and F starts only once every
+ * instruction of the hook is done (FENCE right before the call); F is done
+ * before any instruction of the exit starts (FENCE right at R2).  So none
+ * of F runs outside the two reads, and what of the hook lies between them
+ * runs alone, the same whatever F does: the calibration.  tsc-unordered
+ * and var: have no fences.
  */
-.macro READ_TSC_START lits
-	lfence
-	rdtsc
-	lfence
-	shlq $32, %rdx
-	orq %rdx, %rax
-.endm
-
-.macro READ_TSC_END lits
+.macro READ_TSC_ORDERED lits
 	lfence
 	rdtsc
 	shlq $32, %rdx
@@ -116,14 +113,13 @@
 	movl $2, %ecx
 .endm
 
-.macro TEMPLATE name, read_start, read_end, margin, fence
+.macro TEMPLATE name, read_start, read_end, fence, margin
 	.globl \name, \name\()_ret, \name\()_end
 	.hidden \name, \name\()_ret, \name\()_end
 	.type \name, @function
 	.p2align 4
 \name:
 	/* ---- entry: [rsp] = R1, the caller's return address, in its slot */
-	\fence
 	push %rax
 	push %rcx
 	push %rdx
@@ -185,9 +181,11 @@
 	/* R1 is on the shadow stack: its slot takes R2, F's stack arguments
 	 * stay where the caller put them */
 	leaq 8(%rsp), %rsp
+	\fence
 	call *.L\name\()_lits+LIT_ORIG(%rip)
 \name\()_ret:
 	/* ---- exit: F returned; make room for R1 again */
+	\fence
 	leaq -8(%rsp), %rsp
 	push %rax
 	push %rdx
@@ -268,7 +266,6 @@
 	setbe %cl
 	addq %rcx, XD_FLOOR_HITS(%rdi)
 8:
-	\fence
 	pop %r8
 	pop %rdi
 	pop %rsi
@@ -341,9 +338,9 @@
 	.size \name, .-\name
 .endm
 
-TEMPLATE xp_stub_tsc, READ_TSC_START, READ_TSC_END, MARGIN_PCT, FENCE
-TEMPLATE xp_stub_tsc_unordered, READ_TSC, READ_TSC, MARGIN_PCT, NOFENCE
-TEMPLATE xp_stub_var, READ_VAR, READ_VAR, MARGIN_ABS, NOFENCE
-TEMPLATE xp_stub_tvar, READ_TVAR, READ_TVAR, MARGIN_ABS, NOFENCE
+TEMPLATE xp_stub_tsc, READ_TSC_ORDERED, READ_TSC, FENCE, MARGIN_PCT
+TEMPLATE xp_stub_tsc_unordered, READ_TSC, READ_TSC, NOFENCE, MARGIN_PCT
+TEMPLATE xp_stub_var, READ_VAR, READ_VAR, NOFENCE, MARGIN_ABS
+TEMPLATE xp_stub_tvar, READ_TVAR, READ_TVAR, NOFENCE, MARGIN_ABS
 
 	.section .note.GNU-stack,"",@progbits

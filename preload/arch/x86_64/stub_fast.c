@@ -68,6 +68,8 @@ STUB_OFFSET(XD_NEGATIVE, struct extprof_dump_decl, negative);
 _Static_assert(XD_SIZE == sizeof(struct extprof_dump_decl), "XD_SIZE");
 STUB_OFFSET(XS_FINISHED, struct xp_state, finished);
 _Static_assert(sizeof(((struct xp_state *)0)->finished) == 1, "finished is read as a byte");
+STUB_OFFSET(XS_ORDERED, struct xp_state, ordered);
+_Static_assert(sizeof(((struct xp_state *)0)->ordered) == 1, "ordered is read as a byte");
 _Static_assert(XH_BUCKETS == EXTPROF_HIST_BUCKETS && XH_EXACT == EXTPROF_HIST_EXACT &&
 		       XH_SUB_BITS == EXTPROF_HIST_SUB_BITS,
 	       "the histogram's layout");
@@ -87,7 +89,7 @@ void arch_choose_fast_path(const struct xp_counter *c, bool callers, bool window
 	const struct stub_template *t = NULL;
 
 	if (!callers && !window && c->kind == EXTPROF_COUNTER_TSC)
-		t = c->ordered ? &stub_fast_tsc : &stub_fast_tsc_unordered;
+		t = xp.ordered ? &stub_fast_tsc : &stub_fast_tsc_unordered;
 	else if (!callers && !window && c->kind == EXTPROF_COUNTER_VAR)
 		t = c->var_tls ? &stub_fast_tvar : &stub_fast_var;
 	stub_fast_chosen = t;

@@ -43,6 +43,7 @@
 
 /* struct xp_state (the global xp) */
 #define XS_FINISHED 1
+#define XS_ORDERED  3 /* read by thunk.S */
 
 /* struct stub_lits: the literals at the end of every copy of a template */
 #define LIT_TPOFF 0  /* xp_self's offset from the thread pointer */

@@ -16,6 +16,11 @@
  *                                            writes R1 into the room
  *            ret                             to R1
  *
+ * With an ordered counter (counter_read.h) F is fenced on both sides: an
+ * lfence before the entry thunk returns into it, and one as the exit
+ * thunk's first instruction, so that F overlaps none of the hook's work
+ * between the two counter reads.
+ *
  * Every call has its matching ret, so the CPU's return predictor and a
  * CET shadow stack stay in step.  The C halves are built with
  * -mgeneral-regs-only, so the vector, x87 and mask registers (arguments and
@@ -24,6 +29,7 @@
  * values in registers it knows F does not clobber.
  */
 #include "stub_layout.h"
+#include "stub_offsets.h"
 
 	.text
 
@@ -33,6 +39,10 @@
 #define RESTORE_GPRS \
 	pop %r11; pop %r10; pop %r9; pop %r8; pop %rdi; \
 	pop %rsi; pop %rdx; pop %rcx; pop %rax
+
+/* lfence when the counter is ordered; the flags are F's to clobber, as a call's */
+#define FENCE_F \
+	cmpb $0, xp+XS_ORDERED(%rip); je 9f; lfence; 9:
 
 /* [rsp] = back into the stub, [rsp+8] = idx, [rsp+16] = R1 */
 	.globl xp_thunk_enter
@@ -50,6 +60,7 @@ xp_thunk_enter:
 	testl %eax, %eax
 	jnz 1f
 	RESTORE_GPRS
+	FENCE_F
 	ret $16
 1:
 	/*
@@ -74,6 +85,7 @@ xp_thunk_enter:
 xp_thunk_exit:
 	.cfi_startproc
 	endbr64
+	FENCE_F
 	SAVE_GPRS
 	subq $8, %rsp
 	leaq 88(%rsp), %rdi
@@ -96,6 +108,7 @@ xp_thunk_exit:
 xp_thunk_exit_callers:
 	.cfi_startproc
 	endbr64
+	FENCE_F
 	SAVE_GPRS
 	push %r15
 	push %r14
