@@ -35,6 +35,7 @@ struct xp_acc {
 	uint64_t recursive;
 	uint64_t abandoned;
 	uint64_t outside;
+	uint64_t negative; /* deltas that fell below zero (the shim recorded 0) */
 	struct xp_hist hist;
 	struct xp_chain *chains; /* callers, hashed by their frames (chain.h) */
 };

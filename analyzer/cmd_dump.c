@@ -137,8 +137,10 @@ static void dump_decls(const struct xp_dump *d)
 		else
 			printf(" floor %" PRIu64, x->floor);
 		printf(" floor_hits %" PRIu64 " sum %" PRIu64 " max %" PRIu64 "\n"
-		       "      recursive %" PRIu64 " abandoned %" PRIu64 " outside %" PRIu64 "\n",
-		       x->floor_hits, x->sum, x->max, x->recursive, x->abandoned, x->outside);
+		       "      recursive %" PRIu64 " abandoned %" PRIu64 " outside %" PRIu64
+		       " negative %" PRIu64 "\n",
+		       x->floor_hits, x->sum, x->max, x->recursive, x->abandoned, x->outside,
+		       x->negative);
 	}
 }
 

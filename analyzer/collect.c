@@ -23,6 +23,7 @@ static void collect_fields(struct xp_acc *a, const struct extprof_dump_decl *x, 
 	a->recursive = x->recursive;
 	a->abandoned = finished ? x->abandoned : xp_sat_add(x->abandoned, x->open);
 	a->outside = x->outside;
+	a->negative = x->negative;
 }
 
 static int collect_dense(const struct xp_dump *d, struct xp_acc *accs)

@@ -90,6 +90,7 @@ static void finalize_fields(struct xp_fin *out, const struct xp_acc *acc, uint64
 	out->recursive = acc->recursive;
 	out->abandoned = acc->abandoned;
 	out->outside = acc->outside;
+	out->negative = acc->negative;
 }
 
 /* Room on the stack for the usual histogram: no allocation per process and declaration. */
@@ -118,18 +119,10 @@ int xp_finalize_add(struct xp_fin *dst, const struct xp_acc *acc, uint64_t calib
 int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration,
 		uint32_t counter)
 {
-	uint64_t near = hits_in_hist(acc, counter);
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	out->evaluations = acc->evaluations;
-	out->floor = acc->floor == EXTPROF_FLOOR_NONE ? EXTPROF_FLOOR_NONE
-						      : sub_clamp(acc->floor, calibration);
-	out->hits = acc->hits > near ? acc->hits : near;
-	out->observed = sub_clamp(acc->sum, xp_sat_mul(calibration, acc->evaluations));
-	out->recursive = acc->recursive;
-	out->abandoned = acc->abandoned;
-	out->outside = acc->outside;
+	finalize_fields(out, acc, calibration, counter);
 	err = finalize_hist(&out->vals, acc, calibration);
 	if (!err)
 		err = xp_chains_finalize(&out->chains, &acc->chains, calibration);
@@ -186,6 +179,7 @@ static XP_DEFINE_BINS_ADD(vhist_add, struct xp_vhist, struct xp_vbin, value)
 	out->recursive = xp_sat_add(a->recursive, b->recursive);
 	out->abandoned = xp_sat_add(a->abandoned, b->abandoned);
 	out->outside = xp_sat_add(a->outside, b->outside);
+	out->negative = xp_sat_add(a->negative, b->negative);
 	err = vhist_merge(&out->vals, &a->vals, &b->vals);
 	if (!err)
 		err = xp_chains_add(&out->chains, &a->chains);
@@ -218,6 +212,7 @@ int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src)
 	dst->recursive = xp_sat_add(a.recursive, src->recursive);
 	dst->abandoned = xp_sat_add(a.abandoned, src->abandoned);
 	dst->outside = xp_sat_add(a.outside, src->outside);
+	dst->negative = xp_sat_add(a.negative, src->negative);
 	return 0;
 }
 

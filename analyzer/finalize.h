@@ -31,6 +31,7 @@ struct xp_fin {
 	uint64_t recursive;
 	uint64_t abandoned;
 	uint64_t outside;
+	uint64_t negative; /* measurement errors: deltas below zero, recorded as 0 */
 	struct xp_vhist vals;
 	struct xp_chain *chains; /* callers: floor calibrated, sum is observed */
 };

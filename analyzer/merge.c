@@ -72,6 +72,7 @@ int xp_acc_merge(struct xp_acc *out, const struct xp_acc *a, const struct xp_acc
 	out->recursive = xp_sat_add(a->recursive, b->recursive);
 	out->abandoned = xp_sat_add(a->abandoned, b->abandoned);
 	out->outside = xp_sat_add(a->outside, b->outside);
+	out->negative = xp_sat_add(a->negative, b->negative);
 	err = xp_hist_merge(&out->hist, &a->hist, &b->hist);
 	if (!err)
 		err = xp_chains_add(&out->chains, &a->chains);
@@ -100,6 +101,7 @@ int xp_acc_add(struct xp_acc *dst, const struct xp_acc *src)
 	dst->recursive = xp_sat_add(a.recursive, src->recursive);
 	dst->abandoned = xp_sat_add(a.abandoned, src->abandoned);
 	dst->outside = xp_sat_add(a.outside, src->outside);
+	dst->negative = xp_sat_add(a.negative, src->negative);
 	return 0;
 }
 

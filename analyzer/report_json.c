@@ -164,6 +164,7 @@ static void json_row(struct xp_json *j, const struct xp_row *row, bool callers)
 	json_key_u64(j, "hits", row->fin.hits);
 	xp_json_key(j, "observed_share");
 	xp_json_double(j, row->observed_share);
+	json_key_u64(j, "negative", row->fin.negative);
 	if (callers)
 		json_chains(j, row);
 	xp_json_end(j, '}');

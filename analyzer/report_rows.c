@@ -20,6 +20,7 @@ const char *const xp_flag_names[XP_NFLAGS] = {
 	[XP_FLAG_TOO_CHEAP] = "too-cheap",
 	[XP_FLAG_RECURSIVE] = "recursive",
 	[XP_FLAG_ABANDONED] = "abandoned",
+	[XP_FLAG_NEGATIVE] = "negative",
 };
 
 static const char *base_name(const char *path)
@@ -150,6 +151,8 @@ unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r)
 		flags |= 1u << XP_FLAG_RECURSIVE;
 	if (f->abandoned)
 		flags |= 1u << XP_FLAG_ABANDONED;
+	if (f->negative)
+		flags |= 1u << XP_FLAG_NEGATIVE;
 	return flags;
 }
 

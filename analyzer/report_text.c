@@ -350,7 +350,10 @@ static void text_legend(FILE *out, const struct xp_report *r, struct columns col
 	      "       recursive         re-entered while active: the inner calls cost inside the"
 	      " outer one\n"
 	      "       abandoned         left by longjmp or an exception, or still running at exit:"
-	      " not an evaluation\n",
+	      " not an evaluation\n"
+	      "       negative          some deltas fell below zero once the nested hooks' overhead"
+	      " was taken off:\n"
+	      "                         a measurement error, recorded as 0 (JSON: negative)\n",
 	      out);
 	if (r->opts.callers && r->callers_depth)
 		fprintf(out,

@@ -856,3 +856,53 @@ Test(merge, worker_count_does_not_change_the_report)
 	xp_report_free(&many);
 	free(sub);
 }
+
+/* ---- negative: deltas the shim found below zero and recorded as 0 ---- */
+
+/* One worker of process @pid: @n evaluations at 40, @negative of them below zero. */
+static void negative_worker(const char *name, uint64_t pid, uint32_t w, uint64_t negative)
+{
+	char *path = xt_path(dir, name);
+	struct dump_meta meta;
+	struct dump_map m;
+
+	xt_meta(&meta, NULL, 0, pid, pid * 1000);
+	xt_create(&m, path, &meta, &f_decl, 1, w);
+	xt_record(&m, 0, 40, 10);
+	m.decls[0].negative = negative;
+	xt_finish(&m, true);
+	free(path);
+}
+
+Test(merge, negative_adds_up_over_workers_and_processes_and_is_flagged)
+{
+	const char *argv[] = {"extprof", "report", "--format", "json", dir, NULL};
+	char *out = NULL, *err = NULL;
+	struct xp_report r;
+	const struct xp_row *f;
+
+	negative_worker("a0.xpd", 100, 0, 3);
+	negative_worker("a1.xpd", 100, 1, 4);
+	negative_worker("b0.xpd", 200, 0, 5);
+	report_of(dir, &r, NULL);
+	f = row_named(&r, "f");
+	cr_expect_eq(f->fin.negative, 12);
+	cr_expect_eq(f->fin.evaluations, 30);
+	cr_expect(f->flags & F(NEGATIVE), "flags 0x%x", f->flags);
+	xp_report_free(&r);
+	cr_assert_eq(xt_run(argv, NULL, &out, &err), 0, "%s", err);
+	cr_expect_not_null(strstr(out, "\"negative\": 12"), "%s", out);
+	free(out);
+	free(err);
+}
+
+Test(merge, no_negative_no_flag)
+{
+	struct xp_report r;
+
+	negative_worker("a0.xpd", 100, 0, 0);
+	report_of(dir, &r, NULL);
+	cr_expect_eq(row_named(&r, "f")->fin.negative, 0);
+	cr_expect(!(row_named(&r, "f")->flags & F(NEGATIVE)));
+	xp_report_free(&r);
+}
