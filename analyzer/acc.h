@@ -36,13 +36,15 @@ struct xp_acc {
 	uint64_t abandoned;
 	uint64_t outside;
 	uint64_t negative; /* deltas that fell below zero (the shim recorded 0) */
+	uint64_t step;	   /* the counter's step, to refine the floor by; 0: deterministic */
 	struct xp_hist hist;
 	struct xp_chain *chains; /* callers, hashed by their frames (chain.h) */
 };
 
 /*
  * @out = merge(@a, @b): counts, sums and histograms add; floor = min, hits
- * those of the lower floor, added when the floors are equal; max = max;
+ * those of the lower floor, added when the floors are equal; max and step
+ * = max;
  * caller chains merge by their names with the same rules.
  * Associative and commutative.  @out must not alias @a or @b.  0 or -ENOMEM.
  */

@@ -164,8 +164,12 @@ int xp_collect(const struct xp_dump *d, struct xp_acc *accs)
 {
 	int err;
 
-	for (uint64_t i = 0; i < d->ndecls; i++)
+	for (uint64_t i = 0; i < d->ndecls; i++) {
 		collect_fields(&accs[i], &d->decls[i], xp_dump_finished(d->hdr));
+		/* a deterministic counter's floor is exact as it is */
+		if (!(d->hdr->counter_flags & EXTPROF_COUNTER_F_DETERMINISTIC))
+			accs[i].step = d->hdr->resolution;
+	}
 	err = d->dense ? collect_dense(d, accs) : collect_sparse(d, accs);
 	if (!err)
 		err = collect_callers(d, accs);

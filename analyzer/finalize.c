@@ -76,6 +76,21 @@ static uint64_t hits_in_hist(const struct xp_acc *acc, uint32_t counter)
 	return n;
 }
 
+/*
+ * The floor refined below the counter's step from the histogram
+ * (extprof_refine_*, docs/floors.md): the rule the shim's calibration
+ * follows too, so that the two cancel.
+ */
+static uint64_t refined_floor(const struct xp_acc *acc)
+{
+	struct extprof_refine r;
+
+	extprof_refine_init(&r, acc->floor, acc->step);
+	for (size_t i = 0; i < acc->hist.n; i++)
+		extprof_refine_add(&r, acc->hist.bins[i].bucket, acc->hist.bins[i].count);
+	return extprof_refine_floor(&r);
+}
+
 /* The figures of xp_finalize; the histogram and chains are left to the callers. */
 static void finalize_fields(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration,
 			    uint32_t counter)
@@ -84,7 +99,7 @@ static void finalize_fields(struct xp_fin *out, const struct xp_acc *acc, uint64
 
 	out->evaluations = acc->evaluations;
 	out->floor = acc->floor == EXTPROF_FLOOR_NONE ? EXTPROF_FLOOR_NONE
-						      : sub_clamp(acc->floor, calibration);
+						      : sub_clamp(refined_floor(acc), calibration);
 	out->hits = acc->hits > near ? acc->hits : near;
 	out->observed = sub_clamp(acc->sum, xp_sat_mul(calibration, acc->evaluations));
 	out->recursive = acc->recursive;

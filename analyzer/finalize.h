@@ -25,7 +25,7 @@ struct xp_vhist {
 
 struct xp_fin {
 	uint64_t evaluations;
-	uint64_t floor;	   /* max(0, floor - calibration); EXTPROF_FLOOR_NONE if none seen */
+	uint64_t floor;	   /* max(0, the refined floor - calibration); EXTPROF_FLOOR_NONE: none */
 	uint64_t hits;	   /* evaluations within the margin of floor (see xp_finalize) */
 	uint64_t observed; /* max(0, sum - calibration * evaluations) */
 	uint64_t recursive;

@@ -69,6 +69,7 @@ int xp_acc_merge(struct xp_acc *out, const struct xp_acc *a, const struct xp_acc
 	merge_floor(out, a, b);
 	out->sum = xp_sat_add(a->sum, b->sum);
 	out->max = a->max > b->max ? a->max : b->max;
+	out->step = a->step > b->step ? a->step : b->step;
 	out->recursive = xp_sat_add(a->recursive, b->recursive);
 	out->abandoned = xp_sat_add(a->abandoned, b->abandoned);
 	out->outside = xp_sat_add(a->outside, b->outside);
@@ -98,6 +99,7 @@ int xp_acc_add(struct xp_acc *dst, const struct xp_acc *src)
 	merge_floor(dst, &a, src);
 	dst->sum = xp_sat_add(a.sum, src->sum);
 	dst->max = a.max > src->max ? a.max : src->max;
+	dst->step = a.step > src->step ? a.step : src->step;
 	dst->recursive = xp_sat_add(a.recursive, src->recursive);
 	dst->abandoned = xp_sat_add(a.abandoned, src->abandoned);
 	dst->outside = xp_sat_add(a.outside, src->outside);

@@ -906,3 +906,70 @@ Test(merge, no_negative_no_flag)
 	cr_expect(!(row_named(&r, "f")->flags & F(NEGATIVE)));
 	xp_report_free(&r);
 }
+
+/* ---- the floor refined below the counter's step (docs/floors.md) ---- */
+
+/*
+ * A counter that moves 26 at a time reads a call of true cost 61.1 as 52
+ * (65 times in 100) or 78 (35 times): the floor is 52, the mean of the
+ * deltas from 52 to 52 + 26 is 61.1.  Deltas further up are load, left out.
+ */
+static void stepped_worker(const char *counter, uint64_t cal, uint64_t step, uint64_t at)
+{
+	char *path = xt_path(dir, "w0.xpd");
+	struct dump_meta meta;
+	struct dump_map m;
+
+	xt_meta(&meta, counter, cal, 100, 100000);
+	meta.resolution = step;
+	xt_create(&m, path, &meta, &f_decl, 1, 0);
+	xt_record(&m, 0, at, 65);
+	xt_record(&m, 0, at + 26, 35);
+	xt_record(&m, 0, at + 500, 10);
+	xt_finish(&m, true);
+	free(path);
+}
+
+/* The per-eval of f in the dump stepped_worker made, its floor at 52. */
+static uint64_t stepped_per_eval(const char *counter, uint64_t step)
+{
+	struct xp_report r;
+	uint64_t per_eval;
+
+	stepped_worker(counter, 50, step, 52);
+	report_of(dir, &r, NULL);
+	per_eval = row_named(&r, "f")->per_eval;
+	xp_report_free(&r);
+	return per_eval;
+}
+
+Test(merge, a_stepped_counters_floor_is_refined_within_one_step)
+{
+	/* round(52 + 26 x 35 / 100) - 50 */
+	cr_expect_eq(stepped_per_eval("tsc", 26), 11);
+}
+
+Test(merge, a_deterministic_counters_floor_is_left_as_it_is)
+{
+	cr_expect_eq(stepped_per_eval("var:steps", 26), 2);
+}
+
+Test(merge, a_step_of_one_changes_nothing)
+{
+	cr_expect_eq(stepped_per_eval("tsc", 1), 2);
+}
+
+/*
+ * Above 128 a bucket is wider than one value: the floor's own bucket
+ * ([1008, 1015]) counts at the floor, the next step's ([1024, 1039]) at its
+ * midpoint, 1031: round(1010 + 21 x 35 / 100) - 50.
+ */
+Test(merge, a_stepped_floor_above_128_counts_its_own_bucket_at_the_floor)
+{
+	struct xp_report r;
+
+	stepped_worker("tsc", 50, 26, 1010);
+	report_of(dir, &r, NULL);
+	cr_expect_eq(row_named(&r, "f")->per_eval, 967);
+	xp_report_free(&r);
+}
