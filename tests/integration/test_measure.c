@@ -111,7 +111,8 @@ static bool has_flag(json_t *d, const char *flag)
 	json_t *f;
 	size_t i;
 
-	json_array_foreach(json_object_get(d, "flags"), i, f) {
+	json_array_foreach(json_object_get(d, "flags"), i, f)
+	{
 		if (!strcmp(json_string_value(f), flag))
 			return true;
 	}
@@ -324,24 +325,67 @@ static void recursion(const char *counter)
 
 VAR_TEST(recursion)
 
-/* outer(5, 7): five hooked leaf(7) and one unit of its own: 36, exactly. */
+/* outer(5, 7): five hooked inner(7) and one unit of its own: 36, exactly. */
 static void nested_exact(const char *counter)
 {
-	const struct setup u = {counter, "function:outer,function:leaf", NULL, NULL};
+	const struct setup u = {counter, "function:outer,function:inner", NULL, NULL};
 	const char *args[] = {"-n", "100", "-d", "5", "-k", "7", "nested", NULL};
 	struct run_result r;
 	json_t *rep = measure(&u, args, &r);
 
 	expect_var_head(rep, counter);
 	expect_exact(rep, "outer", 100, 5 * 7 + 1);
-	expect_exact(rep, "leaf", 500, 7);
+	expect_exact(rep, "inner", 500, 7);
 	expect_truth(rep, &r, "outer");
-	expect_truth(rep, &r, "leaf");
+	expect_truth(rep, &r, "inner");
 	json_decref(rep);
 	harness_free(&r);
 }
 
 VAR_TEST(nested_exact)
+
+/* outer(10, 100), 1000 times, hooked alone or with inner too, under @u. */
+static json_t *nested_run(struct setup u, bool with_inner)
+{
+	const char *args[] = {"-n", "1000", "-d", "10", "-k", "100", "nested", NULL};
+	struct run_result r;
+	json_t *rep;
+
+	u.hooks = with_inner ? "function:outer,function:inner" : "function:outer";
+	rep = measure(&u, args, &r);
+	harness_free(&r);
+	return rep;
+}
+
+/*
+ * Hooking what a function calls leaves the function's own figures alone:
+ * with var: exactly, at every callers depth (the C path with callers, the
+ * fast path without), and not one evaluation below zero.
+ */
+static void nested_leaves_the_caller_alone(const char *counter)
+{
+	static const char *const depths[] = {NULL, "1", "2"};
+
+	for (int i = 0; i < 3; i++) {
+		const struct setup u = {counter, NULL, NULL, depths[i]};
+		json_t *alone = nested_run(u, false), *both = nested_run(u, true);
+
+		for (int k = 0; k < 3; k++) {
+			static const char *const keys[] = {"per_eval", "cost", "observed"};
+			long long a = harness_int(decl(alone, "outer"), keys[k]);
+			long long b = harness_int(decl(both, "outer"), keys[k]);
+
+			cr_expect_eq(a, b, "callers %s: outer's %s is %lld alone, %lld with inner",
+				     depths[i] ? depths[i] : "0", keys[k], a, b);
+		}
+		expect_field(both, "outer", "negative", 0);
+		expect_field(both, "inner", "per_eval", 100);
+		json_decref(alone);
+		json_decref(both);
+	}
+}
+
+VAR_TEST(nested_leaves_the_caller_alone)
 
 /*
  * window, n = 100, k = 5: before search(), 100 leaf and 100 empty; inside,
@@ -461,19 +505,14 @@ Test(measure_var, window_on_other_threads)
  */
 typedef char *(*tsc_check)(json_t *report);
 
-/* Run under @u until @check passes, at most 3 times: the counter is not deterministic. */
-static void tries(const struct setup *u, const char *const args[], tsc_check check)
+/* @once(@arg) until it returns NULL, at most 3 times: the counter is not deterministic. */
+static void tries_of(char *(*once)(const void *arg), const void *arg)
 {
 	char *why = NULL;
 
 	for (int i = 0; i < 3; i++) {
-		struct run_result r;
-		json_t *rep = measure(u, args, &r);
-
 		free(why);
-		why = check(rep);
-		json_decref(rep);
-		harness_free(&r);
+		why = once(arg);
 		if (!why)
 			return;
 		/* not cr_log_warn: Criterion 2.4 then exits 1 though every test passed */
@@ -481,6 +520,32 @@ static void tries(const struct setup *u, const char *const args[], tsc_check che
 	}
 	cr_expect_fail("all 3 tries failed; the last: %s", why);
 	free(why);
+}
+
+struct measured {
+	const struct setup *u;
+	const char *const *args;
+	tsc_check check;
+};
+
+static char *measure_once(const void *arg)
+{
+	const struct measured *m = arg;
+	struct run_result r;
+	json_t *rep = measure(m->u, m->args, &r);
+	char *why = m->check(rep);
+
+	json_decref(rep);
+	harness_free(&r);
+	return why;
+}
+
+/* Run under @u until @check passes, at most 3 times. */
+static void tries(const struct setup *u, const char *const args[], tsc_check check)
+{
+	const struct measured m = {u, args, check};
+
+	tries_of(measure_once, &m);
 }
 
 static void tsc_tries(const char *hooks, const char *const args[], tsc_check check)
@@ -544,13 +609,21 @@ Test(measure_pmu, software_event_through_the_pmu_path)
 	tries(&u, args, pmu_software_check);
 }
 
+/*
+ * empty() holds a 5-byte nop and nothing else, as calibration's own empty
+ * function does, and is hooked and entered the same way: it reads 0, give
+ * or take one step of the counter, on any CPU.
+ */
 static char *empty_check(json_t *rep)
 {
+	long long got = per_eval(rep, "empty"), step = harness_int(rep, "resolution");
 	char *why = NULL;
 
-	if (per_eval(rep, "empty") != 0)
-		cr_assert(asprintf(&why, "empty: per_eval %lld (calibration %lld)",
-				   per_eval(rep, "empty"), harness_int(rep, "calibration")) > 0);
+	if (got > step)
+		cr_assert(asprintf(&why,
+				   "empty: per_eval %lld, more than one step (%lld); "
+				   "calibration %lld",
+				   got, step, harness_int(rep, "calibration")) > 0);
 	return why;
 }
 
@@ -561,29 +634,101 @@ Test(measure_tsc, empty_function_costs_0)
 	tsc_tries(basic_hooks, args, empty_check);
 }
 
-/*
- * outer(10, 100): ten hooked leaf(100) (about 300 ticks each) and nothing
- * else.  Without the nested hooks subtracted it would read 10 × (leaf + the
- * hook), some 40 % more.
- */
-static char *nested_check(json_t *rep)
+Test(measure_ns, empty_function_costs_0)
 {
-	long long outer = per_eval(rep, "outer"), leaf = per_eval(rep, "leaf");
-	double ratio = leaf ? (double)outer / (10.0 * (double)leaf) : 0;
+	const struct setup u = {"ns", basic_hooks, NULL, NULL, false};
+	const char *args[] = {"-n", "20000", "-k", "1", "basic", NULL};
+
+	tries(&u, args, empty_check);
+}
+
+/*
+ * Proportional to the work: mul16 ... mul256 double their dependent
+ * multiplies from one to the next, add256 ... add1024 their independent
+ * adds.  Each per-eval is 1.6 to 2.5 times the one before: the reads are
+ * ordered (none of the work hides outside them), and the floor is refined
+ * below the counter's step (16 multiplies are about one step of 26 ticks on
+ * an AMD EPYC VM).
+ */
+static char *scale_check(json_t *rep)
+{
+	static const char *const chains[][5] = {
+		{"mul16", "mul32", "mul64", "mul128", "mul256"},
+		{"add256", "add512", "add1024", NULL, NULL},
+	};
 	char *why = NULL;
 
-	if (fabs(ratio - 1) > 0.25)
-		cr_assert(asprintf(&why, "outer %lld, 10 × leaf %lld: ratio %.3f, not 1 ± 25%%",
-				   outer, 10 * leaf, ratio) > 0);
+	for (int c = 0; c < 2 && !why; c++) {
+		for (int i = 1; i < 5 && chains[c][i] && !why; i++) {
+			long long a = per_eval(rep, chains[c][i - 1]),
+				  b = per_eval(rep, chains[c][i]);
+			double ratio = a ? (double)b / (double)a : 0;
+
+			if (ratio < 1.6 || ratio > 2.5)
+				cr_assert(asprintf(&why,
+						   "%s %lld, %s %lld: ratio %.2f, not 1.6 to 2.5",
+						   chains[c][i - 1], a, chains[c][i], b,
+						   ratio) > 0);
+		}
+	}
 	return why;
 }
 
-Test(measure_tsc, nested_hooks_subtracted)
+Test(measure_tsc, twice_the_work_from_16_multiplies_up)
 {
-	const char *args[] = {"-n", "3000", "-d", "10", "-k", "100", "nested", NULL};
+	const char *args[] = {"-n", "50000", "scale", NULL};
 
-	tsc_tries("function:outer,function:leaf", args, nested_check);
+	tsc_tries("function:mul*,function:add*", args, scale_check);
 }
+
+/*
+ * Hooking what a function calls leaves the function alone: outer(10, 100)
+ * calls inner(100) (about 250 ticks) ten times; its per-eval with inner
+ * hooked too is within 10 % of its per-eval hooked alone, at callers 0, 1
+ * and 2.  (Subtracting the nested hooks' overhead wrongly by 20 ticks a
+ * call would be 8 %; not subtracting it, some 40 %.)
+ */
+static char *nested_check(const void *arg)
+{
+	const struct setup *u = arg;
+	json_t *alone = nested_run(*u, false), *both = nested_run(*u, true);
+	long long a = per_eval(alone, "outer"), b = per_eval(both, "outer");
+	double ratio = a ? (double)b / (double)a : 0;
+	char *why = NULL;
+
+	if (fabs(ratio - 1) > 0.10)
+		cr_assert(asprintf(&why,
+				   "callers %s: outer %lld alone, %lld with inner hooked: "
+				   "ratio %.3f, not 1 ± 10%%",
+				   u->callers ? u->callers : "0", a, b, ratio) > 0);
+	json_decref(alone);
+	json_decref(both);
+	return why;
+}
+
+static void nested_tries(const char *counter, const char *callers)
+{
+	const struct setup u = {counter, NULL, NULL, callers, false};
+
+	tries_of(nested_check, &u);
+}
+
+#define NESTED_TEST(suite, counter)                                                                \
+	Test(suite, nested_leaves_the_caller_alone_callers_0)                                      \
+	{                                                                                          \
+		nested_tries(counter, NULL);                                                       \
+	}                                                                                          \
+	Test(suite, nested_leaves_the_caller_alone_callers_1)                                      \
+	{                                                                                          \
+		nested_tries(counter, "1");                                                        \
+	}                                                                                          \
+	Test(suite, nested_leaves_the_caller_alone_callers_2)                                      \
+	{                                                                                          \
+		nested_tries(counter, "2");                                                        \
+	}
+
+NESTED_TEST(measure_tsc, "tsc")
+NESTED_TEST(measure_ns, "ns")
 
 /*
  * Nothing lost: the target calls leaf(1) N times, says "calls N", then
@@ -677,7 +822,8 @@ static struct chain_sum callers_of(json_t *d, const char *fn)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(json_object_get(d, "callers"), i, c) {
+	json_array_foreach(json_object_get(d, "callers"), i, c)
+	{
 		json_t *chain = json_object_get(c, "chain");
 		long long pe = harness_int(c, "per_eval");
 
@@ -731,7 +877,8 @@ static void callers_at(const char *depth)
 	expect_field(rep, "pred", "per_eval", 10);
 	expect_field(rep, "pred", "observed", 100 * 10 + 200 * 30);
 	cr_assert(json_is_array(json_object_get(pred, "callers")), "pred has no callers array");
-	json_array_foreach(json_object_get(pred, "callers"), i, c) {
+	json_array_foreach(json_object_get(pred, "callers"), i, c)
+	{
 		total += harness_int(c, "evaluations");
 	}
 	cr_expect_eq(total, 300, "pred's chains hold %lld evaluations, not 300", total);

@@ -9,14 +9,26 @@
  * where every figure is exact).  Per call:
  *
  *   leaf(k)      k units            twice(k)     2k units
- *   empty()      nothing            outer(n, k)  n calls of leaf(k), and 1
+ *   empty()      nothing at all     outer(n, k)  n calls of inner(k), and 1
+ *   inner(k)     k units
  *   vary(i)      i % 100 units      rec(d)       1, and rec(d - 1) while d > 0
  *   pred(x)      x units, called by from_a() (x = 10) and from_b() (x = 30)
  *   search(b, k) the window: b calls of leaf(k) and of twice(k)
  *   search_mt()  a window whose work is done by other threads
+ *   mul16() ... mul256()    16 ... 256 dependent multiplies, each waiting for
+ *                           the one before (no units)
+ *   add256() ... add1024()  256 ... 1024 adds in 4 independent chains, which
+ *                           an out-of-order core runs side by side (no units)
+ *
+ * empty(), inner() and the mul and add functions count nothing themselves:
+ * their callers count their calls, so that what is measured is only what
+ * they say they do (an atomic add at the end of a callee would add its own
+ * latency to the caller's figure once the callee is hooked: the fences
+ * around a hooked call let nothing of the call overlap what follows it).
  *
  *   work [-n N] [-k K] [-d D] [-t T] SCENARIO
  *     basic    N calls each of leaf(K), twice(K) and empty()
+ *     scale    N calls each of empty(), mul16 ... mul256 and add256 ... add1024
  *     nested   N calls of outer(D, K)
  *     vary     vary(i) for i in 0..N-1
  *     rec      N calls of rec(D)
@@ -57,6 +69,7 @@ enum {
 	F_TWICE,
 	F_EMPTY,
 	F_OUTER,
+	F_INNER,
 	F_VARY,
 	F_REC,
 	F_PRED,
@@ -64,11 +77,20 @@ enum {
 	F_FROM_B,
 	F_SEARCH,
 	F_SEARCH_MT,
+	F_MUL16,
+	F_MUL32,
+	F_MUL64,
+	F_MUL128,
+	F_MUL256,
+	F_ADD256,
+	F_ADD512,
+	F_ADD1024,
 	F_N
 };
 static const char *const fn_names[F_N] = {
-	"leaf", "twice", "empty", "outer", "vary", "rec", "pred", "from_a", "from_b", "search",
-	"search_mt",
+	"leaf",	 "twice",  "empty",  "outer",  "inner",	    "vary",    "rec",
+	"pred",	 "from_a", "from_b", "search", "search_mt", "mul16",   "mul32",
+	"mul64", "mul128", "mul256", "add256", "add512",    "add1024",
 };
 static uint64_t truth[F_N];
 static uint64_t rec_total;
@@ -105,16 +127,79 @@ HOOKED void twice(uint64_t k)
 	count(F_TWICE);
 }
 
+/*
+ * Nothing but a 5-byte nop, the least a function can hold and still be
+ * hooked (what -mnop-mcount or patchable_function_entry leave at an entry):
+ * its callers count its calls (call_empty), not it.
+ */
 HOOKED void empty(void)
 {
+	__asm__ volatile(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00"); /* nopl 0(%rax,%rax,1) */
+}
+
+static void call_empty(void)
+{
+	empty();
 	count(F_EMPTY);
+}
+
+/* In assembly, so that no compiler folds, vectorizes or reorders the work. */
+#define MUL(n)                                                                                     \
+	HOOKED uint64_t mul##n(uint64_t x)                                                         \
+	{                                                                                          \
+		__asm__ volatile(".rept " #n "\n\timulq %0, %0\n\t.endr" : "+r"(x));               \
+		return x;                                                                          \
+	}
+#define ADD(n)                                                                                     \
+	HOOKED void add##n(void)                                                                   \
+	{                                                                                          \
+		__asm__ volatile(".rept " #n " / 4\n\t"                                            \
+				 "addq $1, %%r8\n\taddq $1, %%r9\n\t"                              \
+				 "addq $1, %%r10\n\taddq $1, %%r11\n\t"                            \
+				 ".endr" ::                                                        \
+					 : "r8", "r9", "r10", "r11");                              \
+	}
+MUL(16)
+MUL(32)
+MUL(64)
+MUL(128)
+MUL(256)
+ADD(256)
+ADD(512)
+ADD(1024)
+
+/* scale: N calls of each, counted here */
+static void scale(uint64_t n)
+{
+	uint64_t (*const muls[])(uint64_t) = {mul16, mul32, mul64, mul128, mul256};
+	void (*const adds[])(void) = {add256, add512, add1024};
+	uint64_t x = 3;
+
+	for (uint64_t i = 0; i < n; i++) {
+		call_empty();
+		for (int f = 0; f < 5; f++) {
+			x = muls[f](x);
+			count(F_MUL16 + f);
+		}
+		for (int f = 0; f < 3; f++) {
+			adds[f]();
+			count(F_ADD256 + f);
+		}
+	}
+	work_sink += x;
+}
+
+HOOKED void inner(uint64_t k)
+{
+	charge(k);
 }
 
 HOOKED void outer(uint64_t n, uint64_t k)
 {
 	for (uint64_t i = 0; i < n; i++)
-		leaf(k);
+		inner(k);
 	charge(1);
+	__atomic_add_fetch(&truth[F_INNER], n, __ATOMIC_RELAXED);
 	count(F_OUTER);
 }
 
@@ -244,8 +329,10 @@ static int run_scenario(const struct params *p)
 		for (uint64_t i = 0; i < p->n; i++) {
 			leaf(p->k);
 			twice(p->k);
-			empty();
+			call_empty();
 		}
+	} else if (!strcmp(s, "scale")) {
+		scale(p->n);
 	} else if (!strcmp(s, "nested")) {
 		for (uint64_t i = 0; i < p->n; i++)
 			outer(p->d, p->k);
@@ -258,7 +345,7 @@ static int run_scenario(const struct params *p)
 	} else if (!strcmp(s, "window")) {
 		for (uint64_t i = 0; i < p->n; i++) {
 			leaf(p->k);
-			empty();
+			call_empty();
 		}
 		search(p->n, p->k);
 		for (uint64_t i = 0; i < p->n; i++) {
@@ -285,8 +372,8 @@ static int run_scenario(const struct params *p)
 }
 
 static const char *const scenarios[] = {
-	"basic", "nested", "vary", "rec", "window", "window-mt", "crowd",
-	"callers", "wait", "segv", "exit", NULL,
+	"basic", "scale",   "nested", "vary", "rec",  "window", "window-mt",
+	"crowd", "callers", "wait",   "segv", "exit", NULL,
 };
 
 static int known(const char *s)
@@ -320,8 +407,9 @@ static void run_ending(const struct params *p)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: work [-n N] [-k K] [-d D] [-t T] "
-			"basic|nested|vary|rec|window|window-mt|crowd|callers|wait|segv|exit\n");
+	fprintf(stderr,
+		"usage: work [-n N] [-k K] [-d D] [-t T] "
+		"basic|scale|nested|vary|rec|window|window-mt|crowd|callers|wait|segv|exit\n");
 	exit(2);
 }
 
