@@ -7,8 +7,11 @@
  *                        stack) and SIGUSR2 (handler on a sigaltstack); each
  *                        handler calls sg_in_handler
  *   ./signals timer      an interval timer (SIGALRM every 20 us) interrupts a
- *                        loop of 3 million sg_tick calls anywhere, hook code
- *                        included; the handler calls sg_alarm.  The timer
+ *                        loop of a million sg_tick calls anywhere, hook code
+ *                        included; the handler calls sg_alarm (on a VM a
+ *                        signal takes most of the 20 us, so the loop's run
+ *                        time grows many times faster than its calls' cost:
+ *                        a longer loop adds minutes, not cases).  The timer
  *                        starts after the thread's first evaluation: a
  *                        handler's call during the shim's slow path (the
  *                        first evaluation of a thread) passes uncounted
@@ -105,7 +108,7 @@ int main(int argc, char **argv)
 		/* the thread's first evaluation (the shim's slow path) before the timer */
 		sum += sg_tick(-1);
 		setitimer(ITIMER_REAL, &it, NULL);
-		for (long i = 0; i < 3000000; i++)
+		for (long i = 0; i < 1000000; i++)
 			sum += sg_tick(i);
 		setitimer(ITIMER_REAL, &off, NULL);
 		printf("sum %ld\n", sum);
