@@ -25,8 +25,8 @@ void cmd_run_usage(FILE *out)
 	      "  --spec FILE              hook entries from FILE, one a line (EXTPROF_SPEC)\n"
 	      "  --window PATTERN[@OBJECT]\n"
 	      "                           count only while this function runs (EXTPROF_WINDOW)\n"
-	      "  --counter C              auto|instructions|cycles|tsc|ns|var:SYMBOL\n"
-	      "                           (EXTPROF_COUNTER, default auto)\n"
+	      "  --counter C              auto|instructions|cycles|tsc|tsc-unordered|ns|\n"
+	      "                           var:SYMBOL (EXTPROF_COUNTER, default auto)\n"
 	      "  -o, --dir DIR            dump directory (EXTPROF_DIR, default extprof.data);\n"
 	      "                           it may hold only extprof dumps (and repeat-N runs)\n"
 	      "  --output FILE            the report into FILE (written whole, or not at all)\n"
@@ -95,7 +95,8 @@ static int hook_add(struct xp_run_opts *o, const char *h, struct xp_err *e)
 
 static int counter_check(const char *c, struct xp_err *e)
 {
-	static const char *const names[] = {"auto", "instructions", "cycles", "tsc", "ns"};
+	static const char *const names[] = {"auto", "instructions",  "cycles",
+					    "tsc",  "tsc-unordered", "ns"};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(c, names[i]))
@@ -104,7 +105,9 @@ static int counter_check(const char *c, struct xp_err *e)
 		return 0;
 	return xp_err_set(
 		e, -EINVAL,
-		"--counter %s: expected auto, instructions, cycles, tsc, ns or var:SYMBOL", c);
+		"--counter %s: expected auto, instructions, cycles, tsc, tsc-unordered, ns or "
+		"var:SYMBOL",
+		c);
 }
 
 static int callers_check(const char *v, bool *show, struct xp_err *e)
