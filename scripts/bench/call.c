@@ -4,12 +4,18 @@
  * scripts/bench-overhead.sh.
  *
  *   call plain M T    T threads each call bench_empty() M times
- *   call floor M T    the same, each call between two rdtsc, the delta
- *                     summed: the least any counting hook must do
- *   call pair M R     one thread, R rounds of three loops of M calls side
- *                     by side: bench_bare(), its twin that is never hooked;
- *                     bench_bare() between two rdtsc (the floor); and
- *                     bench_empty() (hooked, under the shim)
+ *   call floor M T    the same, each call between two ordered reads of the
+ *                     TSC, the delta summed: the least any hook that counts
+ *                     what the call costs must do
+ *   call pair M R     one thread, R rounds of four loops of M calls side by
+ *                     side: bench_bare(), its twin that is never hooked;
+ *                     bench_bare() between two ordered reads (the floor);
+ *                     bench_bare() between two bare rdtsc (what the floor
+ *                     was before the reads were ordered); and bench_empty()
+ *                     (hooked, under the shim)
+ *
+ * The ordered reads are the shim's (preload/counter_read.h): lfence; rdtsc
+ * before the call and lfence after it; lfence before the second rdtsc.
  *
  * Run "plain" and "pair" under the shim with bench_empty hooked to time the
  * hook.  plain and floor print the CPU time per call (every thread's, from
@@ -24,7 +30,8 @@
  * seconds at a time, and the hook more than the floor, which waits on
  * rdtsc; loops taken in turn see the same machine.
  *
- *   bare_min 2.01 bare_med 2.10 floor_min 24.7 floor_med 25.2 hook_min 31.0 hook_med 33.9
+ *   bare_min 2.01 bare_med 2.10 floor_min 24.7 floor_med 25.2 raw_min 17.1 raw_med 17.3
+ *   hook_min 31.0 hook_med 33.9
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -63,6 +70,24 @@ static inline uint64_t rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* The read before a call: after everything before it, and the call after it. */
+static inline uint64_t rdtsc_before(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi)::"memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* The read after a call: after everything the call did. */
+static inline uint64_t rdtsc_after(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
 struct job {
 	pthread_t th;
 	int floor;
@@ -85,10 +110,10 @@ static void *job_run(void *arg)
 
 	if (j->floor) {
 		for (uint64_t i = 0; i < j->m; i++) {
-			uint64_t t = rdtsc();
+			uint64_t t = rdtsc_before();
 
 			bench_empty();
-			bench_ticks += rdtsc() - t;
+			bench_ticks += rdtsc_after() - t;
 		}
 	} else {
 		for (uint64_t i = 0; i < j->m; i++)
@@ -114,34 +139,44 @@ static void pair_print(const char *name, double *v, long n)
 
 static int pair_run(uint64_t m, long rounds)
 {
-	double *bare = calloc((size_t)rounds * 3, sizeof(double)), *floor, *hook;
+	double *bare = calloc((size_t)rounds * 4, sizeof(double)), *floor, *raw, *hook;
 
 	if (!bare)
 		return 3;
 	floor = bare + rounds;
-	hook = floor + rounds;
+	raw = floor + rounds;
+	hook = raw + rounds;
 	for (long r = 0; r < rounds; r++) {
-		double t0 = now_ns(CLOCK_THREAD_CPUTIME_ID), t1, t2, t3;
+		double t0 = now_ns(CLOCK_THREAD_CPUTIME_ID), t1, t2, t3, t4;
 
 		for (uint64_t i = 0; i < m; i++)
 			bench_bare();
 		t1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		for (uint64_t i = 0; i < m; i++) {
+			uint64_t t = rdtsc_before();
+
+			bench_bare();
+			bench_ticks += rdtsc_after() - t;
+		}
+		t2 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 		for (uint64_t i = 0; i < m; i++) {
 			uint64_t t = rdtsc();
 
 			bench_bare();
 			bench_ticks += rdtsc() - t;
 		}
-		t2 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		t3 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 		for (uint64_t i = 0; i < m; i++)
 			bench_empty();
-		t3 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		t4 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 		bare[r] = (t1 - t0) / (double)m;
 		floor[r] = (t2 - t1) / (double)m;
-		hook[r] = (t3 - t2) / (double)m;
+		raw[r] = (t3 - t2) / (double)m;
+		hook[r] = (t4 - t3) / (double)m;
 	}
 	pair_print("bare", bare, rounds);
 	pair_print("floor", floor, rounds);
+	pair_print("raw", raw, rounds);
 	pair_print("hook", hook, rounds);
 	printf("\n");
 	free(bare);
@@ -155,8 +190,8 @@ int main(int argc, char **argv)
 	uint64_t m;
 	long t;
 
-	if (argc != 4 || (strcmp(argv[1], "plain") && strcmp(argv[1], "floor") &&
-			  strcmp(argv[1], "pair"))) {
+	if (argc != 4 ||
+	    (strcmp(argv[1], "plain") && strcmp(argv[1], "floor") && strcmp(argv[1], "pair"))) {
 		fprintf(stderr, "usage: call plain|floor CALLS THREADS | call pair CALLS ROUNDS\n");
 		return 2;
 	}
