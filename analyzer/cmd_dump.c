@@ -34,7 +34,7 @@ static void put_str(const char *name, const char *s)
 #define HEX(name, v) printf("%-16s 0x%" PRIx64 "\n", name, (uint64_t)(v))
 
 static const char *const counter_kinds[EXTPROF_COUNTER_MAX] = {
-	"none", "tsc", "ns", "instructions", "cycles", "var",
+	"none", "tsc", "ns", "instructions", "cycles", "var", "steps",
 };
 
 static void dump_flags(const struct extprof_dump_header *h)
@@ -57,6 +57,8 @@ static void dump_flags(const struct extprof_dump_header *h)
 		fputs(" rdpmc", stdout);
 	if (h->counter_flags & EXTPROF_COUNTER_F_CALIBRATION_SETTLED)
 		fputs(" calibration-settled", stdout);
+	if (h->counter_flags & EXTPROF_COUNTER_F_SAMPLED)
+		fputs(" sampled", stdout);
 	putchar('\n');
 }
 
@@ -98,6 +100,9 @@ static void dump_header(const struct xp_dump *d)
 	U64("build_id_size", h->build_id_size);
 	U64("callers_depth", h->callers_depth);
 	put_str("window", h->window);
+	U64("step_first", h->step_first);
+	U64("step_every", h->step_every);
+	U64("step_limit", h->step_limit);
 }
 
 static const char *const section_names[] = {

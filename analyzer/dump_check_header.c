@@ -17,7 +17,8 @@
 	 EXTPROF_DUMP_F_EXEC | EXTPROF_DUMP_F_EXIT_NOW | EXTPROF_DUMP_F_ATTACHED)
 #define KNOWN_COUNTER_FLAGS                                                                        \
 	(EXTPROF_COUNTER_F_DETERMINISTIC | EXTPROF_COUNTER_F_THREAD_LOCAL |                        \
-	 EXTPROF_COUNTER_F_RDPMC | EXTPROF_COUNTER_F_CALIBRATION_SETTLED)
+	 EXTPROF_COUNTER_F_RDPMC | EXTPROF_COUNTER_F_CALIBRATION_SETTLED |                         \
+	 EXTPROF_COUNTER_F_SAMPLED)
 
 #define BEING_CREATED ", or left so by a process that died creating it"
 

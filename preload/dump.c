@@ -105,6 +105,9 @@ static void dump_fill_header(struct extprof_dump_header *h, const struct dump_me
 	h->callers_depth = meta->callers_depth;
 	dump_copy_field(h->window, sizeof(h->window), meta->window);
 	h->attach_id = meta->attach_id;
+	h->step_first = meta->step_first;
+	h->step_every = meta->step_every;
+	h->step_limit = meta->step_limit;
 	/* The magic last: a reader sees no magic yet, or a whole header. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(h->magic, EXTPROF_DUMP_MAGIC, EXTPROF_DUMP_MAGIC_LEN);

@@ -34,6 +34,9 @@ struct dump_meta {
 	uint32_t flags;	       /* EXTPROF_DUMP_F_WINDOW, ... */
 	uint64_t attach_id;    /* EXTPROF_DUMP_F_ATTACHED: the attachment's id */
 	char window[128];
+	uint32_t step_first; /* steps: the sampling (include/extprof/dump.h) */
+	uint32_t step_every;
+	uint64_t step_limit;
 };
 
 struct dump_decl_info {

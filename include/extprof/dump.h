@@ -46,6 +46,7 @@ enum extprof_counter_kind {
 	EXTPROF_COUNTER_INSTRUCTIONS = 3,
 	EXTPROF_COUNTER_CYCLES = 4,
 	EXTPROF_COUNTER_VAR = 5,
+	EXTPROF_COUNTER_STEPS = 6, /* instructions, by single-stepping a sample of evaluations */
 	EXTPROF_COUNTER_MAX
 };
 
@@ -54,6 +55,9 @@ enum extprof_counter_kind {
 #define EXTPROF_COUNTER_F_THREAD_LOCAL	      (1u << 1) /* var: a __thread variable */
 #define EXTPROF_COUNTER_F_RDPMC		      (1u << 2) /* PMU read with rdpmc */
 #define EXTPROF_COUNTER_F_CALIBRATION_SETTLED (1u << 3)
+/* a sample of the evaluations was measured (steps): floor, sum, max and the
+ * histogram are of the measured ones, whose number is the histogram's total */
+#define EXTPROF_COUNTER_F_SAMPLED (1u << 4)
 
 /* section.type */
 enum extprof_section_type {
@@ -87,7 +91,7 @@ struct extprof_dump_header {
 	/* the counter and the machine's own cost of reading it */
 	uint32_t counter; /* enum extprof_counter_kind */
 	uint32_t counter_flags;
-	char counter_name[64];	  /* "tsc", "var:steps", ... */
+	char counter_name[64];	  /* "tsc", "steps", "var:work", ... */
 	char counter_unit[16];	  /* "ticks", "ns", "instructions", ... */
 	uint64_t calibration;	  /* raw floor of the hook around an empty function */
 	uint64_t nested_overhead; /* subtracted by the shim per nested evaluation */
@@ -108,7 +112,13 @@ struct extprof_dump_header {
 	uint32_t callers_depth; /* EXTPROF_CALLERS, 0 when off */
 	char window[128];	/* EXTPROF_WINDOW as given, "" for the whole run */
 	uint64_t attach_id;	/* the attachment's id (EXTPROF_DUMP_F_ATTACHED), else 0 */
-	uint64_t reserved[7];
+	uint64_t reserved[5];
+	/* steps: the evaluations stepped, of each declaration on each worker: the
+	 * first step_first, then every step_every-th (0: no more); one that runs
+	 * past step_limit instructions is given up */
+	uint32_t step_first;
+	uint32_t step_every;
+	uint64_t step_limit;
 };
 
 struct extprof_dump_section {
