@@ -96,6 +96,47 @@ int arch_write_code(uint64_t at, const uint8_t *bytes, uint32_t len);
 struct extprof_attach_range;
 int arch_code_ranges(struct extprof_attach_range *r, int max);
 
+/* Whether @pc lies in one of the stubs' pages. */
+bool arch_code_owns(uint64_t pc);
+
+/* ---- single-stepping, for the steps counter (preload/step.c, arch/x86_64/step.c) ---- */
+
+struct xp_thread;
+struct xp_step;
+
+/* Set or clear the calling thread's trap flag. */
+void arch_step_self(bool on);
+
+/* Set or clear the trap flag in a signal handler's saved context @uc. */
+void arch_ctx_step(void *uc, bool on);
+
+/* System calls without errno: the evaluation path leaves the program's alone. */
+long arch_syscall4(long nr, long a, long b, long c, long d);
+long arch_syscall6(long nr, long a, long b, long c, long d, long e, long f);
+
+/* The function's own instructions that run before its stub, @stub (endbr64): 0 or 1. */
+uint32_t arch_step_entry_credit(const void *stub);
+
+/*
+ * A single-step trap on thread @t (context @uc): mend what the instruction
+ * that retired left to mend, and return how many of the program's own
+ * instructions it stands for (the table atop arch/x86_64/step.c).
+ */
+uint32_t arch_step_retired(struct xp_thread *t, void *uc);
+
+/*
+ * Whether the trap's next instruction is the entry of a thunk, where the
+ * shim's own work starts: the slot of the activation it enters (@exit
+ * false) or leaves (@exit true); 0 otherwise.
+ */
+uint64_t arch_step_thunk(const void *uc, bool *exit);
+
+/*
+ * The instruction about to run at the trap's pc: remember it (it is the
+ * next trap's prev), and prepare what it needs (pushf, popf, a syscall).
+ */
+void arch_step_look(struct xp_step *s, void *uc);
+
 /* Make every stub page read+execute only. */
 void arch_seal_code(void);
 

@@ -128,6 +128,14 @@ int calibrate_hook(void)
 	struct xp_worker *w;
 	int stable = 0, rounds, err;
 
+	/* steps counts none of the hook's own instructions (step.c): nothing to measure */
+	if (xp.counter.kind == EXTPROF_COUNTER_STEPS) {
+		xp.meta.calibration = 0;
+		xp.meta.nested_overhead = 0;
+		xp.meta.resolution = 1;
+		xp.counter.flags |= EXTPROF_COUNTER_F_CALIBRATION_SETTLED;
+		return 0;
+	}
 	xp.meta.resolution = cal_resolution();
 	step = xp.counter.flags & EXTPROF_COUNTER_F_DETERMINISTIC ? 0 : xp.meta.resolution;
 	err = cal_hook(hooks);

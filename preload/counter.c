@@ -20,6 +20,7 @@
 #include "elfsyms.h"
 #include "log.h"
 #include "shim.h"
+#include "step.h"
 
 /*
  * EXTPROF_PMU_SOFTWARE=1, for tests on machines without a PMU: instructions
@@ -209,6 +210,17 @@ int counter_setup(const char *spec)
 		xp.ordered = false;
 	} else if (!strcmp(spec, "ns")) {
 		counter_set(EXTPROF_COUNTER_NS, "ns", "ns", 0);
+	} else if (!strcmp(spec, "steps")) {
+		err = step_setup(&xp.meta);
+		if (err) {
+			log_msg("counting tsc instead");
+			counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
+			return err;
+		}
+		counter_set(EXTPROF_COUNTER_STEPS, "steps", "instructions",
+			    EXTPROF_COUNTER_F_DETERMINISTIC | EXTPROF_COUNTER_F_SAMPLED);
+		/* no fences: its count moves in the SIGTRAP handler, at instruction bounds */
+		xp.ordered = false;
 	} else if (!strncmp(spec, "var:", 4)) {
 		err = counter_setup_var(spec + 4);
 		if (err) {
@@ -241,7 +253,7 @@ int counter_setup(const char *spec)
 					     : 0) |
 					    (rdpmc ? EXTPROF_COUNTER_F_RDPMC : 0));
 	} else {
-		log_msg("EXTPROF_COUNTER=%s: not auto, instructions, cycles, tsc, "
+		log_msg("EXTPROF_COUNTER=%s: not auto, instructions, cycles, steps, tsc, "
 			"tsc-unordered, ns or var:SYMBOL; counting tsc",
 			spec);
 		counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);

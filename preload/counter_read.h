@@ -134,6 +134,9 @@ static inline uint64_t counter_read_inline(void)
 	case EXTPROF_COUNTER_INSTRUCTIONS:
 	case EXTPROF_COUNTER_CYCLES:
 		return counter_read_pmu(&xp_self);
+	case EXTPROF_COUNTER_STEPS:
+		/* the instructions the SIGTRAP handler counted on this thread (step.c) */
+		return xp_self.step.count;
 	default:
 		return 0;
 	}

@@ -19,6 +19,7 @@
 #include "arch/x86_64/stub_layout.h"
 #include "counter_read.h"
 #include "shim.h"
+#include "step.h"
 
 __thread struct xp_thread xp_self __attribute__((tls_model("initial-exec")));
 volatile int64_t xp_window_open;
@@ -117,6 +118,7 @@ static void eval_reap_unwound(struct xp_thread *t, uint64_t ret, uint64_t slot)
 static __attribute__((cold)) int eval_lost(void)
 {
 	__atomic_add_fetch(&xp_lost, 1, __ATOMIC_RELAXED);
+	step_pass(&xp_self);
 	return 1;
 }
 
@@ -217,6 +219,8 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	}
 	f->flags = flags;
 	eval_push_end(t, i, old);
+	if (xp.counter.kind == EXTPROF_COUNTER_STEPS)
+		return step_enter(t, f, slot);
 	f->start = counter_read_ordered();
 	return 0;
 }
@@ -245,6 +249,8 @@ int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
 	f = eval_push_begin(t, depth, idx, ret, slot);
 	f->flags = w->map.decls[idx].open++ ? XP_FRAME_RECURSIVE : 0;
 	eval_push_end(t, depth, 0);
+	if (xp.counter.kind == EXTPROF_COUNTER_STEPS)
+		return step_enter(t, f, slot);
 	f->start = counter_read_ordered();
 	return 0;
 }
@@ -288,6 +294,9 @@ static bool eval_record(struct xp_worker *w, const struct xp_frame *f, uint64_t 
 	}
 	*deltap = delta;
 	d->evaluations++;
+	/* steps: only a stepped evaluation has a delta (step.h) */
+	if (xp.counter.kind == EXTPROF_COUNTER_STEPS && !step_sampled(f))
+		return false;
 	d->sum += delta;
 	if (delta > d->max)
 		d->max = delta;
@@ -372,8 +381,11 @@ static void eval_window_span(struct xp_thread *t, struct xp_worker *w, uint64_t 
 		t->win_last = now;
 }
 
-/* The exit path; @regs, with callers on, the caller's callee-saved registers. */
-static __attribute__((noinline)) void eval_exit(uint64_t *slot, const uint64_t *regs, uint64_t now)
+/*
+ * The exit path; @regs, with callers on, the caller's callee-saved
+ * registers.  Returns 1 when single-stepping goes on in the caller (steps).
+ */
+static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *regs, uint64_t now)
 {
 	struct xp_thread *t = &xp_self;
 	struct xp_worker *w = t->worker;
@@ -396,7 +408,7 @@ static __attribute__((noinline)) void eval_exit(uint64_t *slot, const uint64_t *
 	*slot = f->ret;
 	t->depth--;
 	if (f->flags & XP_FRAME_UNCOUNTED)
-		return;
+		return xp.counter.kind == EXTPROF_COUNTER_STEPS ? step_exit(t, f) : 0;
 
 	w->map.decls[f->idx].open--;
 	if (f->flags & XP_FRAME_WINDOW)
@@ -432,6 +444,7 @@ static __attribute__((noinline)) void eval_exit(uint64_t *slot, const uint64_t *
 	}
 	if (t->depth && t->filling != t->depth)
 		t->stack[t->depth - 1].nested += f->nested + xp.meta.nested_overhead + walk;
+	return xp.counter.kind == EXTPROF_COUNTER_STEPS ? step_exit(t, f) : 0;
 }
 
 /*
@@ -439,7 +452,7 @@ static __attribute__((noinline)) void eval_exit(uint64_t *slot, const uint64_t *
  * case (the top activation, counted, no window) here; the rest in
  * eval_exit().
  */
-void xp_eval_exit(uint64_t *slot)
+int xp_eval_exit(uint64_t *slot)
 {
 	uint64_t now = counter_read_inline();
 	struct xp_thread *t = &xp_self;
@@ -450,10 +463,8 @@ void xp_eval_exit(uint64_t *slot)
 
 	if (__builtin_expect((f.slot != (uint64_t)slot) | (f.flags != 0) |
 				     (xp.window_decl != UINT32_MAX),
-			     0)) {
-		eval_exit(slot, NULL, now);
-		return;
-	}
+			     0))
+		return eval_exit(slot, NULL, now);
 	/* f is a copy, taken before the pop: a signal handler may reuse the entry */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	*slot = f.ret;
@@ -463,16 +474,18 @@ void xp_eval_exit(uint64_t *slot)
 	/* the parent, unless it is the entry an interrupted push is filling */
 	if (depth > 1 && t->filling != depth - 1)
 		t->stack[depth - 2].nested += f.nested + xp.meta.nested_overhead;
+	/* a frame of no flags is never one stepping reached (step.c) */
+	return 0;
 }
 
 /* Called by the stubs' fast path (stub_fast.S) for every exit but the common one. */
 void xp_eval_exit_now(uint64_t *slot, uint64_t now)
 {
-	eval_exit(slot, NULL, now);
+	(void)eval_exit(slot, NULL, now);
 }
 
 /* Called by xp_thunk_exit_callers, with the caller's callee-saved registers. */
-void xp_eval_exit_callers(uint64_t *slot, const uint64_t *regs)
+int xp_eval_exit_callers(uint64_t *slot, const uint64_t *regs)
 {
-	eval_exit(slot, regs, counter_read_inline());
+	return eval_exit(slot, regs, counter_read_inline());
 }

@@ -31,6 +31,7 @@
 #include "maps.h"
 #include "shim.h"
 #include "spec.h"
+#include "step.h"
 
 /* Chains kept per declaration and worker; the last slot is "other". */
 #define INIT_CALLER_SLOTS 16
@@ -62,6 +63,8 @@ static void init_after_fork_child(void)
 {
 	if (!xp.enabled)
 		return;
+	/* first: a fork from inside a stepped function leaves the child stepped */
+	step_reset_after_fork();
 	process_fill_ids(&xp.meta);
 	worker_reset_after_fork();
 	/* EXTPROF_CHILDREN=0: the first process only; a fork child's calls pass */
@@ -73,6 +76,8 @@ static void init_at_exit(void)
 {
 	if (!xp.enabled || xp.finished)
 		return;
+	/* exit() from inside a stepped function: the dumps are not stepped through */
+	step_stop_self();
 	worker_finish_all();
 }
 
@@ -244,11 +249,17 @@ static void init_fill_meta(void)
 /* Step 3: the counter, and what every dump of the process carries. */
 static void init_choose_counter(void)
 {
+	counter_setup(init_var("EXTPROF_COUNTER"));
+	/* a chain would hold the stepped evaluations only, not its own count of them */
+	if (xp.callers && xp.counter.kind == EXTPROF_COUNTER_STEPS) {
+		log_msg("EXTPROF_CALLERS=%u: callers are not counted with steps; callers are off",
+			xp.callers);
+		xp.callers = 0;
+	}
 	if (xp.callers) {
 		xp.meta.caller_slots = INIT_CALLER_SLOTS;
 		arch_use_callers_thunk();
 	}
-	counter_setup(init_var("EXTPROF_COUNTER"));
 	arch_choose_fast_path(&xp.counter, xp.callers != 0, init_window != NULL);
 	init_fill_meta();
 	arch_probe_xsave();

@@ -53,8 +53,30 @@ struct xp_frame {
 #define XP_FRAME_OUTSIDE   (1u << 2) /* no window activation was in progress */
 #define XP_FRAME_WINDOW	   (1u << 3) /* an activation of the window function */
 #define XP_FRAME_RESTORED  (1u << 4) /* R1 put back in its slot for an unwinder */
+#define XP_FRAME_STEPPED   (1u << 5) /* steps: single-stepped from its first instruction */
+#define XP_FRAME_STEP_EXIT (1u << 6) /* steps: and still when it reached its stub's exit */
 
 struct xp_worker;
+
+/*
+ * Single-stepping, for the steps counter (step.c): one thread's state,
+ * written by the thread and by its SIGTRAP handler only.
+ */
+struct xp_step {
+	uint64_t count;	      /* instructions counted on this thread: the counter */
+	uint64_t prev;	      /* the instruction the next trap says has retired; 0: the shim's */
+	uint64_t susp_slot;   /* the slot of the call whose thunk stepping was suspended at */
+	uint64_t slot;	      /* the outermost stepped activation's slot */
+	uint64_t limit;	      /* count past which its stepping is given up */
+	uint32_t depth;	      /* 1 + its shadow-stack entry; 0: not stepping */
+	uint32_t prev_rep;    /* prev is a rep-prefixed string instruction */
+	uint32_t fix;	      /* what prev leaves the next trap to mend (arch/x86_64/step.c) */
+	uint32_t trap_wanted; /* the program asked for SIGTRAP to be blocked meanwhile */
+	uint64_t fix_addr;
+	uint64_t fix_val;
+	uint64_t fix_old;
+	uint64_t mask; /* the signal set rt_sigprocmask is given instead of the program's */
+};
 
 /* Per-thread state, in initial-exec TLS: one %fs-relative load away. */
 struct xp_thread {
@@ -76,6 +98,7 @@ struct xp_thread {
 	void *pmu_page;
 	int pmu_fd;
 	uint32_t stack_known; /* stack_lo and stack_hi are set (worker_know_stack) */
+	struct xp_step step;
 };
 
 /* A worker: one accumulator and its dump, used by one thread at a time. */
@@ -130,8 +153,8 @@ extern int64_t xp_stub_fast_ret;	  /* R2 of the stubs' fast path from their head
 
 /* eval.c: the evaluation path, called from the thunks */
 int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot);
-void xp_eval_exit(uint64_t *slot);
-void xp_eval_exit_callers(uint64_t *slot, const uint64_t *regs);
+int xp_eval_exit(uint64_t *slot);
+int xp_eval_exit_callers(uint64_t *slot, const uint64_t *regs);
 void xp_eval_exit_now(uint64_t *slot, uint64_t now);
 uint64_t xp_counter_read(void);
 

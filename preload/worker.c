@@ -18,6 +18,7 @@
 #include "log.h"
 #include "maps.h"
 #include "shim.h"
+#include "step.h"
 
 #define WORKER_STACK_FRAMES (1u << 16)
 
@@ -347,6 +348,8 @@ void worker_release_self(void)
 	struct xp_worker *w = t->worker;
 
 	t->released = 1;
+	/* its shadow stack is about to go: a SIGTRAP handler reads it */
+	step_stop_self();
 	/* what the shim calls from here on (munmap, close) is its own */
 	t->busy = 1;
 	if (!w)

@@ -299,7 +299,7 @@ static uint8_t *insn_put_abs_jmp(uint8_t *p, uint64_t target)
 }
 
 long insn_relocate(const struct insn_plan *plan, const uint8_t *code, uint64_t fn_addr,
-		   uint64_t dest_addr, uint8_t *out)
+		   uint64_t dest_addr, uint8_t *out, uint16_t *starts)
 {
 	uint32_t lo, hi;
 	uint64_t back;
@@ -311,6 +311,8 @@ long insn_relocate(const struct insn_plan *plan, const uint8_t *code, uint64_t f
 		const struct insn_moved *m = &plan->moved[i];
 		uint64_t here = dest_addr + (uint64_t)(p - out);
 
+		if (starts)
+			starts[i] = (uint16_t)(p - out);
 		switch (m->move) {
 		case INSN_COPY:
 			memcpy(p, code + m->offset, m->length);

@@ -92,10 +92,14 @@ size_t insn_relocated_size(const struct insn_plan *plan);
 /*
  * Write the relocated instructions of @plan (of the function at @fn_addr,
  * whose bytes are @code) for code that will run at @dest_addr into @out,
- * followed by the jump back into the function.  Returns the bytes written,
- * or -1 if an operand cannot reach its target from there.
+ * followed by the jump back into the function.  @starts (NULL, or room for
+ * plan->nmoved) gets where in @out the code of each moved instruction
+ * begins: that first instruction runs exactly when the original would
+ * have, so it stands for it when instructions are counted (steps).
+ * Returns the bytes written, or -1 if an operand cannot reach its target
+ * from there.
  */
 long insn_relocate(const struct insn_plan *plan, const uint8_t *code, uint64_t fn_addr,
-		   uint64_t dest_addr, uint8_t *out);
+		   uint64_t dest_addr, uint8_t *out, uint16_t *starts);
 
 #endif

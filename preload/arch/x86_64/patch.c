@@ -133,9 +133,21 @@ static uint8_t *codemem_alloc_near(uint64_t target, size_t size)
 	c->base = codemem_map_near(target);
 	if (!c->base)
 		return NULL;
-	codemem_n++;
 	c->used = size;
+	/* published whole: a SIGTRAP handler on another thread reads the chunks */
+	__atomic_store_n(&codemem_n, codemem_n + 1, __ATOMIC_RELEASE);
 	return c->base;
+}
+
+bool arch_code_owns(uint64_t pc)
+{
+	int n = __atomic_load_n(&codemem_n, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < n; i++) {
+		if (pc - (uint64_t)codemem[i].base < CODEMEM_CHUNK)
+			return true;
+	}
+	return false;
 }
 
 /* Stub pages are never writable and executable once the hooks are in. */
@@ -179,7 +191,8 @@ static void stub_write_head(uint8_t *s, uint32_t idx)
 	s[STUB_RET + 3] = 0x08;
 	stub_put_call_lit(s, STUB_RET + 4, STUB_LIT_EXIT);
 	s[STUB_RET + 10] = 0xc3;
-	memset(s + STUB_RET + 11, 0xcc, STUB_LIT_ENTER - (STUB_RET + 11));
+	/* the steps counter's words: none until the prologue is relocated */
+	memset(s + STUB_STEP_ENTRY, 0, STUB_LIT_ENTER - STUB_STEP_ENTRY);
 	memcpy(s + STUB_LIT_ENTER, &enter, 8);
 	memcpy(s + STUB_LIT_ORIG, &orig, 8);
 	memcpy(s + STUB_LIT_EXIT, &exitp, 8);
@@ -214,6 +227,30 @@ static void stub_write(uint8_t *entry, uint8_t *head, uint32_t idx)
 	memcpy(entry, t->start, (size_t)(t->end - t->start));
 	stub_fast_fill_lits(&lits, idx, (uint64_t)(head + STUB_ORIG));
 	memcpy(head - sizeof(lits), &lits, sizeof(lits));
+}
+
+/* Room after the relocated instructions for the steps counter's list. */
+#define STUB_STEP_ROOM (2 + 2 * INSN_MAX_MOVED)
+
+/*
+ * What the steps counter needs to count the function's own instructions
+ * through its stub (stub_layout.h): the endbr64 the patch leaves before it,
+ * and the relocated instructions, @n bytes at @head + STUB_HEADER_SIZE, of
+ * which each first one of a moved instruction (@starts) stands for it.
+ */
+static void stub_write_step(uint8_t *head, const struct insn_plan *plan, const uint16_t *starts,
+			    long n)
+{
+	uint16_t list = (uint16_t)((STUB_HEADER_SIZE + n + 1) & ~1L);
+
+	head[STUB_STEP_ENTRY] = plan->start ? 1 : 0;
+	head[STUB_STEP_N] = (uint8_t)plan->nmoved;
+	memcpy(head + STUB_STEP_LIST, &list, sizeof(list));
+	for (uint32_t i = 0; i < plan->nmoved; i++) {
+		uint16_t off = (uint16_t)(STUB_HEADER_SIZE + starts[i]);
+
+		memcpy(head + list + 2 * i, &off, sizeof(off));
+	}
 }
 
 /* jmp *0(%rip); .quad @target: 14 bytes, reaching anywhere. */
@@ -276,6 +313,7 @@ static int patch_build(uint64_t addr, const struct insn_plan *plan, uint32_t idx
 		       struct arch_hook *h, char *why, size_t whylen)
 {
 	const uint8_t *code = (const uint8_t *)addr;
+	uint16_t starts[INSN_MAX_MOVED];
 	uint8_t *entry, *stub;
 	long n;
 
@@ -283,18 +321,19 @@ static int patch_build(uint64_t addr, const struct insn_plan *plan, uint32_t idx
 		snprintf(why, whylen, "its first instructions are too long to move");
 		return -E2BIG;
 	}
-	entry = stub_alloc(addr, insn_relocated_size(plan), &stub);
+	entry = stub_alloc(addr, insn_relocated_size(plan) + STUB_STEP_ROOM, &stub);
 	if (!entry) {
 		snprintf(why, whylen, "no memory for its stub within 2 GiB");
 		return -ENOMEM;
 	}
 	stub_write(entry, stub, idx);
 	n = insn_relocate(plan, code, addr, (uint64_t)stub + STUB_HEADER_SIZE,
-			  stub + STUB_HEADER_SIZE);
+			  stub + STUB_HEADER_SIZE, starts);
 	if (n < 0) {
 		snprintf(why, whylen, "a rip-relative operand is out of reach of its stub");
 		return -ERANGE;
 	}
+	stub_write_step(stub, plan, starts, n);
 	h->at = addr + plan->start;
 	h->length = plan->length;
 	h->pad_at = plan->pad_back ? h->at - plan->pad_back : 0;
@@ -401,7 +440,7 @@ int arch_prepare_redirect(uint64_t addr, uint64_t size, uint64_t target, struct 
 	patch_put_abs_jmp(n, target);
 	memset(n + 14, 0xcc, 2);
 	memcpy(n + 16, endbr64, sizeof(endbr64));
-	k = insn_relocate(&plan, code, addr, (uint64_t)n + 20, n + 20);
+	k = insn_relocate(&plan, code, addr, (uint64_t)n + 20, n + 20, NULL);
 	if (k < 0) {
 		snprintf(why, whylen, "a rip-relative operand is out of reach of its trampoline");
 		return -ERANGE;

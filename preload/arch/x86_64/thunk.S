@@ -22,7 +22,11 @@
  * between the two counter reads.
  *
  * Every call has its matching ret, so the CPU's return predictor and a
- * CET shadow stack stay in step.  The C halves are built with
+ * CET shadow stack stay in step.  With the steps counter (preload/step.c)
+ * the C halves may ask for the trap flag to be set as the thunk leaves, so
+ * that single-stepping goes on in F (enter) or in its caller (exit): set by
+ * popf just before the thunk's ret, it traps after the ret, the first
+ * instruction that is not the thunk's.  The C halves are built with
  * -mgeneral-regs-only, so the vector, x87 and mask registers (arguments and
  * return values alike) pass through untouched; the thunks save every
  * caller-saved general register because gcc's -fipa-ra lets a caller keep
@@ -30,6 +34,10 @@
  */
 #include "stub_layout.h"
 #include "stub_offsets.h"
+
+/* the trap flag, set as the last thing before a ret (the flags are dead there) */
+#define STEP_ON \
+	pushfq; orq $0x100, (%rsp); popfq
 
 	.text
 
@@ -63,6 +71,13 @@ xp_thunk_enter:
 	FENCE_F
 	ret $16
 1:
+	cmpl $2, %eax
+	jne 2f
+	/* 2: pushed, and F is stepped */
+	RESTORE_GPRS
+	STEP_ON
+	ret $16
+2:
 	/*
 	 * Pass through uncounted (no shadow stack could be had): put orig in
 	 * idx's place and "return" into it, leaving R1 as F's return address.
@@ -90,8 +105,13 @@ xp_thunk_exit:
 	subq $8, %rsp
 	leaq 88(%rsp), %rdi
 	call xp_eval_exit
-	addq $8, %rsp
+	leaq 8(%rsp), %rsp
+	testl %eax, %eax
 	RESTORE_GPRS
+	jnz 1f
+	ret
+1:	/* stepping goes on in the caller */
+	STEP_ON
 	ret
 	.cfi_endproc
 	.size xp_thunk_exit, .-xp_thunk_exit
@@ -121,7 +141,8 @@ xp_thunk_exit_callers:
 	leaq 136(%rsp), %rdi
 	leaq 8(%rsp), %rsi
 	call xp_eval_exit_callers
-	addq $8, %rsp
+	leaq 8(%rsp), %rsp
+	testl %eax, %eax
 	pop %rbx
 	pop %rbp
 	pop %r12
@@ -129,6 +150,9 @@ xp_thunk_exit_callers:
 	pop %r14
 	pop %r15
 	RESTORE_GPRS
+	jnz 1f
+	ret
+1:	STEP_ON
 	ret
 	.cfi_endproc
 	.size xp_thunk_exit_callers, .-xp_thunk_exit_callers

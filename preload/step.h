@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * step: the steps counter.  Every evaluation is counted; a deterministic
+ * sample of them (by evaluation index, per declaration and worker) is
+ * single-stepped with the trap flag, one SIGTRAP per retired user-mode
+ * instruction, and only the function's own instructions and those of
+ * everything it calls are counted: none of the shim's (step.c).
+ */
+#ifndef EXTPROF_PRELOAD_STEP_H
+#define EXTPROF_PRELOAD_STEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "shim.h"
+
+#pragma GCC visibility push(hidden)
+
+/* The shim's own text, whose instructions are never counted (step.c). */
+extern uint64_t step_text_lo, step_text_hi;
+
+static inline bool step_in_shim(uint64_t pc)
+{
+	return pc - step_text_lo < step_text_hi - step_text_lo;
+}
+
+/*
+ * Make steps the counter: read EXTPROF_STEP_FIRST, _EVERY and _LIMIT into
+ * @meta, refuse under a tracer, find the shim's text, install the SIGTRAP
+ * handler.  0, or -errno with the reason said in one line.
+ */
+struct dump_meta;
+int step_setup(struct dump_meta *meta);
+
+/*
+ * The entry of activation @f at @slot, its frame pushed: whether it is
+ * stepped, and its start.  Returns 2 when the entry thunk must set the trap
+ * flag as it leaves, else 0.
+ */
+int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot);
+
+/*
+ * The exit of activation @f, popped and recorded.  Returns 1 when stepping
+ * goes on in the caller (the exit thunk sets the trap flag), else 0.
+ */
+int step_exit(struct xp_thread *t, const struct xp_frame *f);
+
+/* Whether @f's delta is a whole stepped evaluation's: stepped from entry to exit. */
+static inline bool step_sampled(const struct xp_frame *f)
+{
+	return (f->flags & (XP_FRAME_STEPPED | XP_FRAME_STEP_EXIT)) ==
+	       (XP_FRAME_STEPPED | XP_FRAME_STEP_EXIT);
+}
+
+/* A call passed through unhooked: a suspension its thunk began ends here. */
+static inline void step_pass(struct xp_thread *t)
+{
+	t->step.susp_slot = 0;
+}
+
+/* The calling thread stops stepping now (it is exiting, or the process is). */
+void step_stop_self(void);
+
+/* In a fork child: the parent's stepping is not the child's. */
+void step_reset_after_fork(void);
+
+/* A single-step trap of thread @t, with the interrupted context @uc (step_signal.c). */
+void step_trap(struct xp_thread *t, void *uc);
+
+/*
+ * step_signal.c: install the SIGTRAP handler, the program's own chained to
+ * it; 0 or -errno.  step_sigtrap_handler is its address.
+ */
+int step_signal_install(void);
+extern uint64_t step_sigtrap_handler;
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * step_signal: the SIGTRAP handler the steps counter needs, and the
+ * program's own SIGTRAP handling kept as it was.  Ours is the one installed
+ * while steps counts; what the program installs for SIGTRAP with
+ * sigaction(), signal() and their aliases is kept here and called for every
+ * SIGTRAP that is not a single-step trap (an int3, a kill), with its mask
+ * and flags; the program's default (a core dump) and SIG_IGN are honoured
+ * the same way.  A raw rt_sigaction system call is not seen: it replaces
+ * our handler, and step.c then steps no more.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "shim.h"
+#include "step.h"
+
+#define XP_EXPORT __attribute__((visibility("default")))
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+
+uint64_t step_sigtrap_handler;
+static sigaction_fn step_real_sigaction;
+static bool step_active;
+
+/* The program's SIGTRAP action: two copies, so that the handler never reads one half-written. */
+static struct sigaction step_prog[2];
+static int step_prog_cur;
+
+static void step_prog_get(struct sigaction *a)
+{
+	*a = step_prog[__atomic_load_n(&step_prog_cur, __ATOMIC_ACQUIRE)];
+}
+
+static void step_prog_set(const struct sigaction *a)
+{
+	int next = 1 - __atomic_load_n(&step_prog_cur, __ATOMIC_RELAXED);
+
+	step_prog[next] = *a;
+	__atomic_store_n(&step_prog_cur, next, __ATOMIC_RELEASE);
+}
+
+/* SIGTRAP's default action, a core dump: as soon as our handler returns. */
+static void step_die_by_default(void)
+{
+	struct sigaction dfl;
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	step_real_sigaction(SIGTRAP, &dfl, NULL);
+	syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), SIGTRAP);
+}
+
+/* A SIGTRAP that is not ours: what the program asked for it. */
+static void step_chain(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction a;
+	sigset_t old, mask;
+
+	step_prog_get(&a);
+	if (!(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_IGN) {
+		/* the kernel kills for a trap it raised (int3) even when ignored */
+		if (si->si_code > 0)
+			step_die_by_default();
+		return;
+	}
+	if (!(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_DFL) {
+		step_die_by_default();
+		return;
+	}
+	if (a.sa_flags & SA_RESETHAND) {
+		struct sigaction dfl;
+
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		step_prog_set(&dfl);
+	}
+	mask = a.sa_mask;
+	pthread_sigmask(SIG_BLOCK, &mask, &old);
+	if (a.sa_flags & SA_NODEFER) {
+		sigemptyset(&mask);
+		sigaddset(&mask, SIGTRAP);
+		pthread_sigmask(SIG_UNBLOCK, &mask, NULL);
+	}
+	if (a.sa_flags & SA_SIGINFO)
+		a.sa_sigaction(sig, si, uc);
+	else
+		a.sa_handler(sig);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void step_on_sigtrap(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+
+	if (si->si_code == TRAP_TRACE)
+		step_trap(&xp_self, uc);
+	else
+		step_chain(sig, si, uc);
+	errno = saved;
+}
+
+int step_signal_install(void)
+{
+	struct sigaction sa, old;
+
+	step_real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	if (!step_real_sigaction)
+		return -ENOSYS;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = step_on_sigtrap;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (step_real_sigaction(SIGTRAP, &sa, &old) < 0)
+		return -errno;
+	step_prog_set(&old);
+	step_sigtrap_handler = (uint64_t)step_on_sigtrap;
+	step_active = true;
+	return 0;
+}
+
+/* ---- the program's calls, interposed ---------------------------------- */
+
+static int step_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (sig != SIGTRAP || !step_active) {
+		sigaction_fn real = __atomic_load_n(&step_real_sigaction, __ATOMIC_ACQUIRE);
+
+		if (!real) {
+			real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+			__atomic_store_n(&step_real_sigaction, real, __ATOMIC_RELEASE);
+		}
+		if (!real) {
+			errno = ENOSYS;
+			return -1;
+		}
+		return real(sig, act, old);
+	}
+	if (old)
+		step_prog_get(old);
+	if (act)
+		step_prog_set(act);
+	return 0;
+}
+
+XP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return step_sigaction(sig, act, old);
+}
+
+XP_EXPORT int __sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return step_sigaction(sig, act, old);
+}
+
+typedef sighandler_t (*signal_fn)(int, sighandler_t);
+
+static signal_fn step_real_signal(void **cache, const char *name)
+{
+	void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+
+	if (!fn) {
+		fn = dlsym(RTLD_NEXT, name);
+		__atomic_store_n(cache, fn, __ATOMIC_RELEASE);
+	}
+	return (signal_fn)fn;
+}
+
+/*
+ * SIGTRAP's action as glibc's signal() and sysv_signal() make it; any other
+ * signal goes to libc's own.
+ */
+#define STEP_SIGNAL(name, flags, mask_self)                                                        \
+	XP_EXPORT sighandler_t name(int sig, sighandler_t h)                                       \
+	{                                                                                          \
+		static void *cache;                                                                \
+		struct sigaction act, old;                                                         \
+		signal_fn real;                                                                    \
+                                                                                                   \
+		if (sig != SIGTRAP || !step_active) {                                              \
+			real = step_real_signal(&cache, #name);                                    \
+			if (real)                                                                  \
+				return real(sig, h);                                               \
+			errno = ENOSYS;                                                            \
+			return SIG_ERR;                                                            \
+		}                                                                                  \
+		memset(&act, 0, sizeof(act));                                                      \
+		act.sa_handler = h;                                                                \
+		sigemptyset(&act.sa_mask);                                                         \
+		if (mask_self)                                                                     \
+			sigaddset(&act.sa_mask, sig);                                              \
+		act.sa_flags = flags;                                                              \
+		step_sigaction(sig, &act, &old);                                                   \
+		return old.sa_handler;                                                             \
+	}
+
+/* BSD semantics: the signal blocked in its handler, calls restarted */
+STEP_SIGNAL(signal, SA_RESTART, true)
+STEP_SIGNAL(bsd_signal, SA_RESTART, true)
+/* System V's: reset to the default once delivered, not blocked in its handler */
+STEP_SIGNAL(sysv_signal, SA_RESETHAND | SA_NODEFER, false)
+STEP_SIGNAL(__sysv_signal, SA_RESETHAND | SA_NODEFER, false)
