@@ -91,6 +91,35 @@ static uint64_t refined_floor(const struct xp_acc *acc)
 	return extprof_refine_floor(&r);
 }
 
+static uint64_t hist_total(const struct xp_acc *acc)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < acc->hist.n; i++)
+		n = xp_sat_add(n, acc->hist.bins[i].count);
+	return n;
+}
+
+/*
+ * What the calls took: the deltas' sum less the hook's.  With steps only the
+ * @samples stepped evaluations have deltas: their mean times all of them.
+ */
+static uint64_t finalize_observed(const struct xp_acc *acc, uint64_t calibration, uint32_t counter,
+				  uint64_t samples)
+{
+	unsigned __int128 v;
+
+	if (counter != EXTPROF_COUNTER_STEPS)
+		return sub_clamp(acc->sum, xp_sat_mul(calibration, acc->evaluations));
+	if (!samples)
+		return 0;
+	v = ((unsigned __int128)sub_clamp(acc->sum, xp_sat_mul(calibration, samples)) *
+		     acc->evaluations +
+	     samples / 2) /
+	    samples;
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
 /* The figures of xp_finalize; the histogram and chains are left to the callers. */
 static void finalize_fields(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration,
 			    uint32_t counter)
@@ -98,10 +127,11 @@ static void finalize_fields(struct xp_fin *out, const struct xp_acc *acc, uint64
 	uint64_t near = hits_in_hist(acc, counter);
 
 	out->evaluations = acc->evaluations;
+	out->samples = hist_total(acc);
 	out->floor = acc->floor == EXTPROF_FLOOR_NONE ? EXTPROF_FLOOR_NONE
 						      : sub_clamp(refined_floor(acc), calibration);
 	out->hits = acc->hits > near ? acc->hits : near;
-	out->observed = sub_clamp(acc->sum, xp_sat_mul(calibration, acc->evaluations));
+	out->observed = finalize_observed(acc, calibration, counter, out->samples);
 	out->recursive = acc->recursive;
 	out->abandoned = acc->abandoned;
 	out->outside = acc->outside;
@@ -183,6 +213,7 @@ static XP_DEFINE_BINS_ADD(vhist_add, struct xp_vhist, struct xp_vbin, value)
 
 	memset(out, 0, sizeof(*out));
 	out->evaluations = xp_sat_add(a->evaluations, b->evaluations);
+	out->samples = xp_sat_add(a->samples, b->samples);
 	if (a->floor != b->floor) {
 		out->floor = a->floor < b->floor ? a->floor : b->floor;
 		out->hits = a->floor < b->floor ? a->hits : b->hits;
@@ -217,6 +248,7 @@ int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src)
 	if (err)
 		return err;
 	dst->evaluations = xp_sat_add(a.evaluations, src->evaluations);
+	dst->samples = xp_sat_add(a.samples, src->samples);
 	if (a.floor != src->floor) {
 		dst->floor = a.floor < src->floor ? a.floor : src->floor;
 		dst->hits = a.floor < src->floor ? a.hits : src->hits;

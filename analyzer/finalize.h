@@ -25,9 +25,11 @@ struct xp_vhist {
 
 struct xp_fin {
 	uint64_t evaluations;
+	uint64_t samples;  /* evaluations measured: the histogram's total (steps: the stepped) */
 	uint64_t floor;	   /* max(0, the refined floor - calibration); EXTPROF_FLOOR_NONE: none */
 	uint64_t hits;	   /* evaluations within the margin of floor (see xp_finalize) */
-	uint64_t observed; /* max(0, sum - calibration * evaluations) */
+	uint64_t observed; /* max(0, sum - calibration * evaluations); sampled counters
+			    * (steps): sum / samples * evaluations, an estimate */
 	uint64_t recursive;
 	uint64_t abandoned;
 	uint64_t outside;

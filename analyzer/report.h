@@ -71,6 +71,7 @@ enum xp_flag {
 	XP_FLAG_RECURSIVE,
 	XP_FLAG_ABANDONED,
 	XP_FLAG_NEGATIVE,
+	XP_FLAG_UNSTEPPED,
 	XP_NFLAGS
 };
 
@@ -122,6 +123,10 @@ struct xp_report {
 	char counter_name[64];
 	char counter_unit[16];
 	bool deterministic;
+	bool sampled;	     /* steps: only the stepped evaluations were measured */
+	uint32_t step_first; /* steps: the sampling of the first process */
+	uint32_t step_every;
+	uint64_t step_limit;
 	uint64_t calibration; /* the smallest of the processes' */
 	uint64_t calibration_max;
 	uint64_t resolution; /* the largest of the processes' */

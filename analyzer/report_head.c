@@ -62,6 +62,10 @@ static void head_first(struct xp_report *r, const struct xp_proc *p)
 	memcpy(r->counter_name, h->counter_name, sizeof(r->counter_name));
 	memcpy(r->counter_unit, h->counter_unit, sizeof(r->counter_unit));
 	r->deterministic = h->counter_flags & EXTPROF_COUNTER_F_DETERMINISTIC;
+	r->sampled = h->counter_flags & EXTPROF_COUNTER_F_SAMPLED;
+	r->step_first = h->step_first;
+	r->step_every = h->step_every;
+	r->step_limit = h->step_limit;
 	r->calibration = h->calibration;
 	r->calibration_max = h->calibration;
 	r->calibration_settled = true;
@@ -121,7 +125,9 @@ static void head_add(struct xp_report *r, const struct xp_proc *p)
 	r->workers += p->nworkers;
 	r->threads = xp_sat_add(r->threads, p->threads);
 	r->lost = xp_sat_add(r->lost, p->lost);
-	r->run_total = xp_sat_add(r->run_total, p->run_total);
+	/* a sampled counter (steps) measured the stepped evaluations, not the run */
+	if (!r->sampled)
+		r->run_total = xp_sat_add(r->run_total, p->run_total);
 	if (!p->complete) {
 		if (!pid_listed(r->incomplete_pids, r->nincomplete, p->key.pid))
 			r->incomplete_pids[r->nincomplete++] = p->key.pid;

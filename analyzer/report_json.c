@@ -18,6 +18,17 @@ void xp_report_json_counter(struct xp_json *j, const struct xp_report *r)
 	xp_json_str(j, r->counter_unit);
 	xp_json_key(j, "deterministic");
 	xp_json_bool(j, r->deterministic);
+	/* additions, docs/json.md */
+	xp_json_key(j, "sampled");
+	xp_json_bool(j, r->sampled);
+	if (r->sampled) {
+		xp_json_key(j, "step_first");
+		xp_json_u64(j, r->step_first);
+		xp_json_key(j, "step_every");
+		xp_json_u64(j, r->step_every);
+		xp_json_key(j, "step_limit");
+		xp_json_u64(j, r->step_limit);
+	}
 	xp_json_end(j, '}');
 }
 
@@ -128,7 +139,7 @@ static void json_chains(struct xp_json *j, const struct xp_row *row)
 	xp_json_end(j, ']');
 }
 
-static void json_row(struct xp_json *j, const struct xp_row *row, bool callers)
+static void json_row(struct xp_json *j, const struct xp_row *row, bool callers, bool sampled)
 {
 	xp_json_begin(j, '{');
 	xp_json_key(j, "kind");
@@ -165,6 +176,8 @@ static void json_row(struct xp_json *j, const struct xp_row *row, bool callers)
 	xp_json_key(j, "observed_share");
 	xp_json_double(j, row->observed_share);
 	json_key_u64(j, "negative", row->fin.negative);
+	if (sampled)
+		json_key_u64(j, "stepped", row->fin.samples);
 	if (callers)
 		json_chains(j, row);
 	xp_json_end(j, '}');
@@ -180,7 +193,7 @@ int xp_report_json(const struct xp_report *r, FILE *out)
 	xp_json_key(&j, "declarations");
 	xp_json_begin(&j, '[');
 	for (size_t i = 0; i < r->nrows; i++)
-		json_row(&j, &r->rows[i], r->callers_depth > 0);
+		json_row(&j, &r->rows[i], r->callers_depth > 0, r->sampled);
 	xp_json_end(&j, ']');
 	xp_json_end(&j, '}');
 	return 0;

@@ -21,6 +21,7 @@ const char *const xp_flag_names[XP_NFLAGS] = {
 	[XP_FLAG_RECURSIVE] = "recursive",
 	[XP_FLAG_ABANDONED] = "abandoned",
 	[XP_FLAG_NEGATIVE] = "negative",
+	[XP_FLAG_UNSTEPPED] = "unstepped",
 };
 
 static const char *base_name(const char *path)
@@ -140,6 +141,11 @@ unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r)
 
 	if (xp_row_state_dependent(row, r))
 		flags |= 1u << XP_FLAG_STATE_DEPENDENT;
+	/* steps: none of its evaluations was stepped, so it has no figure at all */
+	if (r->sampled && f->evaluations && !f->samples)
+		return flags | 1u << XP_FLAG_UNSTEPPED |
+		       (f->recursive ? 1u << XP_FLAG_RECURSIVE : 0) |
+		       (f->abandoned ? 1u << XP_FLAG_ABANDONED : 0);
 	/* "may be high" says nothing of a per-eval of 0: that is too-cheap alone */
 	if (f->evaluations && !row->settled && (row->per_eval || unknown))
 		flags |= 1u << XP_FLAG_UNSETTLED;

@@ -43,6 +43,31 @@ static void text_title(FILE *out, const struct xp_report *r, const struct colour
 		r->workers == 1 ? "" : "s", r->threads, r->threads == 1 ? "" : "s");
 }
 
+/* steps: which evaluations were stepped, and so what the figures are of. */
+static void text_sampled(FILE *out, const struct xp_report *r)
+{
+	char a[XP_U64_BUF], b[XP_U64_BUF], c[XP_U64_BUF];
+	uint64_t k = 0, n = 0;
+
+	if (!r->sampled)
+		return;
+	for (size_t i = 0; i < r->nrows; i++) {
+		k = xp_sat_add(k, r->rows[i].fin.samples);
+		n = xp_sat_add(n, r->rows[i].fin.evaluations);
+	}
+	fprintf(out, "sampled      %s of %s evaluations stepped: the first %u", xp_fmt_u64(a, k),
+		xp_fmt_u64(b, n), r->step_first);
+	if (r->step_every)
+		fprintf(out, " and every %s%s",
+			r->step_every == 1 ? "" : xp_fmt_u64(c, r->step_every),
+			r->step_every == 1 ? "one" : "th");
+	fprintf(out,
+		" of each declaration on each worker, and those they call, up to %s "
+		"instructions each;\n             observed is estimated: the stepped ones' mean "
+		"x evaluations\n",
+		xp_fmt_u64(c, r->step_limit));
+}
+
 static void text_counter(FILE *out, const struct xp_report *r)
 {
 	char a[XP_U64_BUF], b[XP_U64_BUF];
@@ -54,6 +79,7 @@ static void text_counter(FILE *out, const struct xp_report *r)
 	fprintf(out, "), %s\n",
 		r->deterministic ? "deterministic: the same work gives the same count"
 				 : "not deterministic: load moves single deltas, the floor holds");
+	text_sampled(out, r);
 	fprintf(out, "calibration  %s", xp_fmt_u64(a, r->calibration));
 	if (r->calibration_max != r->calibration)
 		fprintf(out, " to %s (each process its own)", xp_fmt_u64(b, r->calibration_max));
@@ -195,9 +221,16 @@ static void text_head(FILE *out, const struct xp_report *r, const struct colours
 	text_counter(out, r);
 	fprintf(out, "per-eval     %s\n", stat_says[r->opts.stat]);
 	text_runs(out, r);
-	fprintf(out, "run total    %s ", xp_fmt_u64(a, r->run_total));
-	xp_text_put(out, r->counter_unit);
-	fputs(r->window[0] ? " while the window was open, all threads\n" : ", all threads\n", out);
+	if (r->sampled) {
+		fputs("run total    not measured: steps counts the stepped evaluations only\n",
+		      out);
+	} else {
+		fprintf(out, "run total    %s ", xp_fmt_u64(a, r->run_total));
+		xp_text_put(out, r->counter_unit);
+		fputs(r->window[0] ? " while the window was open, all threads\n"
+				   : ", all threads\n",
+		      out);
+	}
 	text_window(out, r);
 	text_callers(out, r);
 	text_status(out, r, c);
@@ -257,7 +290,9 @@ static void text_row(struct xp_table *t, const struct xp_report *r, const struct
 		xp_table_add(t, row->exe ? row->exe : "");
 	xp_table_addf(t, "%s%s%s", row->symbol, row->object[0] ? "@" : "", row->object);
 	xp_table_add(t, xp_fmt_u64(a, row->fin.evaluations));
-	xp_table_add(t, row->fin.evaluations ? xp_fmt_u64(a, row->per_eval) : "-");
+	xp_table_add(t, row->fin.evaluations && !(row->flags & (1u << XP_FLAG_UNSTEPPED))
+				? xp_fmt_u64(a, row->per_eval)
+				: "-");
 	xp_table_add(t, xp_fmt_u64(a, row->cost));
 	xp_table_add_share(t, r->run_total, row->share);
 	xp_table_add(t, xp_fmt_u64(a, row->fin.observed));
@@ -355,6 +390,11 @@ static void text_legend(FILE *out, const struct xp_report *r, struct columns col
 	      " was taken off:\n"
 	      "                         a measurement error, recorded as 0 (JSON: negative)\n",
 	      out);
+	if (r->sampled)
+		fputs("       unstepped         none of its evaluations was stepped (or each ran "
+		      "past"
+		      " the limit): no per-eval\n",
+		      out);
 	if (r->opts.callers && r->callers_depth)
 		fprintf(out,
 			"callers: <- the nearest caller <- its caller ...; per chain,"
