@@ -47,7 +47,7 @@ void cmd_doubling_usage(FILE *out)
 	      "  -o DIR                   where the runs' dump directories go (default: a new\n"
 	      "                           " XP_DBL_BASE_TEMPLATE " here); must be empty or new\n"
 	      "  -H, --hook, --spec, --window, --counter, --callers, --no-aslr,\n"
-	      "  --no-children\n"
+	      "  --no-children, --step-first, --step-every, --step-limit\n"
 	      "                           as for extprof run (see extprof run --help)\n"
 	      "  --plot FILE.png|FILE.svg a log-log plot of a value against N\n"
 	      "  --plot-value per-eval|evaluations|cost\n"
@@ -212,6 +212,12 @@ static const char *run_only(int c)
 		return "--no-aslr";
 	case XP_OPT_NO_CHILDREN:
 		return "--no-children";
+	case XP_OPT_STEP_FIRST:
+		return "--step-first";
+	case XP_OPT_STEP_EVERY:
+		return "--step-every";
+	case XP_OPT_STEP_LIMIT:
+		return "--step-limit";
 	case OPT_WARMUP:
 		return "--warmup";
 	case OPT_REPEAT:

@@ -32,6 +32,9 @@ struct xp_run_opts {
 	const char *output;  /* --output: the report; NULL: stderr */
 	FILE *out;	     /* where the report goes without --output: stderr */
 	const char *callers; /* --callers, validated */
+	const char *step_first; /* --step-first, --step-every, --step-limit: steps' sampling */
+	const char *step_every;
+	const char *step_limit;
 	bool no_aslr;
 	bool no_children; /* --no-children: EXTPROF_CHILDREN=0, the first process only */
 	unsigned warmup;  /* --warmup: untimed runs first, their dumps thrown away */
@@ -49,6 +52,9 @@ enum {
 	XP_OPT_CALLERS,
 	XP_OPT_NO_ASLR,
 	XP_OPT_NO_CHILDREN,
+	XP_OPT_STEP_FIRST,
+	XP_OPT_STEP_EVERY,
+	XP_OPT_STEP_LIMIT,
 	XP_OPT_WARMUP, /* run's own, not in XP_RUN_LONGOPTS: doubling has its own */
 	XP_OPT_REPEAT,
 	XP_OPT_OUTPUT,
@@ -64,7 +70,10 @@ enum {
 	{"counter", required_argument, NULL, XP_OPT_COUNTER},                               \
 	{"callers", required_argument, NULL, XP_OPT_CALLERS},                               \
 	{"no-aslr", no_argument, NULL, XP_OPT_NO_ASLR},                                     \
-	{"no-children", no_argument, NULL, XP_OPT_NO_CHILDREN}
+	{"no-children", no_argument, NULL, XP_OPT_NO_CHILDREN},                             \
+	{"step-first", required_argument, NULL, XP_OPT_STEP_FIRST},                         \
+	{"step-every", required_argument, NULL, XP_OPT_STEP_EVERY},                         \
+	{"step-limit", required_argument, NULL, XP_OPT_STEP_LIMIT}
 /* clang-format on */
 
 /* One of run's options (-H, -o, XP_RUN_LONGOPTS, report's): 0, or -errno with @e set. */

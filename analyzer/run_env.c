@@ -66,6 +66,12 @@ int xp_run_set_env(const struct xp_run_opts *o, const char *shim, const char *di
 	if (!err && o->no_children)
 		err = env_set("EXTPROF_CHILDREN", "0", e);
 	if (!err)
+		err = env_set("EXTPROF_STEP_FIRST", o->step_first, e);
+	if (!err)
+		err = env_set("EXTPROF_STEP_EVERY", o->step_every, e);
+	if (!err)
+		err = env_set("EXTPROF_STEP_LIMIT", o->step_limit, e);
+	if (!err)
 		err = env_preload(shim, e);
 	return err;
 }

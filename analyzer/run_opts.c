@@ -25,8 +25,15 @@ void cmd_run_usage(FILE *out)
 	      "  --spec FILE              hook entries from FILE, one a line (EXTPROF_SPEC)\n"
 	      "  --window PATTERN[@OBJECT]\n"
 	      "                           count only while this function runs (EXTPROF_WINDOW)\n"
-	      "  --counter C              auto|instructions|cycles|tsc|tsc-unordered|ns|\n"
-	      "                           var:SYMBOL (EXTPROF_COUNTER, default auto)\n"
+	      "  --counter C              auto|instructions|cycles|steps|tsc|tsc-unordered|\n"
+	      "                           ns|var:SYMBOL (EXTPROF_COUNTER, default auto)\n"
+	      "  --step-first K, --step-every M\n"
+	      "                           steps: single-step the first K evaluations of each\n"
+	      "                           function on each thread, then every M-th (0: no\n"
+	      "                           more; 1: all of them) (EXTPROF_STEP_FIRST, _EVERY,\n"
+	      "                           default 1 and 1048576)\n"
+	      "  --step-limit N           steps: give up a stepped evaluation past N\n"
+	      "                           instructions (EXTPROF_STEP_LIMIT, default 1000000)\n"
 	      "  -o, --dir DIR            dump directory (EXTPROF_DIR, default extprof.data);\n"
 	      "                           it may hold only extprof dumps (and repeat-N runs)\n"
 	      "  --output FILE            the report into FILE (written whole, or not at all)\n"
@@ -95,7 +102,7 @@ static int hook_add(struct xp_run_opts *o, const char *h, struct xp_err *e)
 
 static int counter_check(const char *c, struct xp_err *e)
 {
-	static const char *const names[] = {"auto", "instructions",  "cycles",
+	static const char *const names[] = {"auto", "instructions",  "cycles", "steps",
 					    "tsc",  "tsc-unordered", "ns"};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -105,8 +112,8 @@ static int counter_check(const char *c, struct xp_err *e)
 		return 0;
 	return xp_err_set(
 		e, -EINVAL,
-		"--counter %s: expected auto, instructions, cycles, tsc, tsc-unordered, ns or "
-		"var:SYMBOL",
+		"--counter %s: expected auto, instructions, cycles, steps, tsc, tsc-unordered, ns "
+		"or var:SYMBOL",
 		c);
 }
 
@@ -122,6 +129,19 @@ static int callers_check(const char *v, bool *show, struct xp_err *e)
 }
 
 #define XP_RUN_MAX_RUNS 10000
+
+/* --step-first, --step-every, --step-limit: a number, passed on as it is */
+static int step_check(const char *opt, const char *v, uint64_t min, uint64_t max, const char **out,
+		      struct xp_err *e)
+{
+	uint64_t n;
+
+	if (xp_parse_u64(v, &n) || n < min || n > max)
+		return xp_err_set(e, -EINVAL, "%s %s: expected a number from %llu to %llu", opt, v,
+				  (unsigned long long)min, (unsigned long long)max);
+	*out = v;
+	return 0;
+}
 
 static int count_check(const char *opt, const char *v, unsigned min, unsigned *out,
 		       struct xp_err *e)
@@ -178,6 +198,12 @@ int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *
 			return xp_err_set(e, -EINVAL, "--dir: empty directory name");
 		o->dir = arg;
 		return 0;
+	case XP_OPT_STEP_FIRST:
+		return step_check("--step-first", arg, 0, UINT32_MAX, &o->step_first, e);
+	case XP_OPT_STEP_EVERY:
+		return step_check("--step-every", arg, 0, UINT32_MAX, &o->step_every, e);
+	case XP_OPT_STEP_LIMIT:
+		return step_check("--step-limit", arg, 1, UINT64_MAX / 4, &o->step_limit, e);
 	case XP_OPT_WARMUP:
 		return count_check("--warmup", arg, 0, &o->warmup, e);
 	case XP_OPT_REPEAT:

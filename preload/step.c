@@ -49,7 +49,7 @@
 
 /* Defaults: see docs/measurement.md, "steps: what it costs". */
 #define STEP_FIRST_DEFAULT 1
-#define STEP_EVERY_DEFAULT 65536
+#define STEP_EVERY_DEFAULT 1048576
 #define STEP_LIMIT_DEFAULT 1000000
 
 uint64_t step_text_lo, step_text_hi;
