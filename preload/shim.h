@@ -69,13 +69,14 @@ struct xp_step {
 	uint64_t slot;	      /* the outermost stepped activation's slot */
 	uint64_t limit;	      /* count past which its stepping is given up */
 	uint32_t depth;	      /* 1 + its shadow-stack entry; 0: not stepping */
-	uint32_t prev_rep;    /* prev is a rep-prefixed string instruction */
+	uint32_t prev_rep;    /* what prev is: plain, rep-prefixed string, or a syscall (step.c) */
 	uint32_t fix;	      /* what prev leaves the next trap to mend (arch/x86_64/step.c) */
 	uint32_t trap_wanted; /* the program asked for SIGTRAP to be blocked meanwhile */
 	uint64_t fix_addr;
 	uint64_t fix_val;
 	uint64_t fix_old;
-	uint64_t mask; /* the signal set rt_sigprocmask is given instead of the program's */
+	uint64_t prev_end; /* a syscall's, an int3's: where the instruction after it starts */
+	uint64_t mask;	   /* the signal set rt_sigprocmask is given instead of the program's */
 };
 
 /* Per-thread state, in initial-exec TLS: one %fs-relative load away. */

@@ -14,8 +14,9 @@
  *   a stub's head   the patched entry's jmp                0
  *   pc == prev      a rep-prefixed string instruction      0: once, when it ends
  *                   not done yet
- *   any             a syscall: the kernel returns with     2 (1 when pc is right
- *                   iret, which runs the next one too      after the syscall)
+ *   any             a syscall, an int3 or int n: the       both prev and the one
+ *                   kernel returns with iret, which runs   after it, unless pc is
+ *                   the next one too before the trap       right after it
  *   any             anything else                          1
  *
  * What the program could see of the flag is mended: the flags pushf pushes
@@ -43,6 +44,14 @@
 #include "stub_layout.h"
 
 #define TF 0x100ull
+
+/* What the instruction at prev is (xp_step.prev_rep). */
+enum step_kind {
+	STEP_PLAIN,
+	STEP_REP,    /* rep-prefixed string: traps once per iteration, at the same pc */
+	STEP_KERNEL, /* syscall, int3, int n: the kernel returns with iret, which runs the
+		      * instruction at prev_end before the next trap */
+};
 
 enum step_fix {
 	FIX_NONE,
@@ -215,6 +224,22 @@ static bool step_is_head(uint64_t pc)
 	return idx < XP_MAX_DECLS && xp.decls[idx].stub == (const void *)p;
 }
 
+/* The program's instructions the one at @at stands for, when the next trap is at @pc. */
+static uint32_t step_credit(const struct xp_thread *t, uint64_t at, uint64_t pc)
+{
+	if (!at || step_in_shim(at))
+		return 0;
+	if (arch_code_owns(at)) {
+		/* the prologue of the activation on top: its stub's relocated part */
+		if (!t->depth || !t->stack)
+			return 0;
+		return step_stub_credit(xp.decls[t->stack[t->depth - 1].idx].stub, at);
+	}
+	if (arch_code_owns(pc))
+		return step_is_head(pc) ? 0 : 1;
+	return 1;
+}
+
 uint32_t arch_step_retired(struct xp_thread *t, void *uc)
 {
 	struct xp_step *s = &t->step;
@@ -222,21 +247,12 @@ uint32_t arch_step_retired(struct xp_thread *t, void *uc)
 	uint64_t pc = (uint64_t)g[REG_RIP], prev = s->prev;
 
 	step_mend(s, g);
-	if (!prev || step_in_shim(prev))
+	if (s->prev_rep == STEP_REP && pc == prev)
 		return 0;
-	if (arch_code_owns(prev)) {
-		/* the prologue of the activation on top: its stub's relocated part */
-		if (!t->depth || !t->stack)
-			return 0;
-		return step_stub_credit(xp.decls[t->stack[t->depth - 1].idx].stub, prev);
-	}
-	if (s->prev_rep == 2) /* a syscall: see the table above */
-		return pc == prev + 2 ? 1 : 2;
-	if (arch_code_owns(pc))
-		return step_is_head(pc) ? 0 : 1;
-	if (pc == prev && s->prev_rep)
-		return 0;
-	return 1;
+	/* into the kernel and back by iret: the next one ran before this trap */
+	if (s->prev_rep == STEP_KERNEL && pc != s->prev_end)
+		return step_credit(t, prev, s->prev_end) + step_credit(t, s->prev_end, pc);
+	return step_credit(t, prev, pc);
 }
 
 uint64_t arch_step_thunk(const void *uc, bool *exit)
@@ -311,12 +327,19 @@ void arch_step_look(struct xp_step *s, void *uc)
 	ZydisDecodedInstruction in, next;
 
 	s->prev = pc;
-	s->prev_rep = 0;
-	if (step_in_shim(pc) || arch_code_owns(pc) || !step_decode(pc, &in))
+	s->prev_rep = STEP_PLAIN;
+	/* the relocated prologue may hold any of the program's instructions */
+	if (step_in_shim(pc) || !step_decode(pc, &in))
 		return;
 	if (in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE))
-		s->prev_rep = 1;
+		s->prev_rep = STEP_REP;
 	switch (in.mnemonic) {
+	case ZYDIS_MNEMONIC_INT3:
+	case ZYDIS_MNEMONIC_INT:
+	case ZYDIS_MNEMONIC_INT1:
+		s->prev_rep = STEP_KERNEL;
+		s->prev_end = pc + in.length;
+		break;
 	case ZYDIS_MNEMONIC_PUSHF:
 	case ZYDIS_MNEMONIC_PUSHFQ:
 		s->fix = FIX_PUSHF;
@@ -327,7 +350,8 @@ void arch_step_look(struct xp_step *s, void *uc)
 		step_look_popf(s, &in, (uint64_t)g[REG_RSP]);
 		break;
 	case ZYDIS_MNEMONIC_SYSCALL:
-		s->prev_rep = 2;
+		s->prev_rep = STEP_KERNEL;
+		s->prev_end = pc + in.length;
 		step_look_sigmask(s, g);
 		/* the one after it runs before the next trap: a pushf or popf there too */
 		if (s->fix == FIX_NONE && step_decode(pc + in.length, &next)) {
