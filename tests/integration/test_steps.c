@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The steps counter through the real shim: functions of exactly known
+ * instruction counts (tests/targets/steps.c, in assembly) read exactly
+ * those counts, in one thread and in four, with an interval timer's handler
+ * interrupting them; a C function reads what callgrind counts for it; the
+ * figures are the same run after run, beside two busy processes too; what
+ * a stepped function does (threads, fork, raise, longjmp, int3 to the
+ * program's own SIGTRAP handler, sigprocmask) is as without the shim; a
+ * tracer makes steps refuse; the example checker's every predicate reads a
+ * deterministic, non-zero per-eval, and the doubling test classes its
+ * invariants.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "harness.h"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Per call: tests/targets/steps.c's table. p99 < 0: the same as per_eval. */
+struct known {
+	const char *name;
+	long long per_eval;
+	long long p99;
+};
+
+static const struct known known[] = {
+	{"st_straight", 7, -1}, {"st_loop", 33, -1}, /* st_loop(10) */
+	{"st_outer", 38, -1},			     /* st_outer(3): 10 x 3 + 8 */
+	{"st_branchy", 4, 5},	{"st_callfirst", 7, -1}, {"st_leaf", 3, -1},
+	{"st_rep", 6, -1}, /* rep movsb of 1000 bytes: one instruction */
+	{"st_sys", 4, -1},	{"st_flags", 9, -1},	 {"st_tick", 3, -1},
+};
+
+static const char *target(void)
+{
+	return harness_path("STEPS_TARGET");
+}
+
+static char *setting(const char *name, const char *value)
+{
+	char *s;
+
+	cr_assert(asprintf(&s, "%s=%s", name, value ? value : "") > 0);
+	return s;
+}
+
+/* The environment of a run under the shim with steps; NULL-terminated, free with env_free(). */
+static char **steps_env(const char *dir, const char *hooks, const char *first, const char *every)
+{
+	char **env = calloc(10, sizeof(*env));
+
+	cr_assert(env);
+	env[0] = setting("LD_PRELOAD", harness_path("EXTPROF_SHIM"));
+	env[1] = setting("EXTPROF_DIR", dir);
+	env[2] = setting("EXTPROF_HOOKS", hooks);
+	env[3] = setting("EXTPROF_COUNTER", "steps");
+	env[4] = setting("EXTPROF_STEP_FIRST", first);
+	env[5] = setting("EXTPROF_STEP_EVERY", every);
+	env[6] = setting("EXTPROF_SPEC", NULL);
+	env[7] = setting("EXTPROF_CALLERS", NULL);
+	env[8] = setting("EXTPROF_WINDOW", NULL);
+	return env;
+}
+
+static void env_free(char **env)
+{
+	for (int i = 0; env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+/* Run @argv under steps; its report (and output, in @r). */
+static json_t *steps_run(const char *const argv[], const char *hooks, const char *first,
+			 const char *every, struct run_result *r)
+{
+	char *dir = harness_tmpdir("steps");
+	char **env = steps_env(dir, hooks, first, every);
+	json_t *report;
+
+	harness_run(argv, (const char *const *)env, r);
+	cr_assert_eq(r->status, 0, "%s: status %d: %s", argv[0], r->status, r->err);
+	cr_assert(strstr(r->err, "extprof: hooked"), "%s", r->err);
+	report = harness_report(dir, NULL);
+	env_free(env);
+	harness_rmdir(dir);
+	return report;
+}
+
+static json_t *decl(json_t *report, const char *name)
+{
+	json_t *d = harness_decl(report, name);
+
+	cr_assert(d, "%s is not in the report", name);
+	return d;
+}
+
+static void expect_eq(json_t *report, const char *name, const char *key, long long want)
+{
+	long long got = harness_int(decl(report, name), key);
+
+	cr_expect_eq(got, want, "%s: %s is %lld, expected %lld", name, key, got, want);
+}
+
+/* The head of a steps report: deterministic, sampled, nothing of the hook. */
+static void expect_steps_head(json_t *report)
+{
+	json_t *c = json_object_get(report, "counter");
+
+	cr_expect_str_eq(json_string_value(json_object_get(c, "name")), "steps");
+	cr_expect_str_eq(json_string_value(json_object_get(c, "unit")), "instructions");
+	cr_expect(json_is_true(json_object_get(c, "deterministic")));
+	cr_expect(json_is_true(json_object_get(c, "sampled")));
+	cr_expect_eq(json_integer_value(json_object_get(report, "calibration")), 0);
+	cr_expect_eq(json_integer_value(json_object_get(report, "run_total")), 0);
+}
+
+/* Every function of the known table: its exact count, and every evaluation counted. */
+static void expect_known(json_t *report, const char *err)
+{
+	expect_steps_head(report);
+	for (size_t i = 0; i < NELEM(known); i++) {
+		const struct known *k = &known[i];
+		long long evals = harness_truth(err, k->name), stepped;
+
+		cr_assert(evals > 0, "%s: no calls: %s", k->name, err);
+		expect_eq(report, k->name, "evaluations", evals);
+		stepped = harness_int(decl(report, k->name), "stepped");
+		/* a tick's handler is stepped only if the function it interrupts is not */
+		if (!strcmp(k->name, "st_tick") && !stepped)
+			continue;
+		expect_eq(report, k->name, "per_eval", k->per_eval);
+		expect_eq(report, k->name, "p99", k->p99 < 0 ? k->per_eval : k->p99);
+		cr_expect(stepped > 0 && stepped <= evals, "%s: %lld stepped of %lld", k->name,
+			  stepped, evals);
+		if (k->p99 < 0)
+			expect_eq(report, k->name, "observed", k->per_eval * evals);
+	}
+}
+
+static json_t *known_run(const char *threads, struct run_result *r)
+{
+	const char *argv[] = {target(), "-n", "40", "-t", threads, "-i", "200", "known", NULL};
+	json_t *report = steps_run(argv, "function:st_*", "4", "7", r);
+
+	/* the program never sees the trap flag in the flags it pushes */
+	cr_expect(strstr(r->out, "the trap flag seen 0 times"), "%s", r->out);
+	/* the timer did interrupt: its handler's function was called */
+	cr_expect(harness_truth(r->err, "st_tick") > 0, "no tick: %s", r->err);
+	return report;
+}
+
+TestSuite(steps, .timeout = 240);
+
+Test(steps, known_counts_one_thread_under_a_timer)
+{
+	struct run_result r;
+	json_t *report = known_run("0", &r);
+
+	expect_known(report, r.err);
+	json_decref(report);
+	harness_free(&r);
+}
+
+Test(steps, known_counts_four_threads_under_a_timer)
+{
+	struct run_result r;
+	json_t *report = known_run("4", &r);
+
+	expect_known(report, r.err);
+	cr_expect_eq(harness_int(report, "workers"), 4);
+	json_decref(report);
+	harness_free(&r);
+}
+
+/* Stepping every evaluation, down to the last: the counts do not change. */
+Test(steps, every_evaluation_stepped)
+{
+	const char *argv[] = {target(), "-n", "5", "-i", "200", "known", NULL};
+	struct run_result r;
+	json_t *report = steps_run(argv, "function:st_*", "0", "1", &r);
+
+	expect_known(report, r.err);
+	/* all but st_tick's calls from a handler interrupting a stepped function */
+	for (size_t i = 0; i < NELEM(known); i++)
+		if (strcmp(known[i].name, "st_tick"))
+			expect_eq(report, known[i].name, "stepped",
+				  harness_truth(r.err, known[i].name));
+	json_decref(report);
+	harness_free(&r);
+}
+
+/* Inclusive instructions per call of st_c_sum by callgrind, --toggle-collect. */
+static long long callgrind_per_call(const char *calls)
+{
+	char *tmp = harness_tmpdir("callgrind"), *out, *opt, line[256];
+	const char *argv[] = {"valgrind", "--tool=callgrind",
+			      NULL,	  "--toggle-collect=st_c_sum",
+			      target(),	  "-n",
+			      calls,	  "c",
+			      NULL};
+	struct run_result r;
+	long long summary = -1;
+	FILE *f;
+
+	cr_assert(asprintf(&out, "%s/callgrind.out", tmp) > 0);
+	cr_assert(asprintf(&opt, "--callgrind-out-file=%s", out) > 0);
+	argv[2] = opt;
+	harness_run(argv, NULL, &r);
+	cr_assert_eq(r.status, 0, "valgrind: %d: %s", r.status, r.err);
+	f = fopen(out, "r");
+	cr_assert(f, "no %s", out);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "summary: %lld", &summary) == 1)
+			break;
+	fclose(f);
+	cr_assert(summary > 0, "no summary in %s", out);
+	harness_free(&r);
+	free(opt);
+	free(out);
+	harness_rmdir(tmp);
+	return summary / atoll(calls);
+}
+
+Test(steps, c_function_equals_callgrind)
+{
+	const char *argv[] = {target(), "-n", "20", "c", NULL};
+	long long want = callgrind_per_call("20");
+	struct run_result r;
+	json_t *report = steps_run(argv, "function:st_c_sum", "3", "4", &r);
+
+	cr_expect(want > 1000, "callgrind: %lld instructions a call", want);
+	expect_eq(report, "st_c_sum", "evaluations", 20);
+	expect_eq(report, "st_c_sum", "per_eval", want);
+	expect_eq(report, "st_c_sum", "p99", want);
+	expect_eq(report, "st_c_sum", "observed", want * 20);
+	json_decref(report);
+	harness_free(&r);
+}
+
+/* Two processes spinning on the CPUs until killed. */
+static void busy_start(pid_t pids[2])
+{
+	for (int i = 0; i < 2; i++) {
+		pids[i] = fork();
+		cr_assert(pids[i] >= 0);
+		if (!pids[i]) {
+			for (volatile unsigned long x = 0;; x++)
+				;
+		}
+	}
+}
+
+static void busy_stop(pid_t pids[2])
+{
+	for (int i = 0; i < 2; i++) {
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
+}
+
+/* per_eval, p50, p99, observed and stepped of every declaration, as one string. */
+static char *figures(json_t *report)
+{
+	json_t *decls = json_object_get(report, "declarations"), *d;
+	char *s = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&s, &len);
+
+	cr_assert(f);
+	json_array_foreach(decls, i, d)
+	{
+		/* how many ticks there were, and which were stepped, is the clock's */
+		if (!strcmp(json_string_value(json_object_get(d, "name")), "st_tick"))
+			continue;
+		fprintf(f, "%s %lld %lld %lld %lld %lld %lld\n",
+			json_string_value(json_object_get(d, "name")),
+			harness_int(d, "evaluations"), harness_int(d, "per_eval"),
+			harness_int(d, "p50"), harness_int(d, "p99"), harness_int(d, "observed"),
+			harness_int(d, "stepped"));
+	}
+	fclose(f);
+	return s;
+}
+
+Test(steps, same_figures_three_runs_one_beside_busy_loops)
+{
+	const char *argv[] = {target(), "-n", "30", "-i", "300", "known", NULL};
+	const char *cargv[] = {target(), "-n", "10", "c", NULL};
+	char *first = NULL;
+
+	for (int run = 0; run < 3; run++) {
+		struct run_result r, rc;
+		pid_t busy[2];
+		json_t *a, *b;
+		char *all, *fa, *fb;
+
+		if (run == 2)
+			busy_start(busy);
+		a = steps_run(argv, "function:st_*", "3", "5", &r);
+		b = steps_run(cargv, "function:st_c_sum", "3", "5", &rc);
+		if (run == 2)
+			busy_stop(busy);
+		fa = figures(a);
+		fb = figures(b);
+		cr_assert(asprintf(&all, "%s%s", fa, fb) > 0);
+		if (!first)
+			first = all;
+		else
+			cr_expect_str_eq(all, first, "run %d differs", run + 1);
+		if (all != first)
+			free(all);
+		free(fa);
+		free(fb);
+		json_decref(a);
+		json_decref(b);
+		harness_free(&r);
+		harness_free(&rc);
+	}
+	free(first);
+}
+
+/* What a stepped function does is as without the shim. */
+Test(steps, edge_cases_as_without_the_shim)
+{
+	const char *argv[] = {target(), "-n", "3", "edge", NULL};
+	static const char *const names[] = {"st_e_create", "st_e_fork", "st_e_raise",
+					    "st_e_int3",   "st_e_mask", "st_e_rec"};
+	struct run_result plain, r;
+	json_t *report;
+
+	harness_run(argv, NULL, &plain);
+	cr_assert_eq(plain.status, 0);
+	/* every evaluation stepped: each of them meets the case */
+	report = steps_run(argv, "function:st_e_*", "0", "1", &r);
+	cr_expect_str_eq(r.out, plain.out);
+	cr_expect(strstr(r.out, "SIGTRAP blocked at the end: 0"), "%s", r.out);
+	for (size_t i = 0; i < NELEM(names); i++) {
+		expect_eq(report, names[i], "evaluations", 3);
+		expect_eq(report, names[i], "stepped", 3);
+		cr_expect(harness_int(decl(report, names[i]), "per_eval") > 0, "%s", names[i]);
+	}
+	/* mov, int3, add, ret: the one after the int3 ran before the next trap */
+	expect_eq(report, "st_e_int3", "per_eval", 4);
+	expect_eq(report, "st_e_rec", "recursive", 15);
+	expect_eq(report, "st_e_jump", "evaluations", 0);
+	expect_eq(report, "st_e_jump", "abandoned", 3);
+	json_decref(report);
+	harness_free(&plain);
+	harness_free(&r);
+}
+
+/* Run @argv under steps as the tracee of this process: its stderr. */
+static char *traced_run(const char *const argv[], const char *dir)
+{
+	char **env = steps_env(dir, "function:st_*", NULL, NULL);
+	char *tmp = harness_tmpdir("traced"), *errpath, *err = NULL;
+	size_t len = 0;
+	int status, sig = 0;
+	pid_t pid;
+	FILE *f;
+
+	cr_assert(asprintf(&errpath, "%s/stderr", tmp) > 0);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (!pid) {
+		if (!freopen(errpath, "w", stderr) || !freopen("/dev/null", "w", stdout))
+			_exit(126);
+		for (int i = 0; env[i]; i++)
+			putenv(env[i]);
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	/* a tracer that lets every signal through */
+	while (waitpid(pid, &status, 0) == pid && WIFSTOPPED(status)) {
+		sig = WSTOPSIG(status) == SIGTRAP ? 0 : WSTOPSIG(status);
+		ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig);
+	}
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
+	f = fopen(errpath, "r");
+	cr_assert(f);
+	cr_assert(getdelim(&err, &len, '\0', f) >= 0);
+	fclose(f);
+	env_free(env);
+	free(errpath);
+	harness_rmdir(tmp);
+	return err;
+}
+
+Test(steps, a_tracer_makes_steps_refuse)
+{
+	const char *argv[] = {target(), "-n", "3", "known", NULL};
+	char *dir = harness_tmpdir("traced-dumps"), *err = traced_run(argv, dir);
+	json_t *report, *c;
+
+	cr_expect(strstr(err, "extprof: steps: a tracer (pid "), "%s", err);
+	cr_expect(strstr(err, "extprof: counting tsc instead"), "%s", err);
+	report = harness_report(dir, NULL);
+	c = json_object_get(report, "counter");
+	cr_expect_str_eq(json_string_value(json_object_get(c, "name")), "tsc");
+	expect_eq(report, "st_loop", "evaluations", 3);
+	json_decref(report);
+	free(err);
+	harness_rmdir(dir);
+}
+
+/* The example checker as scripts/example.sh runs it. */
+static json_t *checker_steps(struct run_result *r)
+{
+	char *hooks;
+	const char *argv[] = {
+		harness_path("CHECKER_PLAIN_O2"), "-n", "16", "-m", "100000", "-w", "4", NULL};
+	json_t *report;
+
+	cr_assert(asprintf(&hooks,
+			   "invariant:type_ok,invariant:consistent,invariant:commit_justified,"
+			   "terminal:is_terminal,action_property:decision_is_stable,guard:can_*,"
+			   "transition:do_*") > 0);
+	/* the defaults: the first evaluation and every 1,048,576th */
+	report = steps_run(argv, hooks, NULL, NULL, r);
+	free(hooks);
+	return report;
+}
+
+Test(steps, checker_every_predicate_deterministic_and_not_zero)
+{
+	struct run_result r1, r2;
+	json_t *a = checker_steps(&r1), *b = checker_steps(&r2), *d;
+	size_t i, n = 0;
+
+	cr_expect_str_eq(r1.out, r2.out);
+	expect_steps_head(a);
+	json_array_foreach(json_object_get(a, "declarations"), i, d)
+	{
+		const char *name = json_string_value(json_object_get(d, "name"));
+		long long evals = harness_int(d, "evaluations"), pe = harness_int(d, "per_eval");
+
+		if (!evals)
+			continue;
+		n++;
+		cr_expect(pe > 0, "%s: per_eval 0", name);
+		cr_expect_eq(harness_int(decl(b, name), "per_eval"), pe,
+			     "%s: per_eval %lld, then %lld", name, pe,
+			     harness_int(decl(b, name), "per_eval"));
+		cr_expect_eq(harness_int(decl(b, name), "evaluations"), evals);
+	}
+	cr_expect_eq(n, 16, "%zu predicates evaluated, expected 16", n);
+	json_decref(a);
+	json_decref(b);
+	harness_free(&r1);
+	harness_free(&r2);
+}
+
+/* Every step of @value of @name in class @cls. */
+static void expect_class(json_t *report, const char *name, const char *cls)
+{
+	json_t *steps = json_object_get(json_object_get(decl(report, name), "per_eval"), "steps"),
+	       *s;
+	size_t i;
+
+	cr_assert(json_array_size(steps) > 0, "%s: no steps", name);
+	json_array_foreach(steps, i, s)
+	{
+		const char *c = json_string_value(json_object_get(s, "class"));
+
+		cr_expect(c && !strcmp(c, cls), "%s step %zu: class %s, expected %s", name, i,
+			  c ? c : "null", cls);
+	}
+}
+
+Test(steps, doubling_classes_the_checker_invariants)
+{
+	char *tmp = harness_tmpdir("steps-doubling"), *base;
+	const char *argv[] = {harness_path("EXTPROF_BIN"),
+			      "doubling",
+			      "--sizes",
+			      "8,16,32,64",
+			      "--counter",
+			      "steps",
+			      "-H",
+			      "invariant:type_ok",
+			      "-H",
+			      "invariant:consistent",
+			      "-o",
+			      NULL,
+			      "--format",
+			      "json",
+			      "--",
+			      harness_path("CHECKER_PLAIN_O2"),
+			      "-n",
+			      "{N}",
+			      "-m",
+			      "2000",
+			      "-w",
+			      "1",
+			      NULL};
+	struct run_result r;
+	json_error_t je;
+	json_t *report;
+
+	cr_assert(asprintf(&base, "%s/runs", tmp) > 0);
+	argv[11] = base;
+	harness_run(argv, NULL, &r);
+	cr_assert_eq(r.status, 0, "extprof doubling: %d: %s", r.status, r.err);
+	report = json_loads(r.out, 0, &je);
+	cr_assert(report, "not JSON (%s): %.400s", je.text, r.out);
+	expect_class(report, "type_ok", "O(N)");
+	expect_class(report, "consistent", "O(N^2)");
+	json_decref(report);
+	harness_free(&r);
+	free(base);
+	harness_rmdir(tmp);
+}
