@@ -23,13 +23,16 @@
  *
  * and one in C, st_c_sum(), whose count the tests take from callgrind.
  *
- *   steps [-n N] [-t T] [-i USEC] SCENARIO
+ *   steps [-n N] [-t T] [-i USEC] [-l L] SCENARIO
  *     known    N calls of each of the above (st_branchy with x = i & 1,
  *              st_rep(1000), st_loop(10), st_outer(3)), in T threads
  *              at once (0: in the main thread), with an interval timer
  *              firing every USEC microseconds (0: none) whose handler
  *              does some work and calls st_tick()
  *     c        N calls of st_c_sum() on the same data
+ *     loop     N calls of st_loop(L) (-l L, default 1000), for the benchmark
+ *              (scripts/bench-steps.sh), as is
+ *     straight N calls of st_straight(), for the benchmark
  *     edge     in hooked functions (st_e_*): pthread_create, fork, raise
  *              (glibc blocks every signal around it), a longjmp out, an
  *              int3 to the program's own SIGTRAP handler, sigprocmask
@@ -415,14 +418,38 @@ static int edge(long n)
 	return 0;
 }
 
+/* ---- the benchmark's ------------------------------------------------------------------ */
+
+static int bench_loop(long n, long len)
+{
+	long s = 0;
+
+	for (long i = 0; i < n; i++)
+		s += st_loop(len);
+	printf("loop: %ld calls of %ld trips, %ld\n", n, len, s);
+	return 0;
+}
+
+static int bench_straight(long n)
+{
+	long s = 0;
+
+	for (long i = 0; i < n; i++)
+		s += st_straight();
+	printf("straight: %ld calls, %ld\n", n, s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	long n = 10, threads = 0, usec = 0;
+	long n = 10, threads = 0, usec = 0, len = 1000;
 	int opt, ret = 2;
 
-	while ((opt = getopt(argc, argv, "n:t:i:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:t:i:l:")) != -1) {
 		if (opt == 'n')
 			n = atol(optarg);
+		else if (opt == 'l')
+			len = atol(optarg);
 		else if (opt == 't')
 			threads = atol(optarg);
 		else if (opt == 'i')
@@ -439,6 +466,10 @@ int main(int argc, char **argv)
 		ret = c_sum(n);
 	else if (!strcmp(argv[optind], "edge"))
 		ret = edge(n);
+	else if (!strcmp(argv[optind], "loop"))
+		ret = bench_loop(n, len > 0 ? len : 1);
+	else if (!strcmp(argv[optind], "straight"))
+		ret = bench_straight(n);
 	fflush(stdout);
 	truth_print();
 	return ret;
