@@ -134,8 +134,10 @@ uint64_t arch_step_thunk(const void *uc, bool *exit);
 /*
  * The instruction about to run at the trap's pc: remember it (it is the
  * next trap's prev), and prepare what it needs (pushf, popf, a syscall).
+ * False when stepping must end before it runs (it replaces SIGTRAP's
+ * handler, and a step trap after it would kill the process).
  */
-void arch_step_look(struct xp_step *s, void *uc);
+bool arch_step_look(struct xp_step *s, void *uc);
 
 /* Make every stub page read+execute only. */
 void arch_seal_code(void);

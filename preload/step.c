@@ -340,5 +340,6 @@ void step_trap(struct xp_thread *t, void *uc)
 			s->susp_slot = slot;
 		return;
 	}
-	arch_step_look(s, uc);
+	if (!arch_step_look(s, uc))
+		step_end(t, uc);
 }

@@ -320,7 +320,7 @@ static void step_look_popf(struct xp_step *s, const ZydisDecodedInstruction *in,
 	s->fix_val = size;
 }
 
-void arch_step_look(struct xp_step *s, void *uc)
+bool arch_step_look(struct xp_step *s, void *uc)
 {
 	greg_t *g = ctx_regs(uc);
 	uint64_t pc = (uint64_t)g[REG_RIP];
@@ -330,7 +330,7 @@ void arch_step_look(struct xp_step *s, void *uc)
 	s->prev_rep = STEP_PLAIN;
 	/* the relocated prologue may hold any of the program's instructions */
 	if (step_in_shim(pc) || !step_decode(pc, &in))
-		return;
+		return true;
 	if (in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE))
 		s->prev_rep = STEP_REP;
 	switch (in.mnemonic) {
@@ -350,6 +350,10 @@ void arch_step_look(struct xp_step *s, void *uc)
 		step_look_popf(s, &in, (uint64_t)g[REG_RSP]);
 		break;
 	case ZYDIS_MNEMONIC_SYSCALL:
+		/* SIGTRAP's action replaced (posix_spawn's child resets every handler):
+		 * no step trap may come after it */
+		if (g[REG_RAX] == SYS_rt_sigaction && g[REG_RDI] == SIGTRAP && g[REG_RSI])
+			return false;
 		s->prev_rep = STEP_KERNEL;
 		s->prev_end = pc + in.length;
 		step_look_sigmask(s, g);
@@ -368,4 +372,5 @@ void arch_step_look(struct xp_step *s, void *uc)
 	default:
 		break;
 	}
+	return true;
 }
