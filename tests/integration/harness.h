@@ -117,6 +117,20 @@ struct matrix_cell {
 #define MATRIX_NCELLS 24
 extern const struct matrix_cell matrix_cells[MATRIX_NCELLS];
 
+/*
+ * Whether the tests go through @cell: every cell, or only those that
+ * EXTPROF_MATRIX_CELLS names (comma-separated), as the steps variants do to
+ * keep their time small.
+ */
+bool matrix_cell_wanted(const struct matrix_cell *cell);
+
+/* for each cell the tests go through, as @c */
+#define MATRIX_FOR_EACH_CELL(c)                                                             \
+	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS;  \
+	     c++)                                                                           \
+		if (!matrix_cell_wanted(c)) {                                               \
+		} else
+
 /* Path of case @kase's binary for @cell (malloc'd). */
 char *matrix_exe(const char *kase, const struct matrix_cell *cell);
 
@@ -147,7 +161,7 @@ struct matrix_tally {
 		}                                                                           \
 	} while (0)
 
-/* Print "matrix TEST: N/24 cells pass; failed: ..." on stderr. */
+/* Print "matrix TEST: N/24 cells pass; failed: ..." on stderr (of the cells gone through). */
 void matrix_summary(const struct matrix_tally *t);
 
 /* Same exit status, signal and stdout as the unhooked run. */

@@ -17,7 +17,7 @@ Test(backtrace, inside_hooked_function)
 {
 	struct matrix_tally t = {.test = "backtrace"};
 
-	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS; c++) {
+	MATRIX_FOR_EACH_CELL(c) {
 		char *exe = matrix_exe("backtrace", c), *dir = matrix_tmpdir("bt", c), why[512];
 		const char *argv[] = {exe, NULL};
 		struct run_result plain, hooked;

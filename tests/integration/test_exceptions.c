@@ -21,7 +21,7 @@ static void exceptions_cells(const char *test, const char *hooks, int nhooks, bo
 	char line[64];
 
 	snprintf(line, sizeof(line), "extprof: hooked %d/%d", nhooks, nhooks);
-	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS; c++) {
+	MATRIX_FOR_EACH_CELL(c) {
 		char *exe = matrix_exe("exceptions", c), *dir = matrix_tmpdir("ex", c), why[512];
 		const char *argv[] = {exe, NULL};
 		struct run_result plain, hooked;

@@ -35,7 +35,7 @@ static void exit_cells(const char *test, bool abandons_always)
 {
 	struct matrix_tally t = {.test = test};
 
-	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS; c++) {
+	MATRIX_FOR_EACH_CELL(c) {
 		char *exe = matrix_exe("exit", c);
 
 		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {

@@ -22,7 +22,7 @@ static void longjmp_cells(const char *mode)
 	struct matrix_tally t = {.test = test};
 
 	snprintf(test, sizeof(test), "longjmp %s", mode);
-	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS; c++) {
+	MATRIX_FOR_EACH_CELL(c) {
 		char *exe = matrix_exe("longjmp", c), *dir = matrix_tmpdir("lj", c), why[512];
 		const char *argv[] = {exe, mode, NULL};
 		struct run_result plain, hooked;

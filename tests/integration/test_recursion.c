@@ -17,7 +17,7 @@ Test(recursion, all_cells)
 {
 	struct matrix_tally t = {.test = "recursion"};
 
-	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS; c++) {
+	MATRIX_FOR_EACH_CELL(c) {
 		char *exe = matrix_exe("recursion", c), *dir = matrix_tmpdir("rec", c), why[512];
 		const char *argv[] = {exe, NULL};
 		struct run_result plain, hooked;

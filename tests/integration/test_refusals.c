@@ -48,7 +48,7 @@ Test(refusals, each_reason)
 {
 	struct matrix_tally t = {.test = "refusals reasons"};
 
-	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS; c++) {
+	MATRIX_FOR_EACH_CELL(c) {
 		char *exe = matrix_exe("refusals", c);
 		const char *argv[] = {exe, NULL};
 		struct run_result plain;
@@ -91,7 +91,7 @@ Test(refusals, hooked_beside_refused)
 		snprintf(hooks + strlen(hooks), sizeof(hooks) - strlen(hooks), ",function:%s",
 			 hookable[i]);
 
-	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS; c++) {
+	MATRIX_FOR_EACH_CELL(c) {
 		char *exe = matrix_exe("refusals", c), *dir = matrix_tmpdir("ref", c), why[512];
 		const char *argv[] = {exe, NULL};
 		struct run_result plain, hooked;

@@ -20,7 +20,7 @@ static void signals_cells(const char *mode)
 	struct matrix_tally t = {.test = test};
 
 	snprintf(test, sizeof(test), "signals %s", mode);
-	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS; c++) {
+	MATRIX_FOR_EACH_CELL(c) {
 		char *exe = matrix_exe("signals", c), *dir = matrix_tmpdir("sig", c), why[512];
 		const char *argv[] = {exe, mode, NULL};
 		struct run_result plain, hooked;

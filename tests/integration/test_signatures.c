@@ -21,7 +21,7 @@ Test(signatures, all_cells)
 {
 	struct matrix_tally t = {.test = "signatures"};
 
-	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS; c++) {
+	MATRIX_FOR_EACH_CELL(c) {
 		char *exe = matrix_exe("signatures", c), *dir = matrix_tmpdir("sig", c), why[512];
 		const char *argv[] = {exe, NULL};
 		struct run_result plain, hooked;

@@ -25,7 +25,7 @@ static void spec_cells(const char *kase, bool linked)
 {
 	struct matrix_tally t = {.test = kase};
 
-	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS; c++) {
+	MATRIX_FOR_EACH_CELL(c) {
 		char *exe = matrix_exe(kase, c), *dir = matrix_tmpdir("spec", c), *libdir, *lib,
 		     *link, *ldpath, why[512];
 		const char *argv[] = {exe, NULL};

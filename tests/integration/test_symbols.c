@@ -65,7 +65,7 @@ Test(symbols, same_verdict_as_the_shim)
 {
 	struct matrix_tally t = {.test = "symbols"};
 
-	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS; c++) {
+	MATRIX_FOR_EACH_CELL(c) {
 		char *exe = matrix_exe("refusals", c);
 		const char *args[] = {exe, NULL}, *argv[] = {exe, NULL};
 		struct run_result sym;

@@ -47,7 +47,7 @@ Test(tailcall, all_cells)
 	struct matrix_tally t = {.test = "tailcall"};
 	int jumping_cells = 0;
 
-	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS; c++) {
+	MATRIX_FOR_EACH_CELL(c) {
 		char *exe = matrix_exe("tailcall", c), *dir = matrix_tmpdir("tail", c), why[512];
 		const char *argv[] = {exe, NULL};
 		struct run_result plain, hooked;

@@ -28,7 +28,7 @@ static void threads_cells(const struct threads_mode *x)
 	struct matrix_tally t = {.test = test};
 
 	snprintf(test, sizeof(test), "threads %s", x->mode);
-	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS; c++) {
+	MATRIX_FOR_EACH_CELL(c) {
 		char *exe = matrix_exe("threads", c), *dir = matrix_tmpdir("thr", c), why[512];
 		const char *argv[] = {exe, x->mode, NULL};
 		struct run_result plain, hooked;
