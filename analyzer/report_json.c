@@ -18,10 +18,10 @@ void xp_report_json_counter(struct xp_json *j, const struct xp_report *r)
 	xp_json_str(j, r->counter_unit);
 	xp_json_key(j, "deterministic");
 	xp_json_bool(j, r->deterministic);
-	/* additions, docs/json.md */
-	xp_json_key(j, "sampled");
-	xp_json_bool(j, r->sampled);
+	/* additions, docs/json.md: steps, only */
 	if (r->sampled) {
+		xp_json_key(j, "sampled");
+		xp_json_bool(j, true);
 		xp_json_key(j, "step_first");
 		xp_json_u64(j, r->step_first);
 		xp_json_key(j, "step_every");

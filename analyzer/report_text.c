@@ -80,6 +80,10 @@ static void text_counter(FILE *out, const struct xp_report *r)
 		r->deterministic ? "deterministic: the same work gives the same count"
 				 : "not deterministic: load moves single deltas, the floor holds");
 	text_sampled(out, r);
+	if (r->sampled) {
+		fputs("calibration  none: steps counts none of the hook's own instructions\n", out);
+		return;
+	}
 	fprintf(out, "calibration  %s", xp_fmt_u64(a, r->calibration));
 	if (r->calibration_max != r->calibration)
 		fprintf(out, " to %s (each process its own)", xp_fmt_u64(b, r->calibration_max));

@@ -150,6 +150,74 @@ Test(report, json_has_the_contract_keys_and_exact_numbers)
 	free(err);
 }
 
+/*
+ * The steps counter: 1000 evaluations of check, 10 of them stepped (5 of
+ * 100 instructions, 5 of 300); 50 of idle, none stepped.
+ */
+Test(report, steps_sampled_figures)
+{
+	static const struct dump_decl_info decls[] = {
+		{"invariant", "check", "checker", 0x1130},
+		{"guard", "idle", "checker", 0x1200},
+	};
+	char *a = xt_path(dir, "a.xpd"), *out, *err;
+	struct dump_meta meta;
+	struct dump_map m;
+
+	xt_meta(&meta, "steps", 0, 100, 0x100);
+	meta.counter = EXTPROF_COUNTER_STEPS;
+	meta.counter_flags |= EXTPROF_COUNTER_F_DETERMINISTIC | EXTPROF_COUNTER_F_SAMPLED;
+	meta.step_first = 1;
+	meta.step_every = 1048576;
+	meta.step_limit = 1000000;
+	xt_create(&m, a, &meta, decls, 2, 0);
+	xt_record(&m, 0, 100, 5);
+	xt_record(&m, 0, 300, 5);
+	m.decls[0].evaluations += 990;
+	m.decls[1].evaluations = 50;
+	m.hdr->run_total = 12345;
+	xt_finish(&m, true);
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--format", "json", dir, NULL}, &out, &err), 0,
+		"%s", err);
+	cr_expect_not_null(strstr(out, "\"deterministic\": true,\n    \"sampled\": true,\n    "
+				       "\"step_first\": 1,\n    \"step_every\": 1048576,\n    "
+				       "\"step_limit\": 1000000\n  }"),
+			   "%s", out);
+	/* a sampled counter measured the stepped evaluations, not the run */
+	cr_expect_not_null(strstr(out, "\"run_total\": 0,"), "%s", out);
+	/* the least of the stepped; observed their mean (200) x 1000 */
+	cr_expect_not_null(strstr(out, "\"evaluations\": 1000,\n      \"per_eval\": 100,\n      "
+				       "\"cost\": 100000,"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "\"observed\": 200000,"), "%s", out);
+	cr_expect_not_null(strstr(out, "\"p50\": 100,\n      \"p99\": 300,\n      \"flags\": [\n"
+				       "        \"state-dependent\"\n      ],\n      \"hits\": 5,\n"
+				       "      \"stepped\": 10"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "\"flags\": [\n        \"unstepped\"\n      ],\n      "
+				       "\"hits\": 0,\n      \"stepped\": 0"),
+			   "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(run((const char *[]){"x", "report", dir, NULL}, &out, &err), 0, "%s", err);
+	cr_expect_not_null(strstr(out, "counter      steps (instructions), deterministic"), "%s",
+			   out);
+	cr_expect_not_null(strstr(out, "sampled      10 of 1,050 evaluations stepped: the first 1 "
+				       "and every 1,048,576th"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "run total    not measured"), "%s", out);
+	cr_expect_not_null(strstr(out, "calibration  none: steps counts none of the hook's own"
+				       " instructions\n"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "idle@checker            50         -        0      -  "
+				       "       0         -  unstepped"),
+			   "%s", out);
+	free(out);
+	free(err);
+	free(a);
+}
+
 Test(report, csv_quotes_by_rfc4180)
 {
 	char *out, *err;
