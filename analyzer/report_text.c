@@ -62,9 +62,9 @@ static void text_sampled(FILE *out, const struct xp_report *r)
 			r->step_every == 1 ? "" : xp_fmt_u64(c, r->step_every),
 			r->step_every == 1 ? "one" : "th");
 	fprintf(out,
-		" of each declaration on each worker, and those they call, up to %s "
-		"instructions each;\n             observed is estimated: the stepped ones' mean "
-		"x evaluations\n",
+		" of each\n             declaration on each worker (and what they call), up to %s"
+		" instructions each;\n             observed is estimated: the stepped ones' mean"
+		" x evaluations\n",
 		xp_fmt_u64(c, r->step_limit));
 }
 
@@ -355,12 +355,18 @@ static void text_legend(FILE *out, const struct xp_report *r, struct columns col
 {
 	char a[XP_U64_BUF];
 
-	fputs("\nper-eval: per evaluation, calibration subtracted; cost = per-eval x evaluations;"
-	      " share = cost / run total;\n"
-	      "observed = sum of deltas - calibration x evaluations (load included; a call's"
-	      " observed holds its callees');\n"
-	      "obs share = observed / run total; obs/cost = observed / cost\n",
-	      out);
+	if (r->sampled)
+		fputs("\nper-eval: per evaluation, the least of the stepped ones; cost = per-eval x"
+		      " evaluations;\nobserved = the stepped ones' mean x evaluations (a call's"
+		      " observed holds its callees'); obs/cost = observed / cost\n",
+		      out);
+	else
+		fputs("\nper-eval: per evaluation, calibration subtracted; cost = per-eval x"
+		      " evaluations; share = cost / run total;\n"
+		      "observed = sum of deltas - calibration x evaluations (load included; a call's"
+		      " observed holds its callees');\n"
+		      "obs share = observed / run total; obs/cost = observed / cost\n",
+		      out);
 	fprintf(out, "rows: most first by %s\n", sort_says[r->opts.sort]);
 	if (cols.recursive || cols.abandoned)
 		fputs("recursive, abandoned: re-entries while active; calls that never returned\n",

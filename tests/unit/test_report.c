@@ -204,7 +204,7 @@ Test(report, steps_sampled_figures)
 	cr_expect_not_null(strstr(out, "counter      steps (instructions), deterministic"), "%s",
 			   out);
 	cr_expect_not_null(strstr(out, "sampled      10 of 1,050 evaluations stepped: the first 1 "
-				       "and every 1,048,576th"),
+				       "and every 1,048,576th of each\n             declaration"),
 			   "%s", out);
 	cr_expect_not_null(strstr(out, "run total    not measured"), "%s", out);
 	cr_expect_not_null(strstr(out, "calibration  none: steps counts none of the hook's own"
