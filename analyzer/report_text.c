@@ -223,7 +223,10 @@ static void text_head(FILE *out, const struct xp_report *r, const struct colours
 	text_title(out, r, c);
 	text_exes(out, r);
 	text_counter(out, r);
-	fprintf(out, "per-eval     %s\n", stat_says[r->opts.stat]);
+	fprintf(out, "per-eval     %s\n",
+		r->sampled && r->opts.stat == XP_STAT_MIN
+			? "min: the least count of the stepped ones"
+			: stat_says[r->opts.stat]);
 	text_runs(out, r);
 	if (r->sampled) {
 		fputs("run total    not measured: steps counts the stepped evaluations only\n",
