@@ -520,3 +520,66 @@ Test(steps, doubling_classes_the_checker_invariants)
 	free(base);
 	harness_rmdir(tmp);
 }
+
+/* The status of @name in a diff's JSON, and its per_eval change. */
+static const char *diff_status(json_t *diff, const char *name, double *change)
+{
+	json_t *d;
+	size_t i;
+
+	json_array_foreach(json_object_get(diff, "declarations"), i, d)
+	{
+		if (strcmp(json_string_value(json_object_get(d, "name")), name))
+			continue;
+		*change = json_number_value(
+			json_object_get(json_object_get(d, "change"), "per_eval"));
+		return json_string_value(json_object_get(d, "status"));
+	}
+	return "missing";
+}
+
+/* A deterministic counter: any change is real, and no other is seen. */
+Test(steps, diff_names_the_slower_build_exactly)
+{
+	char *base = harness_tmpdir("steps-base"), *slow = harness_tmpdir("steps-slow");
+	const char *hooks = "invariant:type_ok,invariant:consistent,terminal:is_terminal";
+	const char *argv[] = {harness_path("EXTPROF_BIN"),
+			      "diff",
+			      "--format",
+			      "json",
+			      "--fail-above",
+			      "10",
+			      base,
+			      slow,
+			      NULL};
+	const char *exes[] = {"CHECKER_PLAIN_O2", "CHECKER_SLOW_O2"};
+	char *dirs[] = {base, slow};
+	struct run_result r;
+	json_error_t je;
+	double change = -1;
+	json_t *diff;
+
+	for (int i = 0; i < 2; i++) {
+		const char *cargv[] = {
+			harness_path(exes[i]), "-n", "8", "-m", "5000", "-w", "1", NULL};
+		char **env = steps_env(dirs[i], hooks, NULL, NULL);
+
+		harness_run(cargv, (const char *const *)env, &r);
+		cr_assert_eq(r.status, 0, "%s: %s", exes[i], r.err);
+		harness_free(&r);
+		env_free(env);
+	}
+	harness_run(argv, NULL, &r);
+	cr_expect_eq(r.status, 1, "diff --fail-above 10: status %d: %s", r.status, r.err);
+	diff = json_loads(r.out, 0, &je);
+	cr_assert(diff, "not JSON (%s): %.400s", je.text, r.out);
+	cr_expect_str_eq(diff_status(diff, "type_ok", &change), "changed");
+	cr_expect(change > 10, "type_ok: per_eval %+.1f%%", change);
+	cr_expect_str_eq(diff_status(diff, "consistent", &change), "same");
+	cr_expect(change == 0, "consistent: per_eval %+.1f%%", change);
+	cr_expect_str_eq(diff_status(diff, "is_terminal", &change), "same");
+	json_decref(diff);
+	harness_free(&r);
+	harness_rmdir(base);
+	harness_rmdir(slow);
+}
