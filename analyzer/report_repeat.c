@@ -210,6 +210,8 @@ static int repeat_row(struct xp_report *r, struct xp_row *row, const struct xp_r
 	row->fin.evaluations = median(v, n);
 	ROW_FIELD(trimmed);
 	row->trimmed = median(v, n);
+	ROW_FIELD(fin.samples);
+	row->fin.samples = median(v, n);
 	ROW_FIELD(fin.observed);
 	row->fin.observed = median(v, n);
 	ROW_FIELD(fin.recursive);
@@ -369,6 +371,10 @@ int xp_report_repeat(struct xp_report *r, const struct xp_report *runs, size_t k
 	memcpy(r->counter_name, x->counter_name, sizeof(r->counter_name));
 	memcpy(r->counter_unit, x->counter_unit, sizeof(r->counter_unit));
 	r->deterministic = x->deterministic;
+	r->sampled = x->sampled;
+	r->step_first = x->step_first;
+	r->step_every = x->step_every;
+	r->step_limit = x->step_limit;
 	r->calibration = x->calibration;
 	r->calibration_max = x->calibration_max;
 	r->calibration_settled = true;

@@ -95,17 +95,10 @@ static json_t *steps_run(const char *const argv[], const char *hooks, const char
 	return report;
 }
 
-static json_t *decl(json_t *report, const char *name)
-{
-	json_t *d = harness_decl(report, name);
-
-	cr_assert(d, "%s is not in the report", name);
-	return d;
-}
-
+/* One integer of a declaration's row (-1 without the row), checked for equality. */
 static void expect_eq(json_t *report, const char *name, const char *key, long long want)
 {
-	long long got = harness_int(decl(report, name), key);
+	long long got = harness_decl_int(report, name, key);
 
 	cr_expect_eq(got, want, "%s: %s is %lld, expected %lld", name, key, got, want);
 }
@@ -133,7 +126,7 @@ static void expect_known(json_t *report, const char *err)
 
 		cr_assert(evals > 0, "%s: no calls: %s", k->name, err);
 		expect_eq(report, k->name, "evaluations", evals);
-		stepped = harness_int(decl(report, k->name), "stepped");
+		stepped = harness_decl_int(report, k->name, "stepped");
 		/* a tick's handler is stepped only if the function it interrupts is not */
 		if (!strcmp(k->name, "st_tick") && !stepped)
 			continue;
@@ -346,7 +339,7 @@ Test(steps, edge_cases_as_without_the_shim)
 	for (size_t i = 0; i < NELEM(names); i++) {
 		expect_eq(report, names[i], "evaluations", 3);
 		expect_eq(report, names[i], "stepped", 3);
-		cr_expect(harness_int(decl(report, names[i]), "per_eval") > 0, "%s", names[i]);
+		cr_expect(harness_decl_int(report, names[i], "per_eval") > 0, "%s", names[i]);
 	}
 	/* mov, int3, add, ret: the one after the int3 ran before the next trap */
 	expect_eq(report, "st_e_int3", "per_eval", 4);
@@ -448,10 +441,10 @@ Test(steps, checker_every_predicate_deterministic_and_not_zero)
 			continue;
 		n++;
 		cr_expect(pe > 0, "%s: per_eval 0", name);
-		cr_expect_eq(harness_int(decl(b, name), "per_eval"), pe,
+		cr_expect_eq(harness_decl_int(b, name, "per_eval"), pe,
 			     "%s: per_eval %lld, then %lld", name, pe,
-			     harness_int(decl(b, name), "per_eval"));
-		cr_expect_eq(harness_int(decl(b, name), "evaluations"), evals);
+			     harness_decl_int(b, name, "per_eval"));
+		cr_expect_eq(harness_decl_int(b, name, "evaluations"), evals);
 	}
 	cr_expect_eq(n, 16, "%zu predicates evaluated, expected 16", n);
 	json_decref(a);
@@ -460,10 +453,11 @@ Test(steps, checker_every_predicate_deterministic_and_not_zero)
 	harness_free(&r2);
 }
 
-/* Every step of @value of @name in class @cls. */
+/* Every step of per_eval of @name in class @cls (no steps: no row). */
 static void expect_class(json_t *report, const char *name, const char *cls)
 {
-	json_t *steps = json_object_get(json_object_get(decl(report, name), "per_eval"), "steps"),
+	json_t *steps = json_object_get(json_object_get(harness_decl(report, name), "per_eval"),
+					"steps"),
 	       *s;
 	size_t i;
 
