@@ -239,8 +239,13 @@ int counter_setup(const char *spec)
 		counter_pmu_software = sw && !strcmp(sw, "1");
 		err = counter_probe_pmu(kind, &rdpmc);
 		if (err) {
-			log_msg("no PMU for %s (perf_event_open: %s); counting tsc", name,
-				log_strerror(-err));
+			/* auto does not step: docs/usage.md says why */
+			log_msg("no PMU for %s (perf_event_open: %s); counting tsc%s", name,
+				log_strerror(-err),
+				strcmp(spec, "auto")
+					? ""
+					: " (EXTPROF_COUNTER=steps counts instructions "
+					  "without one)");
 			counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
 			return strcmp(spec, "auto") ? err : 0;
 		}

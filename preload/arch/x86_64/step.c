@@ -11,7 +11,10 @@
  *   any             in a stub, a relocated instruction     1 if it is the first of
  *                   of the function's prologue             a moved one, else 0
  *   any             in a stub, anything else               0
- *   a stub's head   the patched entry's jmp                0
+ *   any             the patched entry's jmp (a jmp rel8    0
+ *                   and the jmp rel32 it goes to, for a
+ *                   short patch)
+ *   a stub's head   anything else: a jmp from a patch     0
  *   pc == prev      a rep-prefixed string instruction      0: once, when it ends
  *                   not done yet
  *   any             a syscall, an int3 or int n: the       both prev and the one
@@ -51,6 +54,7 @@ enum step_kind {
 	STEP_REP,    /* rep-prefixed string: traps once per iteration, at the same pc */
 	STEP_KERNEL, /* syscall, int3, int n: the kernel returns with iret, which runs the
 		      * instruction at prev_end before the next trap */
+	STEP_PATCH,  /* a jump of a patched entry to its stub: the shim's */
 };
 
 enum step_fix {
@@ -213,6 +217,30 @@ static uint32_t step_stub_credit(const uint8_t *stub, uint64_t pc)
 }
 
 /* Whether @pc is the head of a stub (reached by a patched entry's jmp). */
+static bool step_is_head(uint64_t pc);
+
+/*
+ * Whether the jmp @in at @pc is a patched entry's: to a stub's head, or
+ * (a short patch) a jmp rel8 to a jmp rel32 to one.
+ */
+static bool step_is_patch(const ZydisDecodedInstruction *in, uint64_t pc)
+{
+	uint64_t to = pc + in->length + (uint64_t)in->raw.imm[0].value.s;
+	const uint8_t *p = (const uint8_t *)to;
+	int32_t rel;
+
+	if (in->mnemonic != ZYDIS_MNEMONIC_JMP || !in->raw.imm[0].is_relative)
+		return false;
+	if (arch_code_owns(to))
+		return step_is_head(to);
+	if (in->length != 2 || p[0] != 0xe9)
+		return false;
+	memcpy(&rel, p + 1, sizeof(rel));
+	to += 5 + (uint64_t)(int64_t)rel;
+	return arch_code_owns(to) && step_is_head(to);
+}
+
+/* Whether @pc is the head of a stub (reached by a patched entry's jmp). */
 static bool step_is_head(uint64_t pc)
 {
 	const uint8_t *p = (const uint8_t *)pc;
@@ -247,7 +275,7 @@ uint32_t arch_step_retired(struct xp_thread *t, void *uc)
 	uint64_t pc = (uint64_t)g[REG_RIP], prev = s->prev;
 
 	step_mend(s, g);
-	if (s->prev_rep == STEP_REP && pc == prev)
+	if ((s->prev_rep == STEP_REP && pc == prev) || s->prev_rep == STEP_PATCH)
 		return 0;
 	/* into the kernel and back by iret: the next one ran before this trap */
 	if (s->prev_rep == STEP_KERNEL && pc != s->prev_end)
@@ -334,6 +362,10 @@ bool arch_step_look(struct xp_step *s, void *uc)
 	if (in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE))
 		s->prev_rep = STEP_REP;
 	switch (in.mnemonic) {
+	case ZYDIS_MNEMONIC_JMP:
+		if (!arch_code_owns(pc) && step_is_patch(&in, pc))
+			s->prev_rep = STEP_PATCH;
+		break;
 	case ZYDIS_MNEMONIC_INT3:
 	case ZYDIS_MNEMONIC_INT:
 	case ZYDIS_MNEMONIC_INT1:
