@@ -325,8 +325,8 @@ Test(steps, same_figures_three_runs_one_beside_busy_loops)
 Test(steps, edge_cases_as_without_the_shim)
 {
 	const char *argv[] = {target(), "-n", "3", "edge", NULL};
-	static const char *const names[] = {"st_e_create", "st_e_fork", "st_e_raise",
-					    "st_e_int3",   "st_e_mask", "st_e_rec"};
+	static const char *const names[] = {"st_e_create", "st_e_fork", "st_e_raise", "st_e_int3",
+					    "st_e_mask",   "st_e_rec",	"st_e_vdso"};
 	struct run_result plain, r;
 	json_t *report;
 

@@ -36,7 +36,8 @@
  *     edge     in hooked functions (st_e_*): pthread_create, fork, raise
  *              (glibc blocks every signal around it), a longjmp out, an
  *              int3 to the program's own SIGTRAP handler, sigprocmask
- *              blocking SIGTRAP and reading it back, a recursion; N rounds
+ *              blocking SIGTRAP and reading it back, a recursion, the vDSO's
+ *              clock_gettime; N rounds
  *
  * stdout is deterministic.  stderr ends with "checker-truth: SYMBOL COUNT"
  * lines: the calls made, outermost ones.
@@ -51,6 +52,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 char st_buf_a[4096], st_buf_b[4096];
@@ -194,13 +196,14 @@ enum {
 	T_E_INT3,
 	T_E_MASK,
 	T_E_REC,
+	T_E_VDSO,
 	T_N
 };
 
 static const char *const truth_names[T_N] = {
 	"st_straight", "st_loop",    "st_outer",  "st_branchy", "st_callfirst", "st_leaf",
 	"st_rep",      "st_sys",     "st_flags",  "st_tick",	"st_c_sum",	"st_e_create",
-	"st_e_fork",   "st_e_raise", "st_e_int3", "st_e_mask",	"st_e_rec",
+	"st_e_fork",   "st_e_raise", "st_e_int3", "st_e_mask",	"st_e_rec",	"st_e_vdso",
 };
 static atomic_long truth[T_N];
 
@@ -381,6 +384,14 @@ __attribute__((noinline)) int st_e_mask(void)
 	return sigismember(&now, SIGTRAP);
 }
 
+/* The vDSO's clock: user-mode code, counted as the program's. */
+__attribute__((noinline)) int st_e_vdso(void)
+{
+	struct timespec ts;
+
+	return clock_gettime(CLOCK_MONOTONIC, &ts) == 0 && ts.tv_sec > 0;
+}
+
 __attribute__((noinline)) int st_e_rec(int d)
 {
 	volatile int v = d;
@@ -408,10 +419,10 @@ static int edge(long n)
 		d = st_e_int3() + edge_traps;
 		e = st_e_mask();
 		f = st_e_rec(5);
-		printf("edge %ld: create %d fork %d raise %d int3 %d mask %d rec %d\n", (long)i, a,
-		       b, c, d, e, f);
+		printf("edge %ld: create %d fork %d raise %d int3 %d mask %d rec %d vdso %d\n",
+		       (long)i, a, b, c, d, e, f, st_e_vdso());
 	}
-	for (int t = T_E_CREATE; t <= T_E_REC; t++)
+	for (int t = T_E_CREATE; t <= T_E_VDSO; t++)
 		atomic_fetch_add(&truth[t], n);
 	sigprocmask(SIG_BLOCK, NULL, &now);
 	printf("edge: SIGTRAP blocked at the end: %d\n", sigismember(&now, SIGTRAP));
