@@ -22,10 +22,27 @@
 #define XP_EXPORT __attribute__((visibility("default")))
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef sighandler_t (*signal_fn)(int, sighandler_t);
 
 uint64_t step_sigtrap_handler;
-static sigaction_fn step_real_sigaction;
 static bool step_active;
+
+/*
+ * libc's own, found once as the shim is loaded: a program may call these in
+ * a signal handler, where dlsym (and its loader lock) must not run.
+ */
+enum { REAL_SIGNAL, REAL_BSD_SIGNAL, REAL_SYSV_SIGNAL, REAL___SYSV_SIGNAL, REAL_NSIGNAL };
+static const char *const step_signal_names[REAL_NSIGNAL] = {"signal", "bsd_signal", "sysv_signal",
+							    "__sysv_signal"};
+static signal_fn step_real_signals[REAL_NSIGNAL];
+static sigaction_fn step_real_sigaction;
+
+__attribute__((constructor(101))) static void step_signal_resolve(void)
+{
+	step_real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	for (int i = 0; i < REAL_NSIGNAL; i++)
+		step_real_signals[i] = (signal_fn)dlsym(RTLD_NEXT, step_signal_names[i]);
+}
 
 /* The program's SIGTRAP action: two copies, so that the handler never reads one half-written. */
 static struct sigaction step_prog[2];
@@ -108,7 +125,6 @@ int step_signal_install(void)
 {
 	struct sigaction sa, old;
 
-	step_real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
 	if (!step_real_sigaction)
 		return -ENOSYS;
 	memset(&sa, 0, sizeof(sa));
@@ -128,17 +144,11 @@ int step_signal_install(void)
 static int step_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (sig != SIGTRAP || !step_active) {
-		sigaction_fn real = __atomic_load_n(&step_real_sigaction, __ATOMIC_ACQUIRE);
-
-		if (!real) {
-			real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-			__atomic_store_n(&step_real_sigaction, real, __ATOMIC_RELEASE);
-		}
-		if (!real) {
+		if (!step_real_sigaction) {
 			errno = ENOSYS;
 			return -1;
 		}
-		return real(sig, act, old);
+		return step_real_sigaction(sig, act, old);
 	}
 	if (old)
 		step_prog_get(old);
@@ -157,34 +167,18 @@ XP_EXPORT int __sigaction(int sig, const struct sigaction *act, struct sigaction
 	return step_sigaction(sig, act, old);
 }
 
-typedef sighandler_t (*signal_fn)(int, sighandler_t);
-
-static signal_fn step_real_signal(void **cache, const char *name)
-{
-	void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
-
-	if (!fn) {
-		fn = dlsym(RTLD_NEXT, name);
-		__atomic_store_n(cache, fn, __ATOMIC_RELEASE);
-	}
-	return (signal_fn)fn;
-}
-
 /*
  * SIGTRAP's action as glibc's signal() and sysv_signal() make it; any other
  * signal goes to libc's own.
  */
-#define STEP_SIGNAL(name, flags, mask_self)                                                        \
+#define STEP_SIGNAL(name, real, flags, mask_self)                                                  \
 	XP_EXPORT sighandler_t name(int sig, sighandler_t h)                                       \
 	{                                                                                          \
-		static void *cache;                                                                \
 		struct sigaction act, old;                                                         \
-		signal_fn real;                                                                    \
                                                                                                    \
 		if (sig != SIGTRAP || !step_active) {                                              \
-			real = step_real_signal(&cache, #name);                                    \
-			if (real)                                                                  \
-				return real(sig, h);                                               \
+			if (step_real_signals[real])                                               \
+				return step_real_signals[real](sig, h);                            \
 			errno = ENOSYS;                                                            \
 			return SIG_ERR;                                                            \
 		}                                                                                  \
@@ -199,8 +193,8 @@ static signal_fn step_real_signal(void **cache, const char *name)
 	}
 
 /* BSD semantics: the signal blocked in its handler, calls restarted */
-STEP_SIGNAL(signal, SA_RESTART, true)
-STEP_SIGNAL(bsd_signal, SA_RESTART, true)
+STEP_SIGNAL(signal, REAL_SIGNAL, SA_RESTART, true)
+STEP_SIGNAL(bsd_signal, REAL_BSD_SIGNAL, SA_RESTART, true)
 /* System V's: reset to the default once delivered, not blocked in its handler */
-STEP_SIGNAL(sysv_signal, SA_RESETHAND | SA_NODEFER, false)
-STEP_SIGNAL(__sysv_signal, SA_RESETHAND | SA_NODEFER, false)
+STEP_SIGNAL(sysv_signal, REAL_SYSV_SIGNAL, SA_RESETHAND | SA_NODEFER, false)
+STEP_SIGNAL(__sysv_signal, REAL___SYSV_SIGNAL, SA_RESETHAND | SA_NODEFER, false)
