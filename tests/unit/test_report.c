@@ -193,10 +193,11 @@ Test(report, steps_sampled_figures)
 	cr_expect_not_null(strstr(out, "\"observed\": 200000,"), "%s", out);
 	cr_expect_not_null(strstr(out, "\"p50\": 100,\n      \"p99\": 300,\n      \"flags\": [\n"
 				       "        \"state-dependent\"\n      ],\n      \"hits\": 5,\n"
-				       "      \"stepped\": 10"),
+				       "      \"observed_share\": 0,\n      \"stepped\": 10"),
 			   "%s", out);
 	cr_expect_not_null(strstr(out, "\"flags\": [\n        \"unstepped\"\n      ],\n      "
-				       "\"hits\": 0,\n      \"stepped\": 0"),
+				       "\"hits\": 0,\n      \"observed_share\": 0,\n      "
+				       "\"stepped\": 0"),
 			   "%s", out);
 	free(out);
 	free(err);
@@ -211,7 +212,7 @@ Test(report, steps_sampled_figures)
 				       " instructions\n"),
 			   "%s", out);
 	cr_expect_not_null(strstr(out, "idle@checker            50         -        0      -  "
-				       "       0         -  unstepped"),
+				       "       0          -         -  unstepped"),
 			   "%s", out);
 	free(out);
 	free(err);
