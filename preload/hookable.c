@@ -26,7 +26,9 @@
  * stub_fast.S) calls one function outside the shim: clock_gettime, to read
  * the ns counter.  Hooked, it would be evaluated inside its own evaluation,
  * without end.  tests/meson.build checks that the evaluation path imports
- * nothing else (eval_imports).  The slow paths (a thread's first
+ * nothing else (eval_imports).  With steps, the SIGTRAP handler decodes the
+ * next instruction with libZydis at every trap: hooked, Zydis's functions
+ * would count the shim's own calls as the program's.  The slow paths (a thread's first
  * evaluation, a shadow stack that grows, callers) run with the thread's
  * busy flag set, and the hooked functions they call pass through.
  */
@@ -57,6 +59,7 @@ const struct hookable_rule hookable_rules[] = {
 	{"_dl_runtime_profile*", HOOKABLE_ENTERED, 0},
 	{"__restore_rt", HOOKABLE_ENTERED, 0},
 	{"clock_gettime", HOOKABLE_COUNTING, EXTPROF_COUNTER_NS},
+	{"Zydis*", HOOKABLE_COUNTING, EXTPROF_COUNTER_STEPS},
 };
 
 const size_t hookable_nrules = sizeof(hookable_rules) / sizeof(hookable_rules[0]);
@@ -85,6 +88,9 @@ static const char *hookable_why(const struct hookable_rule *r)
 		return "is entered by a jump, not called (lazy binding, a signal's return): what "
 		       "tops the stack is not a return address";
 	default:
+		if (r->counter == EXTPROF_COUNTER_STEPS)
+			return "is what the shim calls to count steps (its SIGTRAP handler decodes "
+			       "instructions with it)";
 		return "is what the shim calls to read the counter (ns) while it counts";
 	}
 }

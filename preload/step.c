@@ -29,133 +29,31 @@
  * (the kernel clears it at delivery and sigreturn restores it), so its
  * hooked calls are not stepped and nothing of it is counted.
  *
- * Everything here that the evaluation path calls keeps to the general
- * registers (built with -mgeneral-regs-only) and makes no libc call.
+ * This file is the evaluation path's part: built with -mgeneral-regs-only,
+ * and calling nothing outside the shim (tests/integration/eval_imports.sh).
+ * step_setup.c sets the counter up; step_signal.c has the SIGTRAP handler;
+ * arch/x86_64/step_trap.c what a trap retired.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <link.h>
 #include <signal.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include "arch.h"
-#include "dump.h"
-#include "log.h"
 #include "shim.h"
 #include "step.h"
 
-/* Defaults: see docs/measurement.md, "steps: what it costs". */
-#define STEP_FIRST_DEFAULT 1
-#define STEP_EVERY_DEFAULT 1048576
-#define STEP_LIMIT_DEFAULT 1000000
-
-uint64_t step_text_lo, step_text_hi;
-static uint32_t step_first = STEP_FIRST_DEFAULT, step_every = STEP_EVERY_DEFAULT;
-static uint64_t step_limit = STEP_LIMIT_DEFAULT;
-
-#define STEP_TRAP_BIT (1ull << (SIGTRAP - 1))
-
-/* EXTPROF_STEP_*: a number from @min to @max, else the default, said once. */
-static uint64_t step_read_env(const char *name, uint64_t dflt, uint64_t min, uint64_t max)
-{
-	const char *v = getenv(name);
-	char *end;
-	unsigned long long n;
-
-	if (!v || !*v)
-		return dflt;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno || *end || v[0] == '-' || n < min || n > max) {
-		log_msg("%s=%s: not a number from %llu to %llu; %llu", name, v,
-			(unsigned long long)min, (unsigned long long)max, (unsigned long long)dflt);
-		return dflt;
-	}
-	return n;
-}
-
-/* The tracer attached to this process (TracerPid in /proc/self/status), 0: none. */
-static long step_tracer(void)
-{
-	char buf[4096], *p;
-	ssize_t n;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strstr(buf, "\nTracerPid:");
-	return p ? strtol(p + 11, NULL, 10) : 0;
-}
-
-static int step_text_visit(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	uint64_t here = (uint64_t)arg;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && here >= lo && here < hi) {
-			step_text_lo = lo;
-			step_text_hi = hi;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-int step_setup(struct dump_meta *meta)
-{
-	long tracer = step_tracer();
-	int err;
-
-	if (tracer) {
-		log_msg("steps: a tracer (pid %ld) is attached, and single-stepping would trap "
-			"into it",
-			tracer);
-		return -EBUSY;
-	}
-	if (!dl_iterate_phdr(step_text_visit, (void *)(uint64_t)step_setup)) {
-		log_msg("steps: cannot find the shim's own code");
-		return -ENOENT;
-	}
-	err = step_signal_install();
-	if (err) {
-		log_msg("steps: cannot install a SIGTRAP handler: %s", strerror(-err));
-		return err;
-	}
-	step_first =
-		(uint32_t)step_read_env("EXTPROF_STEP_FIRST", STEP_FIRST_DEFAULT, 0, UINT32_MAX);
-	step_every =
-		(uint32_t)step_read_env("EXTPROF_STEP_EVERY", STEP_EVERY_DEFAULT, 0, UINT32_MAX);
-	step_limit = step_read_env("EXTPROF_STEP_LIMIT", STEP_LIMIT_DEFAULT, 1, UINT64_MAX / 4);
-	meta->step_first = step_first;
-	meta->step_every = step_every;
-	meta->step_limit = step_limit;
-	return 0;
-}
+struct step_config step_cfg = {STEP_FIRST_DEFAULT, STEP_EVERY_DEFAULT, STEP_LIMIT_DEFAULT};
 
 /* Is evaluation number i (from 0) of @f's declaration on this worker to be stepped? */
 static bool step_due(const struct xp_thread *t, const struct xp_frame *f)
 {
 	uint64_t i = t->worker->map.decls[f->idx].evaluations;
 
-	if (i < step_first)
+	if (i < step_cfg.first)
 		return true;
-	return step_every && (i - step_first + 1) % step_every == 0;
+	return step_cfg.every && (i - step_cfg.first + 1) % step_cfg.every == 0;
 }
 
-/* Is the outermost stepped activation still on the shadow stack? */
-static bool step_alive(const struct xp_thread *t)
+bool step_alive(const struct xp_thread *t)
 {
 	const struct xp_step *s = &t->step;
 	const struct xp_frame *f;
@@ -166,12 +64,7 @@ static bool step_alive(const struct xp_thread *t)
 	return f->slot == s->slot && (f->flags & XP_FRAME_STEPPED);
 }
 
-/*
- * Stepping is over: the trap flag off in @uc when a trap's handler ends it
- * (the caller clears it otherwise), and SIGTRAP blocked if the program
- * asked for it meanwhile.
- */
-static void step_end(struct xp_thread *t, void *uc)
+void step_end(struct xp_thread *t, void *uc)
 {
 	struct xp_step *s = &t->step;
 	uint64_t trap = STEP_TRAP_BIT;
@@ -183,8 +76,8 @@ static void step_end(struct xp_thread *t, void *uc)
 	if (!s->trap_wanted)
 		return;
 	s->trap_wanted = 0;
-	if (uc)
-		sigaddset(&((ucontext_t *)uc)->uc_sigmask, SIGTRAP);
+	if (uc) /* sigaddset's work, without libc: the first word holds signals 1 to 64 */
+		((uint64_t *)&((ucontext_t *)uc)->uc_sigmask)[0] |= trap;
 	else
 		arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&trap, 0, sizeof(trap));
 }
@@ -256,7 +149,7 @@ int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot)
 	f->flags |= XP_FRAME_STEPPED;
 	s->depth = t->depth;
 	s->slot = slot;
-	s->limit = s->count + step_limit;
+	s->limit = s->count + step_cfg.limit;
 	s->prev = 0;
 	return 2;
 }
@@ -276,70 +169,4 @@ int step_exit(struct xp_thread *t, const struct xp_frame *f)
 		return 0;
 	s->prev = 0;
 	return 1;
-}
-
-void step_stop_self(void)
-{
-	struct xp_thread *t = &xp_self;
-
-	if (xp.counter.kind != EXTPROF_COUNTER_STEPS || !t->step.depth)
-		return;
-	step_end(t, NULL);
-	arch_step_self(false);
-}
-
-void step_reset_after_fork(void)
-{
-	struct xp_thread *t = &xp_self;
-
-	if (xp.counter.kind != EXTPROF_COUNTER_STEPS)
-		return;
-	if (t->step.depth)
-		step_end(t, NULL);
-	memset(&t->step, 0, sizeof(t->step));
-	arch_step_self(false);
-}
-
-/* The activation @slot leaves: its stepping reached its exit (step_sampled). */
-static void step_mark_exit(struct xp_thread *t, uint64_t slot)
-{
-	for (uint32_t i = t->depth; t->stack && i > 0; i--) {
-		if (t->stack[i - 1].slot == slot) {
-			t->stack[i - 1].flags |= XP_FRAME_STEP_EXIT;
-			return;
-		}
-	}
-}
-
-void step_trap(struct xp_thread *t, void *uc)
-{
-	struct xp_step *s = &t->step;
-	uint64_t slot;
-	bool exit;
-
-	s->count += arch_step_retired(t, uc);
-	/* a thread started or forked while its parent was stepped, or stepping just ended */
-	if (!s->depth) {
-		arch_ctx_step(uc, false);
-		s->prev = 0;
-		return;
-	}
-	/* left by a longjmp or an exception, or too long to step */
-	if (!step_alive(t) || s->count > s->limit) {
-		step_end(t, uc);
-		return;
-	}
-	slot = arch_step_thunk(uc, &exit);
-	if (slot) {
-		/* the shim's own work: unstepped, until the thunk sets the flag again */
-		arch_ctx_step(uc, false);
-		s->prev = 0;
-		if (exit)
-			step_mark_exit(t, slot);
-		else
-			s->susp_slot = slot;
-		return;
-	}
-	if (!arch_step_look(s, uc))
-		step_end(t, uc);
 }

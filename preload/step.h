@@ -9,6 +9,7 @@
 #ifndef EXTPROF_PRELOAD_STEP_H
 #define EXTPROF_PRELOAD_STEP_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -16,7 +17,23 @@
 
 #pragma GCC visibility push(hidden)
 
-/* The shim's own text, whose instructions are never counted (step.c). */
+/* Defaults: see docs/measurement.md, "What it costs". */
+#define STEP_FIRST_DEFAULT 1
+#define STEP_EVERY_DEFAULT 1048576
+#define STEP_LIMIT_DEFAULT 1000000
+
+/* SIGTRAP in a kernel signal set (the first word holds signals 1 to 64). */
+#define STEP_TRAP_BIT (1ull << (SIGTRAP - 1))
+
+/* The sampling (EXTPROF_STEP_*), set by step_setup(). */
+struct step_config {
+	uint32_t first; /* the first evaluations of each declaration on each worker */
+	uint32_t every; /* then every every-th; 0: no more */
+	uint64_t limit; /* a stepped evaluation is given up past this many instructions */
+};
+extern struct step_config step_cfg;
+
+/* The shim's own text, whose instructions are never counted (step_setup.c). */
 extern uint64_t step_text_lo, step_text_hi;
 
 static inline bool step_in_shim(uint64_t pc)
@@ -64,8 +81,15 @@ void step_stop_self(void);
 /* In a fork child: the parent's stepping is not the child's. */
 void step_reset_after_fork(void);
 
-/* A single-step trap of thread @t, with the interrupted context @uc (step_signal.c). */
-void step_trap(struct xp_thread *t, void *uc);
+/* Whether thread @t's outermost stepped activation is still on its shadow stack. */
+bool step_alive(const struct xp_thread *t);
+
+/*
+ * Stepping is over: the trap flag off in @uc when a trap's handler ends it
+ * (the caller clears it otherwise), and SIGTRAP blocked again if the program
+ * asked for it meanwhile.
+ */
+void step_end(struct xp_thread *t, void *uc);
 
 /*
  * step_signal.c: install the SIGTRAP handler, the program's own chained to

@@ -7,7 +7,9 @@
  * SIGTRAP that is not a single-step trap (an int3, a kill), with its mask
  * and flags; the program's default (a core dump) and SIG_IGN are honoured
  * the same way.  A raw rt_sigaction system call is not seen: it replaces
- * our handler, and step.c then steps no more.
+ * our handler, and step.c then steps no more.  A single-step trap goes to
+ * step_trap(), here: what retired is counted (arch/x86_64/step_trap.c),
+ * and stepping is suspended at the shim's thunks.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -16,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "shim.h"
 #include "step.h"
 
@@ -108,6 +111,51 @@ static void step_chain(int sig, siginfo_t *si, void *uc)
 	else
 		a.sa_handler(sig);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The activation @slot leaves: its stepping reached its exit (step_sampled). */
+static void step_mark_exit(struct xp_thread *t, uint64_t slot)
+{
+	for (uint32_t i = t->depth; t->stack && i > 0; i--) {
+		if (t->stack[i - 1].slot == slot) {
+			t->stack[i - 1].flags |= XP_FRAME_STEP_EXIT;
+			return;
+		}
+	}
+}
+
+/* A single-step trap of thread @t, with the interrupted context @uc. */
+static void step_trap(struct xp_thread *t, void *uc)
+{
+	struct xp_step *s = &t->step;
+	uint64_t slot;
+	bool exit;
+
+	s->count += arch_step_retired(t, uc);
+	/* a thread started or forked while its parent was stepped, or stepping just ended */
+	if (!s->depth) {
+		arch_ctx_step(uc, false);
+		s->prev = 0;
+		return;
+	}
+	/* left by a longjmp or an exception, or too long to step */
+	if (!step_alive(t) || s->count > s->limit) {
+		step_end(t, uc);
+		return;
+	}
+	slot = arch_step_thunk(uc, &exit);
+	if (slot) {
+		/* the shim's own work: unstepped, until the thunk sets the flag again */
+		arch_ctx_step(uc, false);
+		s->prev = 0;
+		if (exit)
+			step_mark_exit(t, slot);
+		else
+			s->susp_slot = slot;
+		return;
+	}
+	if (!arch_step_look(s, uc))
+		step_end(t, uc);
 }
 
 static void step_on_sigtrap(int sig, siginfo_t *si, void *uc)

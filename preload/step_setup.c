@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/*
+ * step_setup: the steps counter made ready (step.c): its sampling from the
+ * environment, a tracer refused, the shim's own text found (whose
+ * instructions are never counted), the SIGTRAP handler installed; and a
+ * thread's stepping stopped where the shim itself ends it (a thread's or the
+ * process's exit, a fork child).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "dump.h"
+#include "log.h"
+#include "shim.h"
+#include "step.h"
+
+uint64_t step_text_lo, step_text_hi;
+
+/* EXTPROF_STEP_*: a number from @min to @max, else the default, said once. */
+static uint64_t step_read_env(const char *name, uint64_t dflt, uint64_t min, uint64_t max)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return dflt;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || *end || v[0] == '-' || n < min || n > max) {
+		log_msg("%s=%s: not a number from %llu to %llu; %llu", name, v,
+			(unsigned long long)min, (unsigned long long)max, (unsigned long long)dflt);
+		return dflt;
+	}
+	return n;
+}
+
+/* The tracer attached to this process (TracerPid in /proc/self/status), 0: none. */
+static long step_tracer(void)
+{
+	char buf[4096], *p;
+	ssize_t n;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strstr(buf, "\nTracerPid:");
+	return p ? strtol(p + 11, NULL, 10) : 0;
+}
+
+static int step_text_visit(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uint64_t here = (uint64_t)arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && here >= lo && here < hi) {
+			step_text_lo = lo;
+			step_text_hi = hi;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int step_setup(struct dump_meta *meta)
+{
+	long tracer = step_tracer();
+	int err;
+
+	if (tracer) {
+		log_msg("steps: a tracer (pid %ld) is attached, and single-stepping would trap "
+			"into it",
+			tracer);
+		return -EBUSY;
+	}
+	if (!dl_iterate_phdr(step_text_visit, (void *)(uint64_t)step_setup)) {
+		log_msg("steps: cannot find the shim's own code");
+		return -ENOENT;
+	}
+	err = step_signal_install();
+	if (err) {
+		log_msg("steps: cannot install a SIGTRAP handler: %s", strerror(-err));
+		return err;
+	}
+	step_cfg.first =
+		(uint32_t)step_read_env("EXTPROF_STEP_FIRST", STEP_FIRST_DEFAULT, 0, UINT32_MAX);
+	step_cfg.every =
+		(uint32_t)step_read_env("EXTPROF_STEP_EVERY", STEP_EVERY_DEFAULT, 0, UINT32_MAX);
+	step_cfg.limit = step_read_env("EXTPROF_STEP_LIMIT", STEP_LIMIT_DEFAULT, 1, UINT64_MAX / 4);
+	meta->step_first = step_cfg.first;
+	meta->step_every = step_cfg.every;
+	meta->step_limit = step_cfg.limit;
+	return 0;
+}
+
+void step_stop_self(void)
+{
+	struct xp_thread *t = &xp_self;
+
+	if (xp.counter.kind != EXTPROF_COUNTER_STEPS || !t->step.depth)
+		return;
+	step_end(t, NULL);
+	arch_step_self(false);
+}
+
+void step_reset_after_fork(void)
+{
+	struct xp_thread *t = &xp_self;
+
+	if (xp.counter.kind != EXTPROF_COUNTER_STEPS)
+		return;
+	if (t->step.depth)
+		step_end(t, NULL);
+	memset(&t->step, 0, sizeof(t->step));
+	arch_step_self(false);
+}
