@@ -143,5 +143,5 @@ print(f"    tsc / native = {med['tsc'] / med['native']:.2f}, steps / native = {m
 EOF
 rm -rf "$tmp/c"
 "$extprof" run -o "$tmp/c" --counter steps --spec "$spec" -- "$checker" -n "$n" -m 100000 -w 4 \
-	>"$tmp/report" 2>/dev/null
+	>/dev/null 2>"$tmp/report"
 grep -A1 '^sampled' "$tmp/report" | sed 's/^ */    /'
