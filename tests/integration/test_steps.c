@@ -577,3 +577,41 @@ Test(steps, diff_names_the_slower_build_exactly)
 	harness_rmdir(base);
 	harness_rmdir(slow);
 }
+
+/*
+ * Hooking a callee changes nothing of what its caller reads: st_outer with
+ * and without st_straight hooked (a 5-byte patch), st_c_copy with and
+ * without libc's memcpy hooked (what its IFUNC picks is jumped into by
+ * __mempcpy's: a short patch, a jmp rel8 to a jmp rel32 in its padding).
+ */
+Test(steps, hooking_a_callee_changes_nothing_of_its_caller)
+{
+	const char *known_argv[] = {target(), "-n", "4", "known", NULL};
+	const char *c_argv[] = {target(), "-n", "4", "c", NULL};
+	struct run_result r;
+	long long alone[2], hooked[2];
+	json_t *report;
+
+	report = steps_run(known_argv, "function:st_outer", "0", "1", &r);
+	alone[0] = harness_decl_int(report, "st_outer", "per_eval");
+	json_decref(report);
+	harness_free(&r);
+	report = steps_run(known_argv, "function:st_outer,function:st_straight", "0", "1", &r);
+	hooked[0] = harness_decl_int(report, "st_outer", "per_eval");
+	json_decref(report);
+	harness_free(&r);
+	cr_expect(alone[0] == 38 && hooked[0] == 38, "st_outer: %lld alone, %lld with its callee",
+		  alone[0], hooked[0]);
+
+	report = steps_run(c_argv, "function:st_c_copy", "0", "1", &r);
+	alone[1] = harness_decl_int(report, "st_c_copy", "observed");
+	json_decref(report);
+	harness_free(&r);
+	report = steps_run(c_argv, "function:st_c_copy,function:memcpy@libc.so.6", "0", "1", &r);
+	hooked[1] = harness_decl_int(report, "st_c_copy", "observed");
+	cr_expect_eq(harness_decl_int(report, "memcpy", "evaluations"), 4, "%s", r.err);
+	json_decref(report);
+	harness_free(&r);
+	cr_expect(alone[1] > 0 && hooked[1] == alone[1],
+		  "st_c_copy: observed %lld alone, %lld with memcpy hooked", alone[1], hooked[1]);
+}

@@ -21,7 +21,8 @@
  *   st_tick()      3      called by the interval timer's handler
  *   st_e_int3()    4      an int3 to the program's own SIGTRAP handler
  *
- * and one in C, st_c_sum(), whose count the tests take from callgrind.
+ * and two in C: st_c_sum(), whose count the tests take from callgrind, and
+ * st_c_copy(), a memcpy of 200 bytes through the PLT.
  *
  *   steps [-n N] [-t T] [-i USEC] [-l L] SCENARIO
  *     known    N calls of each of the above (st_branchy with x = i & 1,
@@ -29,7 +30,7 @@
  *              at once (0: in the main thread), with an interval timer
  *              firing every USEC microseconds (0: none) whose handler
  *              does some work and calls st_tick()
- *     c        N calls of st_c_sum() on the same data
+ *     c        N calls of st_c_sum() on the same data, and of st_c_copy()
  *     loop     N calls of st_loop(L) (-l L, default 1000), for the benchmark
  *              (scripts/bench-steps.sh), as is
  *     straight N calls of st_straight(), for the benchmark
@@ -190,6 +191,7 @@ enum {
 	T_FLAGS,
 	T_TICK,
 	T_C_SUM,
+	T_C_COPY,
 	T_E_CREATE,
 	T_E_FORK,
 	T_E_RAISE,
@@ -201,9 +203,10 @@ enum {
 };
 
 static const char *const truth_names[T_N] = {
-	"st_straight", "st_loop",    "st_outer",  "st_branchy", "st_callfirst", "st_leaf",
-	"st_rep",      "st_sys",     "st_flags",  "st_tick",	"st_c_sum",	"st_e_create",
-	"st_e_fork",   "st_e_raise", "st_e_int3", "st_e_mask",	"st_e_rec",	"st_e_vdso",
+	"st_straight", "st_loop",   "st_outer",	   "st_branchy", "st_callfirst",
+	"st_leaf",     "st_rep",    "st_sys",	   "st_flags",	 "st_tick",
+	"st_c_sum",    "st_c_copy", "st_e_create", "st_e_fork",	 "st_e_raise",
+	"st_e_int3",   "st_e_mask", "st_e_rec",	   "st_e_vdso",
 };
 static atomic_long truth[T_N];
 
@@ -312,6 +315,16 @@ __attribute__((noipa)) uint32_t st_c_sum(const uint32_t *v, unsigned n)
 	return h;
 }
 
+/* memcpy through the PLT, of a size the compiler cannot see: libc's own code */
+static volatile size_t c_copy_len = 200;
+static char c_copy_src[256], c_copy_dst[256];
+
+__attribute__((noipa)) size_t st_c_copy(void)
+{
+	memcpy(c_copy_dst, c_copy_src, c_copy_len);
+	return c_copy_len;
+}
+
 static int c_sum(long n)
 {
 	uint32_t h = 0;
@@ -319,8 +332,9 @@ static int c_sum(long n)
 	for (unsigned i = 0; i < 256; i++)
 		c_data[i] = i * 2654435761u;
 	for (long i = 0; i < n; i++)
-		h ^= st_c_sum(c_data, 256);
+		h ^= st_c_sum(c_data, 256) + (uint32_t)st_c_copy();
 	atomic_fetch_add(&truth[T_C_SUM], n);
+	atomic_fetch_add(&truth[T_C_COPY], n);
 	printf("c: %ld calls, %08x\n", n, h);
 	return 0;
 }
