@@ -118,7 +118,7 @@ static bool step_can_start(struct xp_step *s)
 int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot)
 {
 	struct xp_step *s = &t->step;
-	const void *stub = xp.decls[f->idx].stub;
+	const uint8_t *stub = xp.decls[f->idx].stub;
 	bool cont = s->susp_slot && s->susp_slot == slot;
 	bool eval = !(f->flags & (XP_FRAME_RECURSIVE | XP_FRAME_UNCOUNTED | XP_FRAME_OUTSIDE));
 	uint32_t credit;
@@ -134,7 +134,7 @@ int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot)
 			/* inside a stepped activation: its endbr64 was stepped already */
 			if (eval) {
 				f->flags |= XP_FRAME_STEPPED;
-				f->start = s->count - arch_step_entry_credit(stub);
+				f->start = s->count - (stub ? arch_step_entry_credit(stub) : 0);
 			}
 			s->prev = 0;
 			return 2;
@@ -143,7 +143,7 @@ int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot)
 	}
 	if (!eval || !step_due(t, f) || !step_can_start(s))
 		return 0;
-	credit = arch_step_entry_credit(stub);
+	credit = stub ? arch_step_entry_credit(stub) : 0;
 	f->start = s->count;
 	s->count += credit;
 	f->flags |= XP_FRAME_STEPPED;

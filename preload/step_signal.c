@@ -128,10 +128,14 @@ static void step_mark_exit(struct xp_thread *t, uint64_t slot)
 static void step_trap(struct xp_thread *t, void *uc)
 {
 	struct xp_step *s = &t->step;
+	uint32_t n;
 	uint64_t slot;
 	bool exit;
 
-	s->count += arch_step_retired(t, uc);
+	n = arch_step_retired(t, uc);
+	/* the shim at work in libc (a dlopen's new hooks) is not the program's */
+	if (!t->busy)
+		s->count += n;
 	/* a thread started or forked while its parent was stepped, or stepping just ended */
 	if (!s->depth) {
 		arch_ctx_step(uc, false);
