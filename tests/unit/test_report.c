@@ -216,6 +216,15 @@ Test(report, steps_sampled_figures)
 			   "%s", out);
 	free(out);
 	free(err);
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--format", "csv", dir, NULL}, &out, &err), 0,
+		"%s", err);
+	cr_expect_not_null(strstr(out, ",flags,observed_share,stepped\r\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "invariant,check,checker,1000,100,100000,"), "%s", out);
+	cr_expect_not_null(strstr(out, ",state-dependent,0,10\r\n"), "%s", out);
+	cr_expect_not_null(strstr(out, ",unstepped,0,0\r\n"), "%s", out);
+	free(out);
+	free(err);
 	free(a);
 }
 
