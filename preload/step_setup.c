@@ -93,7 +93,7 @@ int step_setup(struct dump_meta *meta)
 	}
 	err = step_signal_install();
 	if (err) {
-		log_msg("steps: cannot install a SIGTRAP handler: %s", strerror(-err));
+		log_msg("steps: cannot install a SIGTRAP handler: %s", log_strerror(-err));
 		return err;
 	}
 	step_cfg.first =
