@@ -99,7 +99,7 @@ int arch_code_ranges(struct extprof_attach_range *r, int max);
 /* Whether @pc lies in one of the stubs' pages. */
 bool arch_code_owns(uint64_t pc);
 
-/* ---- single-stepping, for the steps counter (preload/step.c, arch/x86_64/step.c) ---- */
+/* ---- single-stepping, for the steps counter (preload/step*.c, arch/x86_64/step*.c) ---- */
 
 struct xp_thread;
 struct xp_step;
@@ -120,7 +120,7 @@ uint32_t arch_step_entry_credit(const void *stub);
 /*
  * A single-step trap on thread @t (context @uc): mend what the instruction
  * that retired left to mend, and return how many of the program's own
- * instructions it stands for (the table atop arch/x86_64/step.c).
+ * instructions it stands for (the table atop arch/x86_64/step_trap.c).
  */
 uint32_t arch_step_retired(struct xp_thread *t, void *uc);
 

@@ -70,7 +70,7 @@ struct xp_step {
 	uint64_t limit;	      /* count past which its stepping is given up */
 	uint32_t depth;	      /* 1 + its shadow-stack entry; 0: not stepping */
 	uint32_t prev_rep;    /* what prev is: plain, rep-prefixed string, or a syscall (step.c) */
-	uint32_t fix;	      /* what prev leaves the next trap to mend (arch/x86_64/step.c) */
+	uint32_t fix;	      /* what prev leaves the next trap to mend (arch/x86_64/step_trap.c) */
 	uint32_t trap_wanted; /* the program asked for SIGTRAP to be blocked meanwhile */
 	uint64_t fix_addr;
 	uint64_t fix_val;

@@ -3,7 +3,7 @@
  * step: the steps counter.  Every evaluation is counted as with any
  * counter; some are single-stepped: the trap flag makes the CPU raise a
  * SIGTRAP after every instruction the thread retires, and the handler
- * counts the program's own (arch/x86_64/step.c says which those are).  The
+ * counts the program's own (arch/x86_64/step_trap.c says which those are).  The
  * counter's value is the thread's count, so a stepped evaluation's delta is
  * exactly the instructions of the function and of everything it calls:
  *
