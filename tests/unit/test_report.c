@@ -193,11 +193,12 @@ Test(report, steps_sampled_figures)
 	cr_expect_not_null(strstr(out, "\"observed\": 200000,"), "%s", out);
 	cr_expect_not_null(strstr(out, "\"p50\": 100,\n      \"p99\": 300,\n      \"flags\": [\n"
 				       "        \"state-dependent\"\n      ],\n      \"hits\": 5,\n"
-				       "      \"observed_share\": 0,\n      \"stepped\": 10"),
+				       "      \"observed_share\": 0,\n      \"negative\": 0,\n"
+				       "      \"stepped\": 10"),
 			   "%s", out);
 	cr_expect_not_null(strstr(out, "\"flags\": [\n        \"unstepped\"\n      ],\n      "
 				       "\"hits\": 0,\n      \"observed_share\": 0,\n      "
-				       "\"stepped\": 0"),
+				       "\"negative\": 0,\n      \"stepped\": 0"),
 			   "%s", out);
 	free(out);
 	free(err);
