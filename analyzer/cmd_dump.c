@@ -108,7 +108,7 @@ static void dump_header(const struct xp_dump *d)
 static const char *const section_names[] = {
 	[EXTPROF_SECTION_DECLS] = "DECLS",	     [EXTPROF_SECTION_STRINGS] = "STRINGS",
 	[EXTPROF_SECTION_HIST_DENSE] = "HIST_DENSE", [EXTPROF_SECTION_HIST_SPARSE] = "HIST_SPARSE",
-	[EXTPROF_SECTION_CALLERS] = "CALLERS",
+	[EXTPROF_SECTION_CALLERS] = "CALLERS",	     [EXTPROF_SECTION_HIST_ROWS] = "HIST_ROWS",
 };
 
 static void dump_sections(const struct xp_dump *d)
@@ -135,8 +135,8 @@ static void dump_decls(const struct xp_dump *d)
 		xp_text_put(stdout, xp_dump_str(d, x->symbol));
 		putchar('@');
 		xp_text_put(stdout, xp_dump_str(d, x->object));
-		printf("\n      flags 0x%x address 0x%" PRIx64 " evaluations %" PRIu64, x->flags,
-		       x->address, x->evaluations);
+		printf("\n      flags 0x%x address 0x%" PRIx64 " row %u evaluations %" PRIu64,
+		       x->flags, x->address, x->row, x->evaluations);
 		if (x->floor == EXTPROF_FLOOR_NONE)
 			fputs(" floor none", stdout);
 		else
@@ -160,11 +160,17 @@ static void dump_bucket(uint32_t decl, uint32_t bucket, uint64_t count)
 static void dump_hist(const struct xp_dump *d)
 {
 	printf("\nhistogram (%s, non-empty buckets: decl, bucket, [values], count):\n",
-	       d->dense ? "dense" : "sparse");
-	for (uint64_t i = 0; d->dense && i < d->ndecls; i++)
-		for (uint32_t b = 0; b < EXTPROF_HIST_BUCKETS; b++)
-			if (d->dense[i * EXTPROF_HIST_BUCKETS + b])
-				dump_bucket((uint32_t)i, b, d->dense[i * EXTPROF_HIST_BUCKETS + b]);
+	       d->dense	 ? "dense"
+	       : d->rows ? "rows"
+			 : "sparse");
+	for (uint64_t i = 0; (d->dense || d->rows) && i < d->ndecls; i++) {
+		const uint64_t *row =
+			d->dense ? d->dense + i * EXTPROF_HIST_BUCKETS : xp_dump_row(d, i);
+
+		for (uint32_t b = 0; row && b < EXTPROF_HIST_BUCKETS; b++)
+			if (row[b])
+				dump_bucket((uint32_t)i, b, row[b]);
+	}
 	for (uint64_t i = 0; i < d->nsparse; i++)
 		if (d->sparse[i].count)
 			dump_bucket(d->sparse[i].decl, d->sparse[i].bucket, d->sparse[i].count);

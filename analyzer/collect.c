@@ -26,14 +26,16 @@ static void collect_fields(struct xp_acc *a, const struct extprof_dump_decl *x, 
 	a->negative = x->negative;
 }
 
-static int collect_dense(const struct xp_dump *d, struct xp_acc *accs)
+/* A live dump's rows: version 1's, one per declaration; version 2's, those given. */
+static int collect_rows(const struct xp_dump *d, struct xp_acc *accs)
 {
 	for (uint64_t i = 0; i < d->ndecls; i++) {
-		const uint64_t *row = d->dense + i * EXTPROF_HIST_BUCKETS;
+		const uint64_t *row =
+			d->dense ? d->dense + i * EXTPROF_HIST_BUCKETS : xp_dump_row(d, i);
 		struct xp_hist *h = &accs[i].hist;
 		size_t n = 0;
 
-		for (uint32_t b = 0; b < EXTPROF_HIST_BUCKETS; b++)
+		for (uint32_t b = 0; row && b < EXTPROF_HIST_BUCKETS; b++)
 			n += row[b] != 0;
 		if (!n)
 			continue;
@@ -170,7 +172,7 @@ int xp_collect(const struct xp_dump *d, struct xp_acc *accs)
 		if (!(d->hdr->counter_flags & EXTPROF_COUNTER_F_DETERMINISTIC))
 			accs[i].step = d->hdr->resolution;
 	}
-	err = d->dense ? collect_dense(d, accs) : collect_sparse(d, accs);
+	err = d->dense || d->rows ? collect_rows(d, accs) : collect_sparse(d, accs);
 	if (!err)
 		err = collect_callers(d, accs);
 	if (err)

@@ -75,10 +75,11 @@ static int check_identity(const struct xp_dump *d, struct xp_err *e)
 	if (h->byte_order != EXTPROF_DUMP_BYTE_ORDER)
 		return xp_err_at(e, d->path, HDR_OFF(byte_order), "bad byte order mark 0x%08x",
 				 h->byte_order);
-	if (h->version != EXTPROF_DUMP_VERSION)
-		return xp_err_at(e, d->path, HDR_OFF(version),
-				 "unsupported format version %u (this extprof reads version %u)",
-				 h->version, EXTPROF_DUMP_VERSION);
+	if (h->version < EXTPROF_DUMP_VERSION_OLDEST || h->version > EXTPROF_DUMP_VERSION)
+		return xp_err_at(
+			e, d->path, HDR_OFF(version),
+			"unsupported format version %u (this extprof reads versions %u to %u)",
+			h->version, EXTPROF_DUMP_VERSION_OLDEST, EXTPROF_DUMP_VERSION);
 	return 0;
 }
 
@@ -89,11 +90,13 @@ static int check_sizes(const struct xp_dump *d, struct xp_err *e)
 	if (h->header_size != sizeof(*h))
 		return xp_err_at(e, d->path, HDR_OFF(header_size),
 				 "header_size %u, expected %zu for version %u", h->header_size,
-				 sizeof(*h), EXTPROF_DUMP_VERSION);
+				 sizeof(*h), h->version);
 	if (h->file_size > d->size)
 		return xp_err_at(e, d->path, d->size, "truncated: %zu bytes of the %llu written",
 				 d->size, (unsigned long long)h->file_size);
-	if (h->file_size < d->size)
+	/* a live dump from version 2 on grows: its header says so once it has */
+	if (h->file_size < d->size && (h->version < 2 || (h->flags & EXTPROF_DUMP_F_COMPACT) ||
+				       h->file_size < h->header_size))
 		return xp_err_at(e, d->path, h->file_size,
 				 "%zu bytes, but the header says the dump ends at %llu", d->size,
 				 (unsigned long long)h->file_size);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * dump_check_sections: every section of a known type, of the entry size
- * version 1 defines, 8-byte aligned, after the section table, inside the
- * file, overlapping no other, and the ones a dump needs all present.
+ * dump_check_sections: every section of a type its version knows, of the
+ * entry size that version defines, 8-byte aligned, after the section
+ * table, inside the file, overlapping no other, and the ones a dump needs
+ * all present.  Version 1's declarations are copied into version 2's
+ * layout (xp_dump_upgrade_decls): the rest of the analyzer reads one.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -12,18 +14,32 @@
 
 struct sec_type {
 	const char *name;
-	uint32_t entry_size;
+	uint32_t entry_size; /* version 2's, and version 1's unless v1_size says otherwise */
+	uint32_t v1_size;
+	uint32_t versions; /* bit v: known in version v */
 };
 
+#define V1 (1u << 1)
+#define V2 (1u << 2)
+
 static const struct sec_type sec_types[] = {
-	[EXTPROF_SECTION_DECLS] = {"DECLS", sizeof(struct extprof_dump_decl)},
-	[EXTPROF_SECTION_STRINGS] = {"STRINGS", 1},
-	[EXTPROF_SECTION_HIST_DENSE] = {"HIST_DENSE", sizeof(uint64_t)},
-	[EXTPROF_SECTION_HIST_SPARSE] = {"HIST_SPARSE", sizeof(struct extprof_dump_hist_entry)},
-	[EXTPROF_SECTION_CALLERS] = {"CALLERS", sizeof(struct extprof_dump_caller)},
+	[EXTPROF_SECTION_DECLS] = {"DECLS", sizeof(struct extprof_dump_decl), XP_DUMP_V1_DECL_SIZE,
+				   V1 | V2},
+	[EXTPROF_SECTION_STRINGS] = {"STRINGS", 1, 0, V1 | V2},
+	[EXTPROF_SECTION_HIST_DENSE] = {"HIST_DENSE", sizeof(uint64_t), 0, V1},
+	[EXTPROF_SECTION_HIST_SPARSE] = {"HIST_SPARSE", sizeof(struct extprof_dump_hist_entry), 0,
+					 V1 | V2},
+	[EXTPROF_SECTION_CALLERS] = {"CALLERS", sizeof(struct extprof_dump_caller), 0, V1 | V2},
+	[EXTPROF_SECTION_HIST_ROWS] = {"HIST_ROWS", EXTPROF_HIST_ROW_BYTES, 0, V2},
 };
 
 #define NTYPES (sizeof(sec_types) / sizeof(sec_types[0]))
+
+static uint32_t sec_entry_size(const struct xp_dump *d, uint32_t type)
+{
+	return d->hdr->version == 1 && sec_types[type].v1_size ? sec_types[type].v1_size
+							       : sec_types[type].entry_size;
+}
 
 static uint64_t sec_field_off(const struct xp_dump *d, uint32_t i, size_t field)
 {
@@ -40,11 +56,15 @@ static int check_one(const struct xp_dump *d, uint32_t i, uint64_t table_end, st
 	if (s->type == 0 || s->type >= NTYPES)
 		return xp_err_at(e, d->path, SEC_OFF(i, type), "section %u: unknown type %u", i,
 				 s->type);
-	if (s->entry_size != sec_types[s->type].entry_size)
+	if (!(sec_types[s->type].versions & (1u << d->hdr->version)))
+		return xp_err_at(e, d->path, SEC_OFF(i, type),
+				 "section %u: type %u (%s) is not one of version %u", i, s->type,
+				 sec_types[s->type].name, d->hdr->version);
+	if (s->entry_size != sec_entry_size(d, s->type))
 		return xp_err_at(e, d->path, SEC_OFF(i, entry_size),
 				 "section %u (%s): entry_size %u, expected %u", i,
 				 sec_types[s->type].name, s->entry_size,
-				 sec_types[s->type].entry_size);
+				 sec_entry_size(d, s->type));
 	if (s->offset % 8 || s->offset < table_end)
 		return xp_err_at(e, d->path, SEC_OFF(i, offset),
 				 "section %u (%s): offset %llu is %s", i, sec_types[s->type].name,
@@ -101,6 +121,7 @@ static void sec_bind(struct xp_dump *d, const struct extprof_dump_section *s)
 	case EXTPROF_SECTION_DECLS:
 		d->decls = p;
 		d->ndecls = s->count;
+		d->decl_size = s->entry_size;
 		break;
 	case EXTPROF_SECTION_STRINGS:
 		d->strings = p;
@@ -108,6 +129,10 @@ static void sec_bind(struct xp_dump *d, const struct extprof_dump_section *s)
 		break;
 	case EXTPROF_SECTION_HIST_DENSE:
 		d->dense = p;
+		break;
+	case EXTPROF_SECTION_HIST_ROWS:
+		d->rows = p;
+		d->nrows = s->count;
 		break;
 	case EXTPROF_SECTION_HIST_SPARSE:
 		d->sparse = p;
@@ -124,7 +149,8 @@ static int check_present(const struct xp_dump *d, const int *seen, struct xp_err
 {
 	const uint64_t table = d->hdr->header_size;
 	const struct extprof_dump_section *dense;
-	int hist = seen[EXTPROF_SECTION_HIST_DENSE] + seen[EXTPROF_SECTION_HIST_SPARSE];
+	int hist = seen[EXTPROF_SECTION_HIST_DENSE] + seen[EXTPROF_SECTION_HIST_SPARSE] +
+		   seen[EXTPROF_SECTION_HIST_ROWS];
 	bool compact = d->hdr->flags & EXTPROF_DUMP_F_COMPACT;
 
 	if (!seen[EXTPROF_SECTION_DECLS] || !seen[EXTPROF_SECTION_STRINGS] || hist != 1)
@@ -136,7 +162,10 @@ static int check_present(const struct xp_dump *d, const int *seen, struct xp_err
 	if (compact != (seen[EXTPROF_SECTION_HIST_SPARSE] == 1))
 		return xp_err_at(e, d->path, offsetof(struct extprof_dump_header, flags),
 				 "flags say %s but the histogram is %s",
-				 compact ? "compact" : "live", compact ? "dense" : "sparse");
+				 compact ? "compact" : "live",
+				 compact ? (d->rows ? "in rows" : "dense") : "sparse");
+	if (d->rows && !d->nrows)
+		return xp_err_at(e, d->path, table, "HIST_ROWS has no row 0");
 	if (d->ndecls > UINT32_MAX)
 		return xp_err_at(e, d->path, table, "%llu declarations, more than a dump can index",
 				 (unsigned long long)d->ndecls);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * dump_check_tables: the contents of the sections.  Every string offset
- * lands inside STRINGS on a NUL-terminated string, every declaration and
- * bucket index is in range, and no declaration appears twice.
+ * lands inside STRINGS on a NUL-terminated string, every declaration,
+ * bucket and row index is in range, and no declaration, nor row, appears
+ * twice.
  *
  * Cross-field consistency (floor against evaluations, hits against
  * evaluations) is deliberately not checked: a live dump is read while the
@@ -41,9 +42,7 @@ static bool kind_ok(const char *k)
 	return true;
 }
 
-#define DECL_OFF(i, f)                                                                             \
-	(base + (uint64_t)(i) * sizeof(struct extprof_dump_decl) +                                 \
-	 offsetof(struct extprof_dump_decl, f))
+#define DECL_OFF(i, f) (base + (uint64_t)(i)*d->decl_size + offsetof(struct extprof_dump_decl, f))
 
 static int check_decl(const struct xp_dump *d, uint64_t i, uint64_t base, struct xp_err *e)
 {
@@ -130,6 +129,22 @@ static int check_unique(struct xp_dump *d, uint64_t base, struct xp_err *e)
 	return err;
 }
 
+int xp_dump_upgrade_decls(struct xp_dump *d, struct xp_err *e)
+{
+	const unsigned char *from = (const unsigned char *)d->decls;
+
+	if (d->decl_size == sizeof(struct extprof_dump_decl))
+		return 0;
+	/* version 1's is version 2's without its last fields: those are 0 */
+	d->decls_v1 = calloc(d->ndecls + 1, sizeof(*d->decls_v1));
+	if (!d->decls_v1)
+		return xp_err_set(e, -ENOMEM, "%s: out of memory", d->path);
+	for (uint64_t i = 0; i < d->ndecls; i++)
+		memcpy(&d->decls_v1[i], from + i * d->decl_size, d->decl_size);
+	d->decls = d->decls_v1;
+	return 0;
+}
+
 int xp_dump_check_decls(struct xp_dump *d, struct xp_err *e)
 {
 	uint64_t base = sec_offset(d, EXTPROF_SECTION_DECLS);
@@ -143,9 +158,51 @@ int xp_dump_check_decls(struct xp_dump *d, struct xp_err *e)
 	return check_unique(d, base, e);
 }
 
+/*
+ * Rows: a live dump's declaration has none (0), one in HIST_ROWS, its own,
+ * or one past them, which this file does not hold: the shim's memory
+ * (EXTPROF_DECL_F_HIST_MEMORY), or a row being given while the file was
+ * read.  A compact dump has no rows.
+ */
+static int check_rows(const struct xp_dump *d, struct xp_err *e)
+{
+	uint64_t base = sec_offset(d, EXTPROF_SECTION_DECLS);
+	uint64_t *taken;
+	int err = 0;
+
+	if (!d->rows) {
+		for (uint64_t i = 0; i < d->ndecls; i++)
+			if (d->decls[i].row)
+				return xp_err_at(e, d->path, DECL_OFF(i, row),
+						 "decls[%llu].row %u in a dump without rows",
+						 (unsigned long long)i, d->decls[i].row);
+		return 0;
+	}
+	taken = calloc(d->nrows / 64 + 1, sizeof(*taken));
+	if (!taken)
+		return xp_err_set(e, -ENOMEM, "%s: out of memory", d->path);
+	for (uint64_t i = 0; i < d->ndecls && !err; i++) {
+		uint32_t row = d->decls[i].row;
+
+		if (!row || row >= d->nrows)
+			continue;
+		if (taken[row / 64] & (1ull << (row % 64)))
+			err = xp_err_at(e, d->path, DECL_OFF(i, row),
+					"decls[%llu].row %u is another declaration's too",
+					(unsigned long long)i, row);
+		taken[row / 64] |= 1ull << (row % 64);
+	}
+	free(taken);
+	return err;
+}
+
 int xp_dump_check_hist(const struct xp_dump *d, struct xp_err *e)
 {
 	uint64_t base = sec_offset(d, EXTPROF_SECTION_HIST_SPARSE);
+	int err = check_rows(d, e);
+
+	if (err)
+		return err;
 
 	for (uint64_t i = 0; i < d->nsparse; i++) {
 		const struct extprof_dump_hist_entry *h = &d->sparse[i];

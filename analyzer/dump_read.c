@@ -159,6 +159,8 @@ int xp_dump_parse(struct xp_dump *d, void *buf, size_t size, const char *path, s
 	if (!err)
 		err = xp_dump_check_sections(d, e);
 	if (!err)
+		err = xp_dump_upgrade_decls(d, e);
+	if (!err)
 		err = xp_dump_check_decls(d, e);
 	if (!err)
 		err = xp_dump_check_hist(d, e);
@@ -174,6 +176,7 @@ fail:
 void xp_dump_free(struct xp_dump *d)
 {
 	free(d->order);
+	free(d->decls_v1);
 	free(d->buf);
 	free(d->path);
 	memset(d, 0, sizeof(*d));

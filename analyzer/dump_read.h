@@ -17,6 +17,9 @@
 /* Refuse files larger than this: no dump is, and we read it whole. */
 #define XP_DUMP_MAX_SIZE (1ull << 31)
 
+/* A declaration of version 1: struct extprof_dump_decl up to negative. */
+#define XP_DUMP_V1_DECL_SIZE 112u
+
 struct xp_dump {
 	char *path; /* as named in messages */
 	unsigned char *buf;
@@ -24,16 +27,20 @@ struct xp_dump {
 
 	const struct extprof_dump_header *hdr;
 	const struct extprof_dump_section *sections;
-	const struct extprof_dump_decl *decls;
+	const struct extprof_dump_decl *decls; /* version 1: a copy in version 2's layout */
 	uint64_t ndecls;
+	uint32_t decl_size; /* in the file: XP_DUMP_V1_DECL_SIZE for version 1 */
 	const char *strings;
 	uint64_t nstrings;
-	const uint64_t *dense; /* ndecls * EXTPROF_HIST_BUCKETS, or NULL */
+	const uint64_t *dense; /* version 1's live dumps: ndecls * EXTPROF_HIST_BUCKETS, or NULL */
+	const uint64_t *rows;  /* version 2's: HIST_ROWS, nrows * EXTPROF_HIST_BUCKETS, or NULL */
+	uint64_t nrows;
 	const struct extprof_dump_hist_entry *sparse;
 	uint64_t nsparse;
 	const struct extprof_dump_caller *callers;
 	uint64_t ncallers;
 	uint32_t *order; /* declarations by (kind, symbol, object), from the checks */
+	struct extprof_dump_decl *decls_v1; /* the copy, owned */
 };
 
 /*
@@ -58,6 +65,18 @@ int xp_dump_parse(struct xp_dump *d, void *buf, size_t size, const char *path, s
 
 void xp_dump_free(struct xp_dump *d);
 
+/*
+ * The histogram row of declaration @i in the file (version 2's live dumps),
+ * or NULL: none yet, or one that is not in this file.
+ */
+static inline const uint64_t *xp_dump_row(const struct xp_dump *d, uint64_t i)
+{
+	uint32_t row = d->decls[i].row;
+
+	return d->rows && row && row < d->nrows ? d->rows + (size_t)row * EXTPROF_HIST_BUCKETS
+						: NULL;
+}
+
 /* A string of the STRINGS section, already checked by xp_dump_parse. */
 static inline const char *xp_dump_str(const struct xp_dump *d, uint32_t off)
 {
@@ -79,7 +98,8 @@ int xp_dump_check_start(const void *buf, size_t have, uint64_t size, const char 
  */
 int xp_dump_check_header(struct xp_dump *d, struct xp_err *e);
 int xp_dump_check_sections(struct xp_dump *d, struct xp_err *e);
-int xp_dump_check_decls(struct xp_dump *d, struct xp_err *e); /* sets d->order */
+int xp_dump_upgrade_decls(struct xp_dump *d, struct xp_err *e); /* version 1's, copied */
+int xp_dump_check_decls(struct xp_dump *d, struct xp_err *e);	/* sets d->order */
 int xp_dump_check_hist(const struct xp_dump *d, struct xp_err *e);
 int xp_dump_check_callers(const struct xp_dump *d, struct xp_err *e);
 

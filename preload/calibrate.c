@@ -79,12 +79,12 @@ static uint64_t cal_resolution(void)
 /* Declaration @idx's floor, refined from its histogram in worker @w. */
 static uint64_t cal_floor(const struct xp_worker *w, uint32_t idx, uint64_t step)
 {
-	const uint64_t *hist = w->map.hist + (uint64_t)idx * EXTPROF_HIST_BUCKETS;
+	const uint64_t *hist = dump_row(&w->map, idx);
 	uint64_t floor = w->map.decls[idx].floor;
 	struct extprof_refine r;
 
 	extprof_refine_init(&r, floor, step);
-	for (uint32_t b = extprof_hist_bucket(floor); b < EXTPROF_HIST_BUCKETS; b++) {
+	for (uint32_t b = extprof_hist_bucket(floor); hist && b < EXTPROF_HIST_BUCKETS; b++) {
 		if (extprof_hist_lower(b) > floor + r.step)
 			break;
 		extprof_refine_add(&r, b, hist[b]);

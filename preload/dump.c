@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * dump: create a worker's dump file and map it shared, so that every count
- * the shim makes is in the page cache the moment it is made; at a clean exit
- * rewrite it compactly.  Plain syscalls, no stdio, no malloc: this runs on a
- * thread's first evaluation and at exit, when the program may hold any lock.
+ * the shim makes is in the page cache the moment it is made; grow it as
+ * declarations take histogram rows; at a clean exit rewrite it compactly.
+ * Plain syscalls, no stdio, no malloc: this runs on a thread's first
+ * evaluation, on a declaration's, and at exit, when the program may hold
+ * any lock.
  *
- *   live file:   header | sections[4] | decls | strings | hist (dense) | callers
+ *   live file:   header | sections[4] | decls | strings | callers | rows 0, 1, ... (HIST_ROWS)
  *   compact:     header | sections[4] | decls | strings | hist (sparse) | callers
+ *
+ *   the live dump's reservation (address space, made once, never moved):
+ *
+ *   base                                      mapped                 size
+ *   | tables | row 0 | row 1 | ... | row n-1 | ...........................|
+ *   |<------- the file, MAP_SHARED ------->|<- memory, if the file could  |
+ *   |        (file_end; grows in chunks)   |   not grow ->|<- PROT_NONE ->|
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "dump.h"
@@ -22,6 +32,25 @@
 #define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
 
 enum { SEC_DECLS, SEC_STRINGS, SEC_HIST, SEC_CALLERS, NSEC };
+
+/* Rows the file grows by at most at a time (about 1 MB). */
+#define DUMP_GROW_ROWS 32u
+
+/*
+ * Room a live dump leaves on its filesystem for its compact form at exit:
+ * its tables again, and for the sparse histogram 1 KiB a row (64 buckets)
+ * and 64 KiB more.  A guess, on the generous side: a live dump that took
+ * the last of the space could not be rewritten at exit.
+ */
+#define DUMP_ROOM_PER_ROW 1024u
+#define DUMP_ROOM_MORE	  65536u
+
+static size_t dump_page_up(size_t x)
+{
+	size_t page = (size_t)getpagesize();
+
+	return (x + page - 1) & ~(page - 1);
+}
 
 /* Room for the names of a declaration added later (a dlopen'ed object's). */
 #define DUMP_LATE_STRING 192
@@ -35,26 +64,34 @@ static size_t dump_strings_size(const struct dump_decl_info *decls, uint32_t nde
 	return n;
 }
 
+/*
+ * A live dump of @capacity declarations: the tables, then the rows (off[SEC_HIST]
+ * is row 0's).  The file starts with whole pages up to the end of row 0;
+ * the reservation holds a row for every declaration.
+ */
 struct dump_layout {
 	size_t off[NSEC];
-	size_t size;
+	size_t first; /* the file at creation */
+	size_t size;  /* the reservation */
+	uint32_t row_cap;
 };
 
-static void dump_plan_live(struct dump_layout *l, uint32_t ndecls, size_t strings,
+static void dump_plan_live(struct dump_layout *l, uint32_t capacity, size_t strings,
 			   uint32_t caller_slots)
 {
 	size_t o = ALIGN8(sizeof(struct extprof_dump_header) +
 			  NSEC * sizeof(struct extprof_dump_section));
 
 	l->off[SEC_DECLS] = o;
-	o = ALIGN8(o + (size_t)ndecls * sizeof(struct extprof_dump_decl));
+	o = ALIGN8(o + (size_t)capacity * sizeof(struct extprof_dump_decl));
 	l->off[SEC_STRINGS] = o;
 	o = ALIGN8(o + strings);
-	l->off[SEC_HIST] = o;
-	o = ALIGN8(o + (size_t)ndecls * EXTPROF_HIST_BUCKETS * sizeof(uint64_t));
 	l->off[SEC_CALLERS] = o;
-	o = ALIGN8(o + (size_t)ndecls * caller_slots * sizeof(struct extprof_dump_caller));
-	l->size = o;
+	o = ALIGN8(o + (size_t)capacity * caller_slots * sizeof(struct extprof_dump_caller));
+	l->off[SEC_HIST] = o;
+	l->row_cap = capacity + 1;
+	l->first = dump_page_up(o + EXTPROF_HIST_ROW_BYTES);
+	l->size = dump_page_up(o + (size_t)l->row_cap * EXTPROF_HIST_ROW_BYTES);
 }
 
 static uint32_t dump_put_string(char *strings, size_t *used, const char *s)
@@ -122,10 +159,13 @@ static void dump_set_section(struct extprof_dump_section *s, uint32_t type, uint
 	s->count = count;
 }
 
-/* Lay the tables out in a fresh, zeroed mapping of l->size bytes. */
+/*
+ * Lay the tables out in a fresh reservation whose first l->first bytes are
+ * zeroed and writable: the file's (@file_end) or memory's (0).
+ */
 static void dump_lay_out(struct dump_map *m, char *base, const struct dump_layout *l,
 			 const struct dump_meta *meta, const struct dump_decl_info *decls,
-			 uint32_t ndecls, uint32_t worker, size_t strings)
+			 uint32_t ndecls, uint32_t worker, size_t strings, size_t file_end)
 {
 	size_t strings_used;
 	struct extprof_dump_section *sec;
@@ -136,12 +176,17 @@ static void dump_lay_out(struct dump_map *m, char *base, const struct dump_layou
 	m->size = l->size;
 	m->hdr = (struct extprof_dump_header *)base;
 	m->decls = (struct extprof_dump_decl *)(base + l->off[SEC_DECLS]);
-	m->hist = (uint64_t *)(base + l->off[SEC_HIST]);
+	m->rows = (uint64_t *)(base + l->off[SEC_HIST]);
 	m->callers = (struct extprof_dump_caller *)(base + l->off[SEC_CALLERS]);
 	m->strings = base + l->off[SEC_STRINGS];
 	m->ndecls = ndecls;
 	m->capacity = ndecls + meta->late_decls;
 	m->caller_slots = meta->caller_slots;
+	m->rows_off = l->off[SEC_HIST];
+	m->row_cap = l->row_cap;
+	m->nrows = 1; /* row 0: the scratch row */
+	m->mapped = l->first;
+	m->file_end = file_end;
 
 	str = base + l->off[SEC_STRINGS];
 	str[used++] = '\0';
@@ -167,13 +212,13 @@ static void dump_lay_out(struct dump_map *m, char *base, const struct dump_layou
 			 l->off[SEC_DECLS], ndecls);
 	dump_set_section(&sec[SEC_STRINGS], EXTPROF_SECTION_STRINGS, 1, l->off[SEC_STRINGS],
 			 strings_used);
-	dump_set_section(&sec[SEC_HIST], EXTPROF_SECTION_HIST_DENSE, sizeof(uint64_t),
-			 l->off[SEC_HIST], (uint64_t)ndecls * EXTPROF_HIST_BUCKETS);
+	dump_set_section(&sec[SEC_HIST], EXTPROF_SECTION_HIST_ROWS, EXTPROF_HIST_ROW_BYTES,
+			 l->off[SEC_HIST], m->nrows);
 	dump_set_section(&sec[SEC_CALLERS], EXTPROF_SECTION_CALLERS,
 			 sizeof(struct extprof_dump_caller), l->off[SEC_CALLERS],
 			 (uint64_t)ndecls * meta->caller_slots);
 	/* The header goes last: a reader never sees half-made tables as valid. */
-	dump_fill_header(m->hdr, meta, worker, l->size);
+	dump_fill_header(m->hdr, meta, worker, l->first);
 }
 
 /* Whether a file may grow to @size bytes: past RLIMIT_FSIZE the kernel raises SIGXFSZ. */
@@ -183,6 +228,27 @@ static bool dump_size_allowed(uint64_t size)
 
 	return getrlimit(RLIMIT_FSIZE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
 	       size <= (uint64_t)rl.rlim_cur;
+}
+
+/*
+ * Whether @fd's filesystem has @len bytes free and @keep more (fstatfs: a
+ * plain system call; a filesystem that cannot say is believed to have it).
+ */
+static int dump_keep_room(int fd, uint64_t len, uint64_t keep)
+{
+	struct statfs sf;
+	uint64_t unit;
+
+	if (fstatfs(fd, &sf) < 0)
+		return 0;
+	unit = sf.f_frsize ? (uint64_t)sf.f_frsize : (uint64_t)sf.f_bsize;
+	return (uint64_t)sf.f_bavail * unit >= len + keep ? 0 : -ENOSPC;
+}
+
+/* What dump_keep_room keeps for a dump of @rows rows whose tables end at @tables. */
+static uint64_t dump_room_at_exit(size_t tables, uint32_t rows)
+{
+	return (uint64_t)tables + (uint64_t)rows * DUMP_ROOM_PER_ROW + DUMP_ROOM_MORE;
 }
 
 int dump_reserve(int fd, uint64_t off, uint64_t len)
@@ -199,6 +265,17 @@ int dump_reserve(int fd, uint64_t off, uint64_t len)
 }
 
 /*
+ * Address space for a whole dump, every row included: PROT_NONE, so that
+ * it costs no memory (nor commit charge) until a part is mapped over it.
+ */
+static char *dump_reserve_space(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
  * The space is reserved before the mapping is made (dump_reserve): never
  * over somebody else's file (O_EXCL|O_NOFOLLOW), never a SIGBUS later.
  */
@@ -207,7 +284,8 @@ int dump_create(struct dump_map *m, const char *path, const struct dump_meta *me
 {
 	size_t strings = dump_strings_size(decls, ndecls) + meta->late_decls * DUMP_LATE_STRING;
 	struct dump_layout l;
-	char *base;
+	struct stat st;
+	char *base = NULL;
 	int fd, err;
 
 	memset(m, 0, sizeof(*m));
@@ -218,17 +296,26 @@ int dump_create(struct dump_map *m, const char *path, const struct dump_meta *me
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	err = dump_reserve(fd, 0, l.size);
+	err = dump_keep_room(fd, l.first, dump_room_at_exit(l.off[SEC_HIST], 1));
+	if (!err)
+		err = dump_reserve(fd, 0, l.first);
+	if (!err && fstat(fd, &st) < 0)
+		err = -errno;
+	if (!err && !(base = dump_reserve_space(l.size)))
+		err = -errno;
 	if (err)
 		goto err_unlink;
-	base = mmap(NULL, l.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED) {
+	if (mmap(base, l.first, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+	    MAP_FAILED) {
 		err = -errno;
+		munmap(base, l.size);
 		goto err_unlink;
 	}
 	close(fd);
 	memcpy(m->path, path, strlen(path) + 1);
-	dump_lay_out(m, base, &l, meta, decls, ndecls, worker, strings);
+	m->dev = (uint64_t)st.st_dev;
+	m->ino = (uint64_t)st.st_ino;
+	dump_lay_out(m, base, &l, meta, decls, ndecls, worker, strings, l.first);
 	return 0;
 
 err_unlink:
@@ -247,11 +334,124 @@ int dump_create_anonymous(struct dump_map *m, const struct dump_meta *meta,
 
 	memset(m, 0, sizeof(*m));
 	dump_plan_live(&l, ndecls + meta->late_decls, strings, meta->caller_slots);
-	base = mmap(NULL, l.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (base == MAP_FAILED)
+	base = dump_reserve_space(l.size);
+	if (!base)
 		return -errno;
-	dump_lay_out(m, base, &l, meta, decls, ndecls, worker, strings);
+	if (mprotect(base, l.first, PROT_READ | PROT_WRITE) < 0) {
+		int err = -errno;
+
+		munmap(base, l.size);
+		return err;
+	}
+	dump_lay_out(m, base, &l, meta, decls, ndecls, worker, strings, 0);
 	return 0;
+}
+
+/*
+ * Where the rows grow to for one that ends at @need: by as many rows as
+ * are taken already, from 1 to DUMP_GROW_ROWS, in whole pages, so that a
+ * small program's dump stays small and a large one's grows in few steps.
+ */
+static size_t dump_grow_to(const struct dump_map *m, size_t need)
+{
+	uint32_t n = m->nrows > DUMP_GROW_ROWS ? DUMP_GROW_ROWS : m->nrows;
+	size_t to = m->mapped + (size_t)n * EXTPROF_HIST_ROW_BYTES;
+
+	to = dump_page_up(to > need ? to : need);
+	return to > m->size ? m->size : to;
+}
+
+/*
+ * The file grown to @to and mapped there, in place.  It is opened again by
+ * its name (no descriptor is kept: the program's descriptors are its own),
+ * and must still be the file made: one put in its place is not ours.
+ */
+static int dump_grow_file(struct dump_map *m, size_t to)
+{
+	int fd = open(m->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC), err = 0;
+	size_t from = m->file_end;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		err = -errno;
+	else if ((uint64_t)st.st_dev != m->dev || (uint64_t)st.st_ino != m->ino)
+		err = -ESTALE;
+	if (!err)
+		err = dump_keep_room(fd, to - from, dump_room_at_exit(m->rows_off, m->nrows + 1));
+	if (!err)
+		err = dump_reserve(fd, from, to - from);
+	if (!err && mmap((char *)m->base + from, to - from, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, fd, (off_t)from) == MAP_FAILED) {
+		/* the range may be unmapped now, and someone else's later: never touched again */
+		err = -errno;
+		m->size = from;
+	}
+	close(fd);
+	return err;
+}
+
+/*
+ * [mapped, @to) made writable: the file's while it grows, memory once it
+ * cannot (m->grow_err says why), for the rest of the run.
+ */
+static int dump_grow(struct dump_map *m, size_t to)
+{
+	if (m->file_end && !m->grow_err) {
+		int err = dump_grow_file(m, to);
+
+		if (!err) {
+			m->file_end = to;
+			m->mapped = to;
+			__atomic_store_n(&m->hdr->file_size, to, __ATOMIC_RELEASE);
+			return 0;
+		}
+		m->grow_err = err;
+		if (m->size < to)
+			return err;
+	}
+	if (mprotect((char *)m->base + m->mapped, to - m->mapped, PROT_READ | PROT_WRITE) < 0)
+		return -errno;
+	m->mapped = to;
+	return 0;
+}
+
+int dump_take_row(struct dump_map *m, uint32_t decl)
+{
+	struct extprof_dump_section *sec = (struct extprof_dump_section *)(m->hdr + 1);
+	struct extprof_dump_decl *d = &m->decls[decl];
+	uint32_t row = m->nrows;
+	size_t end = m->rows_off + ((size_t)row + 1) * EXTPROF_HIST_ROW_BYTES;
+	int err = 0;
+
+	if (d->row)
+		return 0;
+	if (row >= m->row_cap || end > m->size)
+		err = -ENOSPC;
+	else if (end > m->mapped)
+		err = dump_grow(m, dump_grow_to(m, end));
+	if (err) {
+		d->flags |= EXTPROF_DECL_F_HIST_LOST;
+		return err;
+	}
+	/* the row exists before anyone can see it: counted, then given */
+	__atomic_store_n(&m->nrows, row + 1, __ATOMIC_RELEASE);
+	if (end <= m->file_end)
+		__atomic_store_n(&sec[SEC_HIST].count, (uint64_t)row + 1, __ATOMIC_RELEASE);
+	else if (m->file_end)
+		d->flags |= EXTPROF_DECL_F_HIST_MEMORY;
+	__atomic_store_n(&d->row, row, __ATOMIC_RELEASE);
+	return 0;
+}
+
+const uint64_t *dump_row(const struct dump_map *m, uint32_t decl)
+{
+	uint32_t row = __atomic_load_n(&m->decls[decl].row, __ATOMIC_ACQUIRE);
+
+	if (!row || row >= __atomic_load_n(&m->nrows, __ATOMIC_ACQUIRE))
+		return NULL;
+	return m->rows + (size_t)row * EXTPROF_HIST_BUCKETS;
 }
 
 /*
@@ -279,8 +479,6 @@ int dump_append_decl(struct dump_map *m, const struct dump_decl_info *info)
 	__atomic_store_n(&sec[SEC_STRINGS].count, used, __ATOMIC_RELEASE);
 	m->ndecls++;
 	__atomic_store_n(&sec[SEC_DECLS].count, m->ndecls, __ATOMIC_RELEASE);
-	__atomic_store_n(&sec[SEC_HIST].count, (uint64_t)m->ndecls * EXTPROF_HIST_BUCKETS,
-			 __ATOMIC_RELEASE);
 	__atomic_store_n(&sec[SEC_CALLERS].count, (uint64_t)m->ndecls * m->caller_slots,
 			 __ATOMIC_RELEASE);
 	return 0;
@@ -339,13 +537,6 @@ static void dump_writer_pad8(struct dump_writer *w)
 }
 
 /*
- * Rewrite the live dump as a compact one (sparse histogram) beside it and
- * rename it over the live file: a reader sees one or the other, whole.
- * Evaluations that other threads finish after the snapshot stay in the old
- * mapping only; that is the documented cost of a process exiting with
- * threads still running.
- */
-/*
  * The callers with their addresses named by @resolve: a copy whose pcs are
  * offsets from their objects and whose symbols index names that follow the
  * strings (from @base on).  In memory mapped here, not malloc'ed.
@@ -401,6 +592,13 @@ int dump_write_compact(const struct dump_map *m, uint32_t extra_flags)
 	return dump_write_compact_named(m, extra_flags, NULL);
 }
 
+/*
+ * Rewrite the live dump as a compact one (sparse histogram) beside it and
+ * rename it over the live file: a reader sees one or the other, whole.
+ * Evaluations that other threads finish after the snapshot stay in the old
+ * mapping only; that is the documented cost of a process exiting with
+ * threads still running.
+ */
 int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 			     dump_resolve_fn resolve)
 {
@@ -422,11 +620,11 @@ int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 		if (err)
 			return err;
 	}
-	/* a declaration never evaluated has an empty row: its pages are never read */
+	/* the rows of the declarations evaluated, wherever they lie (file or memory) */
 	for (uint32_t d = 0; d < m->ndecls; d++) {
-		const uint64_t *row = m->hist + (size_t)d * EXTPROF_HIST_BUCKETS;
+		const uint64_t *row = dump_row(m, d);
 
-		for (uint32_t b = 0; m->decls[d].evaluations && b < EXTPROF_HIST_BUCKETS; b++)
+		for (uint32_t b = 0; row && b < EXTPROF_HIST_BUCKETS; b++)
 			nsparse += row[b] != 0;
 	}
 
@@ -466,16 +664,22 @@ int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 	dump_writer_put(&w, &h, sizeof(h));
 	dump_writer_put(&w, sec, sizeof(sec));
 	dump_writer_pad8(&w);
-	dump_writer_put(&w, m->decls, (size_t)m->ndecls * sizeof(struct extprof_dump_decl));
+	for (uint32_t d = 0; d < m->ndecls; d++) {
+		/* a compact dump has no rows: its histogram is here, whole */
+		struct extprof_dump_decl x = m->decls[d];
+
+		x.row = 0;
+		x.flags &= ~EXTPROF_DECL_F_HIST_MEMORY;
+		dump_writer_put(&w, &x, sizeof(x));
+	}
 	dump_writer_pad8(&w);
 	dump_writer_put(&w, m->strings, strings_size);
 	dump_writer_put(&w, nc.names, nc.names_used);
 	dump_writer_pad8(&w);
 	for (uint32_t d = 0; d < m->ndecls; d++) {
-		const uint64_t *row = m->hist + (size_t)d * EXTPROF_HIST_BUCKETS;
+		const uint64_t *row = dump_row(m, d);
 
-		for (uint32_t b = 0; m->decls[d].evaluations && b < EXTPROF_HIST_BUCKETS && nsparse;
-		     b++) {
+		for (uint32_t b = 0; row && b < EXTPROF_HIST_BUCKETS && nsparse; b++) {
 			struct extprof_dump_hist_entry e = {d, b, row[b]};
 
 			if (!e.count)

@@ -47,19 +47,33 @@ struct dump_decl_info {
 	uint32_t flags; /* EXTPROF_DECL_F_* */
 };
 
-/* A live dump: pointers into the shared mapping. */
+/*
+ * A live dump: pointers into one reservation of address space, made at
+ * its largest (every declaration with a row) and never moved: a signal
+ * handler on the owner's thread may hold pointers into it.  The file is
+ * mapped over its start, [0, file_end); the rows taken since lie past the
+ * tables, and the file grows under them in chunks (dump_take_row), or,
+ * once it cannot, memory does, to mapped.  Past mapped: PROT_NONE.
+ */
 struct dump_map {
 	void *base;
-	size_t size;
+	size_t size; /* bytes reserved from base */
 	struct extprof_dump_header *hdr;
 	struct extprof_dump_decl *decls;
-	uint64_t *hist;			     /* ndecls * EXTPROF_HIST_BUCKETS, dense */
+	uint64_t *rows; /* HIST_ROWS: row r at rows + r * EXTPROF_HIST_BUCKETS */
 	struct extprof_dump_caller *callers; /* ndecls * caller_slots */
 	const char *strings;
 	uint32_t ndecls;
 	uint32_t capacity; /* declarations the file has room for */
 	uint32_t caller_slots;
+	uint32_t nrows;	  /* rows taken, row 0 (the scratch row) included */
+	uint32_t row_cap; /* rows the reservation holds */
 	size_t strings_cap;
+	size_t rows_off;   /* where row 0 starts */
+	size_t mapped;	   /* bytes from base that may be written */
+	size_t file_end;   /* bytes of the file mapped: its size; 0 without a file */
+	uint64_t dev, ino; /* the file, to know it again when it grows */
+	int grow_err;	   /* why the file stopped growing; 0 while it grows */
 	char path[4096];
 	bool in_memory; /* the file could not be made: counted here, written at exit */
 };
@@ -74,9 +88,9 @@ struct dump_map {
 int dump_reserve(int fd, uint64_t off, uint64_t len);
 
 /*
- * Create the dump at @path (O_EXCL|O_NOFOLLOW, 0600), reserve its space, map
- * it shared and lay out its tables.  0 or -errno; on failure nothing is
- * left behind.
+ * Create the dump at @path (O_EXCL|O_NOFOLLOW, 0600), reserve the space of
+ * its tables and its row 0, map it shared and lay out its tables.  0 or
+ * -errno; on failure nothing is left behind.
  */
 int dump_create(struct dump_map *m, const char *path, const struct dump_meta *meta,
 		const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker);
@@ -89,6 +103,22 @@ int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 int dump_create_anonymous(struct dump_map *m, const struct dump_meta *meta,
 			  const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker);
 int dump_append_decl(struct dump_map *m, const struct dump_decl_info *info);
+
+/*
+ * Give declaration @decl its histogram row, the next one, growing the file
+ * under it (dump_reserve, then a mapping of the new part in place) when it
+ * has no room left.  Where the file cannot grow (no space, RLIMIT_FSIZE,
+ * the file gone or replaced), the rows from then on are memory, and their
+ * declarations are marked EXTPROF_DECL_F_HIST_MEMORY, and m->grow_err says
+ * why.  0, or -errno when no row could be had (no memory): the declaration
+ * is marked EXTPROF_DECL_F_HIST_LOST, its deltas go to row 0.  Not
+ * reentrant: the caller keeps a signal handler's calls out (eval.c).
+ */
+int dump_take_row(struct dump_map *m, uint32_t decl);
+
+/* The row of declaration @decl, or NULL if it has none that may be read. */
+const uint64_t *dump_row(const struct dump_map *m, uint32_t decl);
+
 void dump_unmap(struct dump_map *m);
 
 #endif

@@ -13,11 +13,13 @@
  * remains is the calibration, subtracted by the analyzer once after merging.
  * The reads are ordered with the function (counter_read.h).
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "arch/x86_64/stub_layout.h"
 #include "counter_read.h"
+#include "log.h"
 #include "shim.h"
 #include "step.h"
 
@@ -255,6 +257,58 @@ int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
 	return 0;
 }
 
+struct eval_row {
+	struct xp_worker *w;
+	uint32_t idx;
+};
+
+static void eval_slow_row(void *p)
+{
+	struct eval_row *a = p;
+	struct dump_map *m = &a->w->map;
+	int stopped = m->grow_err, err = dump_take_row(m, a->idx);
+
+	if (!stopped && m->grow_err)
+		log_once(LOG_ONCE_GROW,
+			 "cannot grow %s: %s; counting in memory the histograms it has no room "
+			 "for, to be written at exit",
+			 m->path,
+			 m->grow_err == -ESTALE ? "another file is in its place"
+						: log_strerror(-m->grow_err));
+	else if (err)
+		log_once(LOG_ONCE_ROW, "no memory for a histogram (%s); some deltas are not kept",
+			 log_strerror(-err));
+}
+
+/*
+ * A declaration's first evaluation in worker @w: its histogram row
+ * (dump_take_row), from eval_record and from the stubs' fast path when a
+ * floor first falls (stub_fast.S).  Not the common path (once per
+ * declaration and worker), so it may call libc and use atomics.
+ *
+ * A signal handler's hooked call may arrive in the middle of it, on this
+ * thread: the taking runs busy, so that call passes through uncounted, as
+ * during a thread's first evaluation, and the taking is never entered
+ * twice (the worker is this thread's alone: nothing else takes its rows).
+ * A call that arrives before busy is set takes its row first, whole; the
+ * interrupted one then finds its declaration's row given (d->row, looked
+ * at again inside dump_take_row) or takes the next.  The row is counted
+ * (nrows), then given (d->row), each by an atomic store, for the compact
+ * dump another thread may be writing at exit.  Without a row, the deltas
+ * go to row 0, nobody's.
+ */
+void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w)
+{
+	struct xp_thread *t = &xp_self;
+	struct eval_row a = {w, (uint32_t)(d - w->map.decls)};
+
+	if (d->row || t->busy || xp.finished)
+		return;
+	t->busy = 1;
+	xp_call_preserving(eval_slow_row, &a);
+	t->busy = 0;
+}
+
 /* The floor and its hits (see "settled" in docs/floors.md). */
 static void eval_floor(uint64_t *floor, uint64_t *hits, uint64_t delta)
 {
@@ -304,7 +358,9 @@ static bool eval_record(struct xp_worker *w, const struct xp_frame *f, uint64_t 
 	/* what the stubs' fast path compares a delta with (stub_fast.S) */
 	if (d->floor == delta)
 		d->floor_limit = delta + extprof_floor_margin(xp.counter.kind, delta);
-	w->map.hist[(uint64_t)f->idx * EXTPROF_HIST_BUCKETS + extprof_hist_bucket(delta)]++;
+	if (__builtin_expect(!d->row, 0))
+		xp_eval_take_row(d, w);
+	w->map.rows[(uint64_t)d->row * EXTPROF_HIST_BUCKETS + extprof_hist_bucket(delta)]++;
 	return true;
 }
 

@@ -20,6 +20,8 @@ enum log_once_id {
 	LOG_ONCE_PMU,
 	LOG_ONCE_LATE,
 	LOG_ONCE_FINISH,
+	LOG_ONCE_GROW,
+	LOG_ONCE_ROW,
 	LOG_ONCE_MAX
 };
 

@@ -20,8 +20,8 @@
 /*
  * Declarations a process may have: address space reserved for them once
  * (worker.c), used as they come; a C++ library's every function is tens of
- * thousands.  Each worker's live dump still holds a dense histogram row per
- * declaration (about 30 KB, untouched until it is called: a sparse file).
+ * thousands.  A worker's live dump holds a histogram row (about 30 KB) only
+ * for the declarations it has evaluated (dump_take_row).
  */
 #define XP_MAX_DECLS   (1u << 18)
 #define XP_MAX_WORKERS 1024
@@ -157,6 +157,7 @@ int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot);
 int xp_eval_exit(uint64_t *slot);
 int xp_eval_exit_callers(uint64_t *slot, const uint64_t *regs);
 void xp_eval_exit_now(uint64_t *slot, uint64_t now);
+void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w);
 uint64_t xp_counter_read(void);
 
 /* worker.c */

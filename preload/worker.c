@@ -470,9 +470,14 @@ void worker_finish_all(void)
 			log_once(LOG_ONCE_FINISH,
 				 "cannot write %s at exit either: %s; its counts are lost",
 				 w->map.path, log_strerror(-err));
-		else if (err)
-			log_once(LOG_ONCE_FINISH, "cannot finish %s: %s; it stays as it was live",
+		else if (err) {
+			/* its counts are whole all the same (but for the rows it had
+			 * no room for, which its declarations say) */
+			w->map.hdr->flags |= EXTPROF_DUMP_F_COMPLETE;
+			log_once(LOG_ONCE_FINISH,
+				 "cannot finish %s: %s; it stays as it was live, marked complete",
 				 w->map.path, log_strerror(-err));
+		}
 	}
 }
 

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * extprof dump format, version 1: what the shim leaves behind and the
+ * extprof dump format, version 2: what the shim leaves behind and the
  * analyzer reads.  The one definition both sides share.
  *
  * One file per worker per process.  The shim maps it MAP_SHARED from the
  * worker's first evaluation and counts straight into it, so whatever was
  * counted before a crash, abort, _exit or SIGKILL is already in the page
- * cache.  A clean exit rewrites the file compactly (sparse histograms) and
- * sets EXTPROF_DUMP_F_COMPLETE.
+ * cache.  A declaration gets a histogram row at its first evaluation in
+ * the worker, from the file's tail, which grows as rows are taken.  A
+ * clean exit rewrites the file compactly (sparse histograms) and sets
+ * EXTPROF_DUMP_F_COMPLETE.
  *
  *   offset 0            struct extprof_dump_header
  *   header_size         struct extprof_dump_section[nsections]
- *   section.offset      section payload, 8-byte aligned, inside file_size
+ *   section.offset      section payload, 8-byte aligned, inside the file
  *
  * All integers are little-endian (byte_order says how they were written).
  * Strings are NUL-terminated inside fixed arrays or the STRINGS section; a
@@ -23,11 +25,13 @@
 
 #include <stdint.h>
 
-#define EXTPROF_DUMP_MAGIC	"XPROFDMP" /* 8 bytes, no NUL */
-#define EXTPROF_DUMP_MAGIC_LEN	8
-#define EXTPROF_DUMP_VERSION	1
-#define EXTPROF_DUMP_BYTE_ORDER 0x01020304u
-#define EXTPROF_DUMP_SUFFIX	".xpd"
+#define EXTPROF_DUMP_MAGIC     "XPROFDMP" /* 8 bytes, no NUL */
+#define EXTPROF_DUMP_MAGIC_LEN 8
+#define EXTPROF_DUMP_VERSION   2
+/* the oldest version the analyzer still reads (docs/dump-format.md, "Compatibility") */
+#define EXTPROF_DUMP_VERSION_OLDEST 1
+#define EXTPROF_DUMP_BYTE_ORDER	    0x01020304u
+#define EXTPROF_DUMP_SUFFIX	    ".xpd"
 
 /* header.flags */
 #define EXTPROF_DUMP_F_COMPLETE (1u << 0) /* the process finished cleanly */
@@ -61,11 +65,14 @@ enum extprof_counter_kind {
 
 /* section.type */
 enum extprof_section_type {
-	EXTPROF_SECTION_DECLS = 1,	 /* struct extprof_dump_decl[count] */
-	EXTPROF_SECTION_STRINGS = 2,	 /* char[size], NUL-terminated strings */
-	EXTPROF_SECTION_HIST_DENSE = 3,	 /* uint64_t[count = ndecls * EXTPROF_HIST_BUCKETS] */
+	EXTPROF_SECTION_DECLS = 1,   /* struct extprof_dump_decl[count] */
+	EXTPROF_SECTION_STRINGS = 2, /* char[size], NUL-terminated strings */
+	EXTPROF_SECTION_HIST_DENSE =
+		3, /* version 1 only: uint64_t[ndecls * EXTPROF_HIST_BUCKETS] */
 	EXTPROF_SECTION_HIST_SPARSE = 4, /* struct extprof_dump_hist_entry[count] */
 	EXTPROF_SECTION_CALLERS = 5,	 /* struct extprof_dump_caller[count] */
+	EXTPROF_SECTION_HIST_ROWS =
+		6, /* uint64_t[count][EXTPROF_HIST_BUCKETS]: one row per entry */
 };
 
 #define EXTPROF_DUMP_MAX_SECTIONS 16
@@ -132,6 +139,16 @@ struct extprof_dump_section {
 
 /* extprof_dump_decl.flags */
 #define EXTPROF_DECL_F_WINDOW (1u << 0) /* the window function (EXTPROF_WINDOW) */
+/*
+ * Live dumps: the declaration's row lies in the shim's memory, not in this
+ * file, which could not grow (no space, RLIMIT_FSIZE, the file gone); the
+ * compact dump written at exit holds it.  A reader of this file has no
+ * histogram for it.
+ */
+#define EXTPROF_DECL_F_HIST_MEMORY (1u << 1)
+/* Some evaluations found no row for their delta (no memory for one): the
+ * histogram holds fewer deltas than there were evaluations. */
+#define EXTPROF_DECL_F_HIST_LOST (1u << 2)
 
 /* One declaration as one worker saw it: the "collect" of the contract. */
 struct extprof_dump_decl {
@@ -154,6 +171,9 @@ struct extprof_dump_decl {
 			       * readers ignore it */
 	uint64_t negative;    /* evaluations whose delta, less the nested hooks' overhead,
 			       * fell below zero: recorded as 0 */
+	uint32_t row;	      /* live dumps: its entry of HIST_ROWS; 0: none (yet) */
+	uint32_t reserved32;
+	uint64_t reserved[2];
 };
 
 struct extprof_dump_hist_entry {
@@ -183,6 +203,11 @@ struct extprof_dump_caller {
 #define EXTPROF_HIST_SUB_BITS 6u
 #define EXTPROF_HIST_SUB      (1u << EXTPROF_HIST_SUB_BITS)
 #define EXTPROF_HIST_BUCKETS  (EXTPROF_HIST_EXACT + (64u - 7u) * EXTPROF_HIST_SUB)
+/*
+ * One row of HIST_ROWS: a declaration's buckets.  Row 0 is the shim's own
+ * (the deltas of declarations that have no row land there): readers ignore it.
+ */
+#define EXTPROF_HIST_ROW_BYTES (EXTPROF_HIST_BUCKETS * (uint32_t)sizeof(uint64_t))
 
 static inline uint32_t extprof_hist_bucket(uint64_t v)
 {

@@ -76,7 +76,9 @@ static void fake_record(uint32_t n)
 		d->floor_hits = 10;
 		d->sum = delta * 10;
 		d->max = delta;
-		map.hist[(size_t)i * EXTPROF_HIST_BUCKETS + extprof_hist_bucket(delta)] = 10;
+		if (dump_take_row(&map, i) == 0)
+			map.rows[(size_t)d->row * EXTPROF_HIST_BUCKETS +
+				 extprof_hist_bucket(delta)] = 10;
 		map.hdr->run_total += delta * 20;
 	}
 	map.hdr->threads = 1;

@@ -76,7 +76,7 @@ static void check_header(const struct xp_dump *d, bool compact)
 	cr_expect_eq(h->lost, 3);
 	cr_expect_eq(!!(h->flags & EXTPROF_DUMP_F_COMPLETE), compact);
 	cr_expect_eq(!!(h->flags & EXTPROF_DUMP_F_COMPACT), compact);
-	cr_expect_eq(d->dense != NULL, !compact);
+	cr_expect_eq(d->rows != NULL, !compact);
 	cr_expect_eq(d->sparse != NULL, compact);
 }
 

@@ -167,9 +167,25 @@ Test(validate, wrong_version)
 {
 	unsigned char *b = copy();
 
-	hdr(b)->version = 2;
+	hdr(b)->version = 3;
 	expect_bad(b, good_size,
-		   "unsupported format version 2 (this extprof reads version 1) (offset 8)");
+		   "unsupported format version 3 (this extprof reads versions 1 to 2) (offset 8)");
+	b = copy();
+	hdr(b)->version = 0;
+	expect_bad(b, good_size,
+		   "unsupported format version 0 (this extprof reads versions 1 to 2) (offset 8)");
+}
+
+/* A version 2 dump that says it is version 1: its declarations are not version 1's. */
+Test(validate, version_1_with_version_2_tables)
+{
+	unsigned char *b = copy();
+	char want[64];
+
+	hdr(b)->version = 1;
+	snprintf(want, sizeof(want), "(DECLS): entry_size %zu, expected %u",
+		 sizeof(struct extprof_dump_decl), XP_DUMP_V1_DECL_SIZE);
+	expect_bad(b, good_size, want);
 }
 
 Test(validate, other_byte_order)
@@ -278,7 +294,7 @@ Test(validate, section_type_and_entry_size)
 	expect_bad(b, good_size, "section 0: unknown type 42");
 	b = copy();
 	sec_of(b, EXTPROF_SECTION_DECLS)->entry_size = 8;
-	expect_bad(b, good_size, "(DECLS): entry_size 8, expected 112");
+	expect_bad(b, good_size, "(DECLS): entry_size 8, expected 136");
 	b = copy();
 	sec(b, 1)->type = sec(b, 0)->type;
 	sec(b, 1)->entry_size = sec(b, 0)->entry_size;
@@ -403,22 +419,78 @@ Test(validate, callers_indices)
 	expect_bad(b, good_size, "callers[0].symbol[0]: string offset 1073741824 outside STRINGS");
 }
 
-Test(validate, dense_histogram_size)
+/* A live dump of 3 declarations, 2 of them evaluated (rows 1 and 2), in @b, @n. */
+static struct extprof_dump_decl *live_rows(unsigned char **b, size_t *n)
 {
-	static const struct dump_decl_info one = {"function", "f", "o", 0};
+	static const struct dump_decl_info three[] = {
+		{"function", "f", "o", 0}, {"function", "g", "o", 8}, {"function", "h", "o", 16}};
 	char *path = xt_path(dir, "live.xpd");
 	struct dump_meta meta;
 	struct dump_map m;
+
+	xt_meta(&meta, NULL, 1, 1, 1);
+	unlink(path);
+	xt_create(&m, path, &meta, three, 3, 0);
+	xt_record(&m, 2, 7, 1);
+	xt_record(&m, 0, 9, 1);
+	xt_finish(&m, false);
+	*b = xt_slurp(path, n);
+	free(path);
+	return (struct extprof_dump_decl *)(*b + sec_of(*b, EXTPROF_SECTION_DECLS)->offset);
+}
+
+Test(validate, live_rows)
+{
+	struct extprof_dump_decl *decls;
+	struct xp_err e = {""};
+	struct xp_dump d;
 	unsigned char *b;
 	size_t n;
 
-	xt_meta(&meta, NULL, 1, 1, 1);
-	xt_create(&m, path, &meta, &one, 1, 0);
-	xt_finish(&m, false);
-	b = xt_slurp(path, &n);
-	sec_of(b, EXTPROF_SECTION_HIST_DENSE)->count -= 1;
-	expect_bad(b, n, "HIST_DENSE has 3775 buckets, expected 3776");
-	free(path);
+	decls = live_rows(&b, &n);
+	cr_assert_eq(decls[2].row, 1);
+	cr_assert_eq(decls[0].row, 2);
+	cr_assert_eq(sec_of(b, EXTPROF_SECTION_HIST_ROWS)->count, 3);
+	/* a row past HIST_ROWS is not in the file (memory, or being given): no histogram */
+	decls[1].row = 77;
+	cr_assert_eq(xp_dump_parse(&d, b, n, "live.xpd", &e), 0, "%s", e.msg);
+	cr_expect_null(xp_dump_row(&d, 1));
+	cr_expect_not_null(xp_dump_row(&d, 0));
+	xp_dump_free(&d);
+
+	decls = live_rows(&b, &n);
+	decls[1].row = decls[0].row;
+	expect_bad(b, n, "decls[1].row 2 is another declaration's too");
+	live_rows(&b, &n);
+	sec_of(b, EXTPROF_SECTION_HIST_ROWS)->count = 0;
+	expect_bad(b, n, "HIST_ROWS has no row 0");
+	live_rows(&b, &n);
+	sec_of(b, EXTPROF_SECTION_HIST_ROWS)->count = n;
+	expect_bad(b, n, "(HIST_ROWS): ");
+	live_rows(&b, &n);
+	sec_of(b, EXTPROF_SECTION_HIST_ROWS)->type = EXTPROF_SECTION_HIST_DENSE;
+	expect_bad(b, n, "type 3 (HIST_DENSE) is not one of version 2");
+	/* a compact dump has no rows */
+	b = copy();
+	((struct extprof_dump_decl *)(b + sec_of(b, EXTPROF_SECTION_DECLS)->offset))[1].row = 1;
+	expect_bad(b, good_size, "decls[1].row 1 in a dump without rows");
+}
+
+/* The shim's live dump grows: the header says so once it has, the file may be longer. */
+Test(validate, live_dump_longer_than_its_header_says)
+{
+	struct xp_err e = {""};
+	struct xp_dump d;
+	unsigned char *b;
+	size_t n;
+
+	live_rows(&b, &n);
+	hdr(b)->file_size -= 4096;
+	cr_assert_eq(xp_dump_parse(&d, b, n, "live.xpd", &e), 0, "%s", e.msg);
+	xp_dump_free(&d);
+	b = copy();
+	hdr(b)->file_size -= 8;
+	expect_bad(b, good_size, "but the header says the dump ends at");
 }
 
 /* Random damage: any outcome but a crash or a silent, unnamed failure. */
@@ -483,8 +555,8 @@ Test(validate, dump_command_reports_one_line)
 	status = xt_run((const char *[]){"extprof", "dump", path, NULL}, NULL, &out, &err);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d", status);
 	snprintf(want, sizeof(want),
-		 "extprof: %s: unsupported format version 7 (this extprof reads version 1) (offset "
-		 "8)\n",
+		 "extprof: %s: unsupported format version 7 (this extprof reads versions 1 to 2) "
+		 "(offset 8)\n",
 		 path);
 	cr_assert_str_eq(err, want);
 	cr_assert_str_empty(out);

@@ -25,14 +25,16 @@
  *   |   (any doubt: call xp_eval_exit_now, in C, with the counter read)
  *   | pop the activation, R1 back   |
  *   | record: evaluations, sum, max,|
- *   |   histogram, floor and hits,  |
- *   |   negative, the parent's      |
- *   |   nested                      |
+ *   |   floor and hits, histogram   |
+ *   |   (through its row), negative,|
+ *   |   the parent's nested         |
+ *   |   (a first floor without a row: call xp_eval_take_row, in C)
  *   | restore; ret      -> R1       |
  *   | literals: tpoff, &xp, var,    |
  *   |   idx, its accumulator's      |
  *   |   offset, nested overhead,    |
- *   |   orig, xp_eval_exit_now      |
+ *   |   orig, xp_eval_exit_now,     |
+ *   |   xp_eval_take_row            |
  *   +-------------------------------+
  *
  * The head is the C path of thunk.S, unchanged: the fast entry falls back
@@ -43,8 +45,12 @@
  * Below the shadow stack's first entry lies a sentinel whose slot is above
  * every real one (worker.c), so neither side tests for an empty stack; a
  * floor_limit kept beside the floor (eval.c keeps it too) makes a hit one
- * comparison.  One call and one ret, in step, as in the head: F's own.
- * The code uses only rip-relative references to its own literals, so that
+ * comparison.  A declaration's histogram is its row of the dump (row 0,
+ * nobody's, until it has one): it gets one at its first evaluation in the
+ * worker, which always lowers the floor from EXTPROF_FLOOR_NONE, so the
+ * test for a missing row lies on the rare path of a new floor and costs
+ * the common one nothing.  One call and one ret, in step, as in the head:
+ * F's own.  The code uses only rip-relative references to its own literals, so that
  * a copy works wherever it lies.  No vector register is touched.
  */
 #include "stub_offsets.h"
@@ -242,21 +248,17 @@
 	cmpq %rdx, %rax
 	cmovaq %rax, %rdx
 	movq %rdx, XD_MAX(%rdi)
-	/* extprof_hist_bucket: with e the top bit of (delta | 64),
+	/* r8 = extprof_hist_bucket: with e the top bit of (delta | 64),
 	 * (delta >> (e - 6)) + ((e - 6) << 6): delta itself below 128, then
-	 * 64 buckets per power of two */
+	 * 64 buckets per power of two (idx is not needed any more) */
 	movq %rax, %rcx
 	orq $(1 << XH_SUB_BITS), %rcx
 	bsrq %rcx, %rcx
 	subl $XH_SUB_BITS, %ecx
-	movq %rax, %rdx
-	shrq %cl, %rdx
+	movq %rax, %r8
+	shrq %cl, %r8
 	shlq $XH_SUB_BITS, %rcx
-	addq %rcx, %rdx
-	imulq $XH_BUCKETS, %r8, %rcx
-	addq %rdx, %rcx
-	movq XW_HIST(%rsi), %rdx
-	incq (%rdx,%rcx,8)
+	addq %rcx, %r8
 	/* eval_floor: a hit is a delta from the floor to floor + margin,
 	 * floor_limit (kept by whoever moves the floor) */
 	cmpq XD_FLOOR(%rdi), %rax
@@ -265,6 +267,12 @@
 	cmpq XD_FLOOR_LIMIT(%rdi), %rax
 	setbe %cl
 	addq %rcx, XD_FLOOR_HITS(%rdi)
+3:
+	/* the bucket of the declaration's row: rows + row * row size */
+	movl XD_ROW(%rdi), %ecx
+	imulq $XH_ROW_BYTES, %rcx, %rcx
+	addq XW_ROWS(%rsi), %rcx
+	incq (%rcx,%r8,8)
 8:
 	pop %r8
 	pop %rdi
@@ -285,10 +293,35 @@
 	cmpq %rcx, %rdx
 	ja 6f
 	incq XD_FLOOR_HITS(%rdi)
-	jmp 8b
+	jmp 4f
 6:
 	movq $1, XD_FLOOR_HITS(%rdi)
-	jmp 8b
+4:
+	/* the first floor of a declaration with no row yet: its first
+	 * evaluation in this worker takes one, in C (rdi = the declaration,
+	 * rsi = the worker, its arguments); C may clobber every
+	 * caller-saved register */
+	cmpl $0, XD_ROW(%rdi)
+	jne 3b
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %r11
+	push %rbx
+	movq %rsp, %rbx
+	andq $-16, %rsp
+	call *.L\name\()_lits+LIT_ROW(%rip)
+	movq %rbx, %rsp
+	pop %rbx
+	pop %r11
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	jmp 3b
 7:
 	/* a delta below zero is a measurement error: recorded as 0, and
 	 * counted in the declaration's "negative" (r8 = idx, rsi = tpoff) */
@@ -333,7 +366,7 @@
 
 	.p2align 3
 .L\name\()_lits:
-	.quad 0, 0, 0, 0, 0, 0, 0, 0
+	.quad 0, 0, 0, 0, 0, 0, 0, 0, 0
 \name\()_end:
 	.size \name, .-\name
 .endm

@@ -55,7 +55,7 @@ STUB_OFFSET(XF_IDX, struct xp_frame, idx);
 STUB_OFFSET(XF_FLAGS, struct xp_frame, flags);
 _Static_assert(XF_SIZE == sizeof(struct xp_frame), "XF_SIZE");
 STUB_OFFSET(XW_DECLS, struct xp_worker, map.decls);
-STUB_OFFSET(XW_HIST, struct xp_worker, map.hist);
+STUB_OFFSET(XW_ROWS, struct xp_worker, map.rows);
 STUB_OFFSET(XW_NDECLS, struct xp_worker, map.ndecls);
 STUB_OFFSET(XD_EVALUATIONS, struct extprof_dump_decl, evaluations);
 STUB_OFFSET(XD_FLOOR, struct extprof_dump_decl, floor);
@@ -65,13 +65,16 @@ STUB_OFFSET(XD_MAX, struct extprof_dump_decl, max);
 STUB_OFFSET(XD_OPEN, struct extprof_dump_decl, open);
 STUB_OFFSET(XD_FLOOR_LIMIT, struct extprof_dump_decl, floor_limit);
 STUB_OFFSET(XD_NEGATIVE, struct extprof_dump_decl, negative);
+STUB_OFFSET(XD_ROW, struct extprof_dump_decl, row);
+_Static_assert(sizeof(((struct extprof_dump_decl *)0)->row) == 4, "row is read as 32 bits");
 _Static_assert(XD_SIZE == sizeof(struct extprof_dump_decl), "XD_SIZE");
 STUB_OFFSET(XS_FINISHED, struct xp_state, finished);
 _Static_assert(sizeof(((struct xp_state *)0)->finished) == 1, "finished is read as a byte");
 STUB_OFFSET(XS_ORDERED, struct xp_state, ordered);
 _Static_assert(sizeof(((struct xp_state *)0)->ordered) == 1, "ordered is read as a byte");
 _Static_assert(XH_BUCKETS == EXTPROF_HIST_BUCKETS && XH_EXACT == EXTPROF_HIST_EXACT &&
-		       XH_SUB_BITS == EXTPROF_HIST_SUB_BITS,
+		       XH_SUB_BITS == EXTPROF_HIST_SUB_BITS &&
+		       XH_ROW_BYTES == EXTPROF_HIST_ROW_BYTES,
 	       "the histogram's layout");
 _Static_assert(XF_FLAGS == XF_IDX + 4, "the fast entry writes idx and flags 0 as one word");
 STUB_OFFSET(LIT_TPOFF, struct stub_lits, tpoff);
@@ -82,6 +85,7 @@ STUB_OFFSET(LIT_DOFF, struct stub_lits, doff);
 STUB_OFFSET(LIT_NEST, struct stub_lits, nested);
 STUB_OFFSET(LIT_ORIG, struct stub_lits, orig);
 STUB_OFFSET(LIT_EXIT, struct stub_lits, exit_now);
+STUB_OFFSET(LIT_ROW, struct stub_lits, take_row);
 _Static_assert(LIT_SIZE == sizeof(struct stub_lits), "LIT_SIZE");
 
 void arch_choose_fast_path(const struct xp_counter *c, bool callers, bool window)
@@ -116,4 +120,5 @@ void stub_fast_fill_lits(struct stub_lits *l, uint32_t idx, uint64_t orig)
 	l->nested = xp.meta.nested_overhead;
 	l->orig = orig;
 	l->exit_now = (uint64_t)xp_eval_exit_now;
+	l->take_row = (uint64_t)xp_eval_take_row;
 }

@@ -26,6 +26,7 @@ struct stub_lits {
 	uint64_t nested;
 	uint64_t orig;
 	uint64_t exit_now;
+	uint64_t take_row;
 };
 
 /* The template stubs made from now on carry, or NULL. */

@@ -27,7 +27,7 @@
 
 /* struct xp_worker: its dump_map's pointers */
 #define XW_DECLS  32
-#define XW_HIST	  40
+#define XW_ROWS	  40 /* row 0's address */
 #define XW_NDECLS 64
 
 /* struct extprof_dump_decl */
@@ -39,7 +39,8 @@
 #define XD_OPEN	       88
 #define XD_FLOOR_LIMIT 96
 #define XD_NEGATIVE    104
-#define XD_SIZE	       112
+#define XD_ROW	       112
+#define XD_SIZE	       136
 
 /* struct xp_state (the global xp) */
 #define XS_FINISHED 1
@@ -54,11 +55,13 @@
 #define LIT_NEST  40 /* the nested overhead (calibration's stubs: 0, as it is then) */
 #define LIT_ORIG  48 /* the relocated prologue, in the stub's head */
 #define LIT_EXIT  56 /* xp_eval_exit_now */
-#define LIT_SIZE  64
+#define LIT_ROW	  64 /* xp_eval_take_row */
+#define LIT_SIZE  72
 
 /* the histogram (include/extprof/dump.h) */
-#define XH_BUCKETS  3776
-#define XH_EXACT    128
-#define XH_SUB_BITS 6
+#define XH_BUCKETS   3776
+#define XH_EXACT     128
+#define XH_SUB_BITS  6
+#define XH_ROW_BYTES 30208 /* a row: XH_BUCKETS * 8 */
 
 #endif
