@@ -35,8 +35,9 @@ struct xp_acc {
 	uint64_t recursive;
 	uint64_t abandoned;
 	uint64_t outside;
-	uint64_t negative; /* deltas that fell below zero (the shim recorded 0) */
-	uint64_t step;	   /* the counter's step, to refine the floor by; 0: deterministic */
+	uint64_t negative;  /* deltas that fell below zero (the shim recorded 0) */
+	uint64_t hist_lost; /* evaluations whose delta is in no histogram read (dump-format.md) */
+	uint64_t step;	    /* the counter's step, to refine the floor by; 0: deterministic */
 	struct xp_hist hist;
 	struct xp_chain *chains; /* callers, hashed by their frames (chain.h) */
 };

@@ -26,6 +26,22 @@ static void collect_fields(struct xp_acc *a, const struct extprof_dump_decl *x, 
 	a->negative = x->negative;
 }
 
+/*
+ * A declaration flagged HIST_MEMORY (its row was in the shim's memory, and
+ * this is the live file) or HIST_LOST (some deltas found no row) has fewer
+ * deltas in its histogram than evaluations: the difference is said.
+ */
+static void collect_hist_lost(struct xp_acc *a, const struct extprof_dump_decl *x)
+{
+	uint64_t n = 0;
+
+	if (!(x->flags & (EXTPROF_DECL_F_HIST_MEMORY | EXTPROF_DECL_F_HIST_LOST)))
+		return;
+	for (size_t i = 0; i < a->hist.n; i++)
+		n = xp_sat_add(n, a->hist.bins[i].count);
+	a->hist_lost = a->evaluations > n ? a->evaluations - n : 0;
+}
+
 /* A live dump's rows: version 1's, one per declaration; version 2's, those given. */
 static int collect_rows(const struct xp_dump *d, struct xp_acc *accs)
 {
@@ -173,6 +189,8 @@ int xp_collect(const struct xp_dump *d, struct xp_acc *accs)
 			accs[i].step = d->hdr->resolution;
 	}
 	err = d->dense || d->rows ? collect_rows(d, accs) : collect_sparse(d, accs);
+	for (uint64_t i = 0; !err && i < d->ndecls; i++)
+		collect_hist_lost(&accs[i], &d->decls[i]);
 	if (!err)
 		err = collect_callers(d, accs);
 	if (err)

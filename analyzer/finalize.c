@@ -136,6 +136,7 @@ static void finalize_fields(struct xp_fin *out, const struct xp_acc *acc, uint64
 	out->abandoned = acc->abandoned;
 	out->outside = acc->outside;
 	out->negative = acc->negative;
+	out->hist_lost = acc->hist_lost;
 }
 
 /* Room on the stack for the usual histogram: no allocation per process and declaration. */
@@ -226,6 +227,7 @@ static XP_DEFINE_BINS_ADD(vhist_add, struct xp_vhist, struct xp_vbin, value)
 	out->abandoned = xp_sat_add(a->abandoned, b->abandoned);
 	out->outside = xp_sat_add(a->outside, b->outside);
 	out->negative = xp_sat_add(a->negative, b->negative);
+	out->hist_lost = xp_sat_add(a->hist_lost, b->hist_lost);
 	err = vhist_merge(&out->vals, &a->vals, &b->vals);
 	if (!err)
 		err = xp_chains_add(&out->chains, &a->chains);
@@ -260,6 +262,7 @@ int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src)
 	dst->abandoned = xp_sat_add(a.abandoned, src->abandoned);
 	dst->outside = xp_sat_add(a.outside, src->outside);
 	dst->negative = xp_sat_add(a.negative, src->negative);
+	dst->hist_lost = xp_sat_add(a.hist_lost, src->hist_lost);
 	return 0;
 }
 

@@ -74,6 +74,7 @@ int xp_acc_merge(struct xp_acc *out, const struct xp_acc *a, const struct xp_acc
 	out->abandoned = xp_sat_add(a->abandoned, b->abandoned);
 	out->outside = xp_sat_add(a->outside, b->outside);
 	out->negative = xp_sat_add(a->negative, b->negative);
+	out->hist_lost = xp_sat_add(a->hist_lost, b->hist_lost);
 	err = xp_hist_merge(&out->hist, &a->hist, &b->hist);
 	if (!err)
 		err = xp_chains_add(&out->chains, &a->chains);
@@ -104,6 +105,7 @@ int xp_acc_add(struct xp_acc *dst, const struct xp_acc *src)
 	dst->abandoned = xp_sat_add(a.abandoned, src->abandoned);
 	dst->outside = xp_sat_add(a.outside, src->outside);
 	dst->negative = xp_sat_add(a.negative, src->negative);
+	dst->hist_lost = xp_sat_add(a.hist_lost, src->hist_lost);
 	return 0;
 }
 

@@ -178,6 +178,7 @@ static void json_row(struct xp_json *j, const struct xp_row *row, bool callers, 
 	json_key_u64(j, "negative", row->fin.negative);
 	if (sampled)
 		json_key_u64(j, "stepped", row->fin.samples);
+	json_key_u64(j, "histogram_lost", row->fin.hist_lost);
 	if (callers)
 		json_chains(j, row);
 	xp_json_end(j, '}');

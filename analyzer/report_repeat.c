@@ -222,6 +222,8 @@ static int repeat_row(struct xp_report *r, struct xp_row *row, const struct xp_r
 	row->fin.outside = median(v, n);
 	ROW_FIELD(fin.negative);
 	row->fin.negative = median(v, n);
+	ROW_FIELD(fin.hist_lost);
+	row->fin.hist_lost = median(v, n);
 	ROW_FIELD(fin.hits);
 	row->fin.hits = min_of(v, n);
 	ROW_FIELD(p50);

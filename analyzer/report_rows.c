@@ -22,6 +22,7 @@ const char *const xp_flag_names[XP_NFLAGS] = {
 	[XP_FLAG_ABANDONED] = "abandoned",
 	[XP_FLAG_NEGATIVE] = "negative",
 	[XP_FLAG_UNSTEPPED] = "unstepped",
+	[XP_FLAG_HIST_LOST] = "histogram-lost",
 };
 
 static const char *base_name(const char *path)
@@ -145,7 +146,8 @@ unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r)
 	if (r->sampled && f->evaluations && !f->samples)
 		return flags | 1u << XP_FLAG_UNSTEPPED |
 		       (f->recursive ? 1u << XP_FLAG_RECURSIVE : 0) |
-		       (f->abandoned ? 1u << XP_FLAG_ABANDONED : 0);
+		       (f->abandoned ? 1u << XP_FLAG_ABANDONED : 0) |
+		       (f->hist_lost ? 1u << XP_FLAG_HIST_LOST : 0);
 	/* "may be high" says nothing of a per-eval of 0: that is too-cheap alone */
 	if (f->evaluations && !row->settled && (row->per_eval || unknown))
 		flags |= 1u << XP_FLAG_UNSETTLED;
@@ -159,6 +161,8 @@ unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r)
 		flags |= 1u << XP_FLAG_ABANDONED;
 	if (f->negative)
 		flags |= 1u << XP_FLAG_NEGATIVE;
+	if (f->hist_lost)
+		flags |= 1u << XP_FLAG_HIST_LOST;
 	return flags;
 }
 

@@ -274,15 +274,17 @@ char *xp_flags_text(char *buf, size_t size, unsigned flags)
 /* Which of the optional count columns some row needs. */
 struct columns {
 	bool recursive, abandoned;
+	bool hist_lost; /* not a column: its flag's legend line */
 };
 
 static struct columns text_columns(const struct xp_report *r)
 {
-	struct columns c = {false, false};
+	struct columns c = {false, false, false};
 
 	for (size_t i = 0; i < r->nrows; i++) {
 		c.recursive = c.recursive || r->rows[i].fin.recursive;
 		c.abandoned = c.abandoned || r->rows[i].fin.abandoned;
+		c.hist_lost = c.hist_lost || r->rows[i].fin.hist_lost;
 	}
 	return c;
 }
@@ -407,6 +409,13 @@ static void text_legend(FILE *out, const struct xp_report *r, struct columns col
 		fputs("       unstepped         none of its evaluations was stepped (or each ran "
 		      "past"
 		      " the limit): no per-eval\n",
+		      out);
+	if (cols.hist_lost)
+		fputs("       histogram-lost    some deltas are in no histogram (a live dump that"
+		      " could not grow, its compact\n"
+		      "                         one never written): p50, p99 and the floor's"
+		      " refinement come from the rest\n"
+		      "                         (JSON: histogram_lost)\n",
 		      out);
 	if (r->opts.callers && r->callers_depth)
 		fprintf(out,

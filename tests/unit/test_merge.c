@@ -907,6 +907,62 @@ Test(merge, no_negative_no_flag)
 	xp_report_free(&r);
 }
 
+/* ---- histogram_lost: deltas in no histogram (a live dump that could not grow) ---- */
+
+/*
+ * One worker of process @pid: 10 evaluations at 40, whose row was in
+ * memory (@lost) and is not in this live dump, or in it.
+ */
+static void lost_worker(const char *name, uint64_t pid, uint32_t w, bool lost)
+{
+	char *path = xt_path(dir, name);
+	struct extprof_dump_section *sec;
+	struct dump_meta meta;
+	struct dump_map m;
+
+	xt_meta(&meta, NULL, 0, pid, pid * 1000);
+	xt_create(&m, path, &meta, &f_decl, 1, w);
+	xt_record(&m, 0, 40, 10);
+	sec = (struct extprof_dump_section *)(m.hdr + 1);
+	for (uint32_t i = 0; lost && i < m.hdr->nsections; i++)
+		if (sec[i].type == EXTPROF_SECTION_HIST_ROWS)
+			sec[i].count = 1; /* row 1 is not in the file */
+	if (lost)
+		m.decls[0].flags |= EXTPROF_DECL_F_HIST_MEMORY;
+	m.hdr->flags |= EXTPROF_DUMP_F_COMPLETE;
+	xt_finish(&m, false);
+	free(path);
+}
+
+Test(merge, histogram_lost_adds_up_over_workers_and_processes_and_is_flagged)
+{
+	struct xp_report r;
+	const struct xp_row *f;
+
+	lost_worker("a0.xpd", 100, 0, true);
+	lost_worker("a1.xpd", 100, 1, false);
+	lost_worker("b0.xpd", 200, 0, true);
+	report_of(dir, &r, NULL);
+	f = row_named(&r, "f");
+	cr_expect_eq(f->fin.hist_lost, 20);
+	cr_expect_eq(f->fin.evaluations, 30);
+	cr_expect(f->flags & F(HIST_LOST), "flags 0x%x", f->flags);
+	/* the 10 deltas kept are all 40, calibration 0 */
+	cr_expect_eq(f->p50, 40);
+	xp_report_free(&r);
+}
+
+Test(merge, no_histogram_lost_no_flag)
+{
+	struct xp_report r;
+
+	lost_worker("a0.xpd", 100, 0, false);
+	report_of(dir, &r, NULL);
+	cr_expect_eq(row_named(&r, "f")->fin.hist_lost, 0);
+	cr_expect(!(row_named(&r, "f")->flags & F(HIST_LOST)));
+	xp_report_free(&r);
+}
+
 /* ---- the floor refined below the counter's step (docs/floors.md) ---- */
 
 /*
