@@ -116,17 +116,24 @@ static void check_decls(const struct xp_dump *d)
 		xp_acc_free(&acc[i]);
 }
 
-static void round_trip(bool compact)
+/* fill()'s dump at @path, live or compact. */
+static void write_filled(const char *path, bool compact)
 {
-	char *path = xt_path(dir, "w.xpd");
 	struct dump_meta meta;
 	struct dump_map m;
-	struct xp_dump d;
 
 	xt_meta(&meta, NULL, 17, 4242, 0xabcdef);
 	xt_create(&m, path, &meta, decls3, 3, 3);
 	fill(&m);
 	xt_finish(&m, compact);
+}
+
+static void round_trip(bool compact)
+{
+	char *path = xt_path(dir, "w.xpd");
+	struct xp_dump d;
+
+	write_filled(path, compact);
 	read_ok(&d, path);
 	check_header(&d, compact);
 	check_decls(&d);
@@ -236,4 +243,91 @@ Test(dump_read, histogram_buckets_are_exact_below_128_and_within_one_percent)
 			cr_assert_eq(mid, v);
 		cr_assert_leq(mid > v ? mid - v : v - mid, v / 100 + 1, "v %lu mid %lu", v, mid);
 	}
+}
+
+/* ---- version 1: read as it was written before version 2 ---- */
+
+static void put(unsigned char **p, size_t *n, const void *what, size_t len)
+{
+	*p = realloc(*p, *n + len + 8);
+	cr_assert_not_null(*p);
+	memcpy(*p + *n, what, len);
+	*n += len;
+	while (*n % 8)
+		(*p)[(*n)++] = 0;
+}
+
+/*
+ * The dump at @from as version 1 wrote it, into @to: 112-byte declarations,
+ * and a live dump's histogram dense (a row for every declaration).
+ */
+static void write_v1(const char *from, const char *to)
+{
+	struct extprof_dump_section sec[4];
+	struct extprof_dump_header h;
+	unsigned char *out = NULL;
+	size_t n = 0;
+	struct xp_dump d;
+
+	read_ok(&d, from);
+	h = *d.hdr;
+	h.version = 1;
+	put(&out, &n, &h, sizeof(h));
+	put(&out, &n, sec, sizeof(sec));
+	sec[0] = (struct extprof_dump_section){EXTPROF_SECTION_DECLS, XP_DUMP_V1_DECL_SIZE, n,
+					       d.ndecls};
+	for (uint64_t i = 0; i < d.ndecls; i++)
+		put(&out, &n, &d.decls[i], XP_DUMP_V1_DECL_SIZE);
+	sec[1] = (struct extprof_dump_section){EXTPROF_SECTION_STRINGS, 1, n, d.nstrings};
+	put(&out, &n, d.strings, d.nstrings);
+	if (d.rows) {
+		sec[2] = (struct extprof_dump_section){EXTPROF_SECTION_HIST_DENSE, 8, n,
+						       d.ndecls * EXTPROF_HIST_BUCKETS};
+		for (uint64_t i = 0; i < d.ndecls; i++) {
+			static const uint64_t zero[EXTPROF_HIST_BUCKETS];
+			const uint64_t *row = xp_dump_row(&d, i);
+
+			put(&out, &n, row ? row : zero, EXTPROF_HIST_ROW_BYTES);
+		}
+	} else {
+		sec[2] = (struct extprof_dump_section){EXTPROF_SECTION_HIST_SPARSE,
+						       sizeof(*d.sparse), n, d.nsparse};
+		put(&out, &n, d.sparse, d.nsparse * sizeof(*d.sparse));
+	}
+	sec[3] = (struct extprof_dump_section){EXTPROF_SECTION_CALLERS, sizeof(*d.callers), n,
+					       d.ncallers};
+	put(&out, &n, d.callers, d.ncallers * sizeof(*d.callers));
+	((struct extprof_dump_header *)out)->file_size = n;
+	memcpy(out + sizeof(h), sec, sizeof(sec));
+	xt_spit(to, out, n);
+	free(out);
+	xp_dump_free(&d);
+}
+
+static void version_1(bool compact)
+{
+	char *path = xt_path(dir, "w.xpd"), *v1 = xt_path(dir, "v1.xpd");
+	struct xp_dump d;
+
+	write_filled(path, compact);
+	write_v1(path, v1);
+	read_ok(&d, v1);
+	cr_expect_eq(d.hdr->version, 1);
+	cr_expect_eq(d.decl_size, XP_DUMP_V1_DECL_SIZE);
+	cr_expect_eq(d.dense != NULL, !compact);
+	cr_expect_eq(d.rows, NULL);
+	check_decls(&d);
+	xp_dump_free(&d);
+	free(path);
+	free(v1);
+}
+
+Test(dump_read, version_1_live_dump_is_read)
+{
+	version_1(false);
+}
+
+Test(dump_read, version_1_compact_dump_is_read)
+{
+	version_1(true);
 }
