@@ -273,8 +273,11 @@ static void eval_slow_row(void *p)
 			 "cannot grow %s: %s; counting in memory the histograms it has no room "
 			 "for, to be written at exit",
 			 m->path,
-			 m->grow_err == -ESTALE ? "another file is in its place"
-						: log_strerror(-m->grow_err));
+			 m->grow_err == -ESTALE	  ? "another file is in its place"
+			 : m->grow_err == -ENOENT ? "it was removed"
+			 : m->grow_err == -EFBIG
+				 ? "it would pass the file size limit (RLIMIT_FSIZE)"
+				 : log_strerror(-m->grow_err));
 	else if (err)
 		log_once(LOG_ONCE_ROW, "no memory for a histogram (%s); some deltas are not kept",
 			 log_strerror(-err));
