@@ -14,13 +14,15 @@
 
 #include <criterion/criterion.h>
 
+#include "dump_space.h"
+#include "extprof/dump.h"
 #include "harness.h"
 
 #define LIBC "libc.so.6"
 
 /* Run @argv under the shim with EXTPROF_HOOKS=@hooks, EXTPROF_DIR=@dir, and @more. */
-static void shim_run(const char *const argv[], const char *hooks, const char *dir,
-		     const char *more, const char *more2, struct run_result *r)
+static void shim_run(const char *const argv[], const char *hooks, const char *dir, const char *more,
+		     const char *more2, struct run_result *r)
 {
 	char h[4096], d[4096], pre[4096];
 	const char *env[] = {pre, h, d, "EXTPROF_COUNTER=tsc", more, more2, NULL};
@@ -417,21 +419,41 @@ Test(real, stdout_is_the_programs)
 	harness_rmdir(dir);
 }
 
+/* A compact dump of clang's: no room kept, no rows, its size the declarations' and buckets'. */
+static void expect_compact_space(const char *path, const struct dump_space *s, void *arg)
+{
+	const size_t *hooked_called = arg;
+
+	cr_assert(s, "%s is no dump", path);
+	cr_expect(s->compact, "%s", path);
+	cr_expect_leq(s->alloc, s->size + 4096, "%s", path);
+	cr_expect_leq(s->sparse, (unsigned long long)hooked_called[1] * EXTPROF_HIST_BUCKETS, "%s",
+		      path);
+	cr_expect_leq(s->size, (unsigned long long)hooked_called[0] * 512 + s->sparse * 16 + 65536,
+		      "%s: %llu bytes", path, s->size);
+	fprintf(stderr, "real: clang: compact %s: %llu bytes on disk, %llu buckets\n", path,
+		s->alloc, s->sparse);
+}
+
 /*
  * clang with every hookable llvm:: function of libLLVM hooked (about
- * 18,500): the object file it writes is the one it writes alone, and the
- * report lists every function hooked, called or not.
+ * 18,500): the object file it writes is the one it writes alone, the
+ * report lists every function hooked, called or not, and the dumps hold
+ * space for the functions called: the live one while clang runs (watched),
+ * the compact one after.
  */
 Test(real, clang_every_llvm_function, .timeout = 400)
 {
 	const char *lib = "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1";
 	char *dir = harness_tmpdir("clang"), *src, *obj, *plain_obj, *data, *rep, *cmd;
-	const char *sym[] = {harness_path("EXTPROF_BIN"), "symbols", "--format", "json", lib,
-			     "_ZN4llvm*", NULL};
+	const char *sym[] = {
+		harness_path("EXTPROF_BIN"), "symbols", "--format", "json", lib, "_ZN4llvm*", NULL};
 	struct run_result s, r;
 	json_t *fns, *report, *decls;
 	json_error_t jerr;
-	size_t ok = 0, hooked, listed = 0;
+	size_t ok = 0, hooked, listed = 0, called = 0;
+	struct dump_space live;
+	int looks;
 	FILE *f;
 
 	cr_assert(asprintf(&src, "%s/t.c", dir) > 0 && asprintf(&obj, "%s/t.o", dir) > 0 &&
@@ -460,10 +482,32 @@ Test(real, clang_every_llvm_function, .timeout = 400)
 		cr_assert_eq(p.status, 0, "clang alone: %s", p.err);
 		harness_free(&p);
 	}
-	extprof_run((const char *const[]){"-o", data, "--format", "json", "--output", rep, "-H",
-					  "function:_ZN4llvm*@libLLVM-14.so.1", "--", "clang", "-O2",
-					  "-c", src, "-o", obj, NULL},
-		    &r);
+	{
+		/* while it runs, the live dumps' space: the rows of the functions called */
+		const char *argv[] = {harness_path("EXTPROF_BIN"),
+				      "run",
+				      "-o",
+				      data,
+				      "--format",
+				      "json",
+				      "--output",
+				      rep,
+				      "-H",
+				      "function:_ZN4llvm*@libLLVM-14.so.1",
+				      "--",
+				      "clang",
+				      "-O2",
+				      "-c",
+				      src,
+				      "-o",
+				      obj,
+				      NULL};
+		struct spawned sp;
+
+		harness_spawn(argv, (const char *const[]){"EXTPROF_COUNTER=tsc", NULL}, &sp);
+		looks = dump_space_watch(sp.pid, data, &live);
+		harness_reap(&sp, &r);
+	}
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_assert(asprintf(&cmd, "cmp -s '%s' '%s'", plain_obj, obj) > 0);
 	cr_expect_eq(system(cmd), 0, "clang under the shim wrote another object file");
@@ -487,6 +531,27 @@ Test(real, clang_every_llvm_function, .timeout = 400)
 	cr_expect_leq(listed, ok);
 	cr_expect(strstr(harness_hook_line(r.err), "the limit") == NULL, "%s",
 		  harness_hook_line(r.err));
+	/*
+	 * Each worker's live dump held the rows of the functions it called (at
+	 * most those the report says were called), not a row per function hooked.
+	 */
+	for (size_t i = 0; i < listed; i++)
+		called += harness_int(json_array_get(decls, i), "evaluations") > 0;
+	fprintf(stderr,
+		"real: clang: %zu hooked, %zu called; the largest live dump: %llu rows, %llu bytes "
+		"on disk (%d looks), against %llu for a row each\n",
+		hooked, called, live.rows, live.alloc, looks,
+		(unsigned long long)hooked * EXTPROF_HIST_ROW_BYTES);
+	cr_expect_gt(looks, 0, "no live dump seen while clang ran");
+	cr_expect_eq(live.ndecls, hooked);
+	cr_expect_leq(live.rows, called + 1, "%llu rows for %zu functions called", live.rows,
+		      called);
+	cr_expect_leq(live.alloc, dump_space_bound(&live), "%llu bytes on disk for %llu rows",
+		      live.alloc, live.rows);
+	cr_expect_lt(live.alloc * 3, (unsigned long long)hooked * EXTPROF_HIST_ROW_BYTES,
+		     "%llu bytes on disk for %zu functions hooked, %zu called", live.alloc, hooked,
+		     called);
+	cr_expect_gt(dump_space_each(data, expect_compact_space, (size_t[]){hooked, called}), 0);
 	json_decref(report);
 	harness_free(&s);
 	harness_free(&r);
