@@ -242,6 +242,65 @@ Test(safety, full_filesystem_with_no_room_at_all)
 	full_fs_done(fs);
 }
 
+/*
+ * The dump cannot grow mid-run: the program fills the filesystem between
+ * its first calls and the first calls of other functions, which need rows
+ * of their own.  Counting goes on, those rows in memory, one line says so,
+ * never a signal.  With the room given back before exit (@keep false) the
+ * compact dump holds every histogram; without (@keep), the live dump stays,
+ * marked complete, and the report says which histograms it lacks.
+ */
+static void cannot_grow_mid_run(bool keep)
+{
+	char *fs = full_fs(keep ? "nogrow-keep" : "nogrow", "1m"), *dumps = str("%s/d", fs),
+	     *fill = str("%s/fill", fs);
+	const char *argv[] = {harness_path("SAFETY_TARGET"), "fill", fill, keep ? "keep" : NULL,
+			      NULL};
+	char **env = shim_env(dumps, "EXTPROF_HOOKS=function:xs_*", NULL);
+	struct run_result plain, hooked;
+	json_t *r;
+
+	harness_run_with(argv, plain_env, NULL, &plain);
+	unlink(fill);
+	harness_run_with(argv, (const char *const *)env, NULL, &hooked);
+	cr_expect_eq(hooked.signal, 0, "killed by signal %d", hooked.signal);
+	cr_expect_eq(hooked.status, plain.status, "%s", hooked.err);
+	cr_expect_str_eq(hooked.out, plain.out);
+	cr_expect_eq(lines_with(hooked.err, "cannot grow"), 1, "%s", hooked.err);
+	cr_expect_eq(lines_with(hooked.err, "counting in memory"), 1, "%s", hooked.err);
+	cr_expect_eq(lines_with(hooked.err, "cannot finish"), keep, "%s", hooked.err);
+	cr_expect_eq(shim_lines(hooked.err), 2 + keep, "%s", hooked.err);
+	cr_expect_eq(harness_count_files(dumps, ".tmp"), 0, "a .tmp left behind");
+	unlink(fill);
+	r = harness_report(dumps, NULL);
+	cr_assert(r);
+	cr_expect(json_is_true(json_object_get(r, "complete")));
+	cr_expect_eq(harness_decl_int(r, "xs_work", "evaluations"), 20);
+	cr_expect_eq(harness_decl_int(r, "xs_other", "evaluations"), 1);
+	cr_expect_eq(harness_decl_int(r, "xs_third", "evaluations"), 1);
+	/* xs_work's row was in the file before it filled up */
+	cr_expect_eq(harness_decl_int(r, "xs_work", "histogram_lost"), 0);
+	cr_expect_eq(harness_decl_int(r, "xs_other", "histogram_lost"), keep);
+	cr_expect_eq(harness_decl_int(r, "xs_third", "histogram_lost"), keep);
+	json_decref(r);
+	harness_free(&plain);
+	harness_free(&hooked);
+	env_free(env);
+	free(dumps);
+	free(fill);
+	full_fs_done(fs);
+}
+
+Test(safety, a_dump_that_cannot_grow_mid_run_counts_on_in_memory)
+{
+	cannot_grow_mid_run(false);
+}
+
+Test(safety, a_dump_that_cannot_grow_nor_finish_says_what_it_lacks)
+{
+	cannot_grow_mid_run(true);
+}
+
 /* ---- 2. a thread's first hooked call in a signal handler ---------------- */
 
 Test(safety, first_call_in_a_signal_handler_that_interrupted_malloc)

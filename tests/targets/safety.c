@@ -20,6 +20,10 @@
  *                             and exits; another child execs "safety calls 7"
  *   ./safety dlopen SHIM      dlopen SHIM (as /etc/ld.so.preload would load
  *                             it), then xs_work 4 times
+ *   ./safety fill FILE [keep] xs_work 10 times; then fill FILE's filesystem
+ *                             (write FILE until it is full), and call
+ *                             xs_other, xs_third and xs_work 10 times more;
+ *                             remove FILE before exit, unless "keep"
  *
  * stdout is the same whatever the shim does; the hooked functions' own
  * counts go to stderr as "checker-truth: SYMBOL COUNT".
@@ -28,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +86,42 @@ static long calls(long n)
 	for (long i = 0; i < n; i++)
 		sum += xs_work(i);
 	return sum;
+}
+
+/* ---- fill ---------------------------------------------------------------- */
+
+/* Write @path until its filesystem is full: what a program may do to a disk. */
+static int fill(const char *path)
+{
+	static char block[4096];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0) {
+		perror(path);
+		return -1;
+	}
+	while (write(fd, block, sizeof(block)) > 0)
+		;
+	/* the last partial block too */
+	while (write(fd, block, 1) > 0)
+		;
+	close(fd);
+	return 0;
+}
+
+static int fill_mode(const char *path, bool keep)
+{
+	long sum = 0;
+
+	for (long i = 0; i < 10; i++)
+		sum += xs_work(i);
+	if (fill(path))
+		return 3;
+	sum += calls(10);
+	if (!keep)
+		unlink(path);
+	printf("sum %ld, the filesystem filled in between\n", sum);
+	return 0;
 }
 
 /* ---- sigmalloc ---------------------------------------------------------- */
@@ -257,6 +298,8 @@ int main(int argc, char **argv)
 		printf("child status %d, sum %ld\n", pclose(p), calls(3));
 	} else if (!strcmp(mode, "spawn")) {
 		ret = spawn(argv[0]);
+	} else if (!strcmp(mode, "fill") && argc > 2) {
+		ret = fill_mode(argv[2], argc > 3 && !strcmp(argv[3], "keep"));
 	} else if (!strcmp(mode, "dlopen") && argc > 2) {
 		if (!dlopen(argv[2], RTLD_NOW)) {
 			fprintf(stderr, "safety: %s\n", dlerror());
@@ -265,7 +308,7 @@ int main(int argc, char **argv)
 		printf("sum %ld\n", calls(4));
 	} else {
 		fprintf(stderr, "usage: safety calls N | sigmalloc N | chdir DIR | daemon DATA LIB "
-				"| popen | spawn | dlopen SHIM\n");
+				"| popen | spawn | dlopen SHIM | fill FILE [keep]\n");
 		return 2;
 	}
 	fflush(stdout);
