@@ -15,6 +15,9 @@
 # system of every process and thread (/usr/bin/time, children included).
 # docs/overhead.md shows a run and reads it.
 #   scripts/bench-overhead.sh [N]      N: the checker's -n (default 7)
+# BASE_BUILD=DIR (the build directory of another revision, e.g. main's) puts
+# that build's hook beside this one's, in turns in the same loop, and its
+# instructions per call beside these: what a change did to the hooked call.
 set -euo pipefail
 shopt -s inherit_errexit
 EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,6 +30,11 @@ reps=${REPS:-5}
 calls=${CALLS:-20000000}
 extprof=$build/analyzer/extprof
 shim=$build/preload/libextprof.so
+base_shim=${BASE_BUILD:+$BASE_BUILD/preload/libextprof.so}
+if [ -n "$base_shim" ] && [ ! -f "$base_shim" ]; then
+	echo "bench-overhead: no $base_shim (BASE_BUILD must be a build directory)" >&2
+	exit 2
+fi
 checker=$build/examples/checker/checker
 spec=$EXTPROF_ROOT/examples/checker/checker.hooks
 # the same 18 functions as checker.hooks, as uftrace's regex
@@ -62,12 +70,13 @@ best() {
 }
 
 # hooked COUNTER CMD...: CMD with bench_empty hooked, counted with COUNTER
+# (by the shim $hook_shim, this build's unless said)
 hooked() {
 	local counter=$1
 	shift
 	rm -rf "$tmp/d"
-	LD_PRELOAD=$shim EXTPROF_HOOKS=function:bench_empty EXTPROF_COUNTER=$counter \
-		EXTPROF_DIR=$tmp/d EXTPROF_LOG=off "$@"
+	LD_PRELOAD=${hook_shim:-$shim} EXTPROF_HOOKS=function:bench_empty \
+		EXTPROF_COUNTER=$counter EXTPROF_DIR=$tmp/d EXTPROF_LOG=off "$@"
 }
 
 # timed OUT CMD...: wall, user and system seconds of CMD (and its children)
@@ -103,9 +112,13 @@ echo
 fields="bare_min floor_min raw_min hook_min bare_med floor_med raw_med hook_med"
 : >"$tmp/pair.tsc"
 : >"$tmp/pair.raw"
+: >"$tmp/pair.base"
 for _ in $(seq "$reps"); do
 	hooked tsc "$tmp/call" pair $((calls / 20)) 15 >>"$tmp/pair.tsc"
 	hooked tsc-unordered "$tmp/call" pair $((calls / 20)) 15 >>"$tmp/pair.raw"
+	if [ -n "$base_shim" ]; then
+		hook_shim=$base_shim hooked tsc "$tmp/call" pair $((calls / 20)) 15 >>"$tmp/pair.base"
+	fi
 done
 # shellcheck disable=SC2046
 python3 - $(least "$tmp/pair.tsc" "$fields") $(least "$tmp/pair.raw" "hook_min hook_med") <<'EOF'
@@ -127,6 +140,20 @@ print(f"  ordering adds: {floor - raw:.2f} to the floor, {hook - uhook:.2f} to t
       f" (medians: {floor_med - raw_med:.2f}, {hook_med - uhook_med:.2f})")
 print()
 EOF
+if [ -n "$base_shim" ]; then
+	# shellcheck disable=SC2046
+	python3 - "$BASE_BUILD" $(least "$tmp/pair.tsc" "floor_min hook_min floor_med hook_med") \
+		$(least "$tmp/pair.base" "floor_min hook_min floor_med hook_med") <<'EOF'
+import sys
+base = sys.argv[1]
+floor, hook, floor_med, hook_med, bfloor, bhook, bfloor_med, bhook_med = map(float, sys.argv[2:])
+print(f"the hooked call (tsc) against {base}'s, in turns: ns per call (least; median)")
+print(f"  this build   {hook:7.2f}  {hook_med:7.2f}   / its floor {hook / floor:.2f}")
+print(f"  base build   {bhook:7.2f}  {bhook_med:7.2f}   / its floor {bhook / bfloor:.2f}")
+print(f"  this / base = {hook / bhook:.3f}   (medians: {hook_med / bhook_med:.3f})")
+print()
+EOF
+fi
 
 # Instructions per hooked call, which no neighbour can move: callgrind's count
 # for M and 2M calls, the difference over M; through the hook (counter var:,
@@ -146,8 +173,17 @@ a, b, c, d = map(int, sys.argv[1:])
 hook, bare = (b - a) / 1e5, (d - c) / 1e5
 print(f"instructions per call (callgrind): bare {bare:.0f}, through the hook {hook:.0f}:"
       f" the hook's own {hook - bare:.0f}")
-print()
 EOF
+	if [ -n "$base_shim" ]; then
+		python3 - "$(ir "$base_shim" 100000)" "$(ir "$base_shim" 200000)" \
+			"$(ir "$shim" 100000)" "$(ir "$shim" 200000)" <<'EOF'
+import sys
+a, b, c, d = map(int, sys.argv[1:])
+base, this = (b - a) / 1e5, (d - c) / 1e5
+print(f"  through the base build's hook {base:.0f}, this build's {this:.0f} ({this - base:+.0f})")
+EOF
+	fi
+	echo
 fi
 
 # --- (c), (d), (e): the checker ---------------------------------------------------
