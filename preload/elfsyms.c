@@ -24,6 +24,18 @@ struct elfobj_walk {
 	int n;
 };
 
+ssize_t elfsym_exe_path(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+
+	if (n <= 0)
+		n = readlink("/proc/thread-self/exe", buf, size - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
 static int elfobj_visit(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct elfobj_walk *w = arg;
@@ -37,14 +49,12 @@ static int elfobj_visit(struct dl_phdr_info *info, size_t size, void *arg)
 	o = &w->objs[w->n];
 	memset(o, 0, sizeof(*o));
 	if (w->n == 0) {
-		/* The main program has no name here: ask the kernel (thread-self:
-		 * /proc/self of a process whose main thread has exited shows none) */
+		/* The main program has no name here: ask the kernel */
 		char exe[sizeof(o->path)];
 
-		n = readlink("/proc/thread-self/exe", exe, sizeof(exe) - 1);
+		n = elfsym_exe_path(exe, sizeof(exe));
 		if (n <= 0)
 			return 0;
-		exe[n] = '\0';
 		memcpy(o->path, exe, (size_t)n + 1);
 		o->is_main = true;
 	} else {

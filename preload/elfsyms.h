@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define ELFOBJ_MAX 512
 
@@ -73,6 +74,14 @@ int elfsym_debug_path(Elf *elf, char *buf, size_t len);
  * number seen, or -1 when the section is malformed (after those before).
  */
 long elffde_each(Elf *elf, void (*fn)(uint64_t start, uint64_t size, void *arg), void *arg);
+
+/*
+ * The running program's path into @buf: its length, or -1.  /proc/self/exe
+ * first (valgrind answers it for the program it runs, not its own tool),
+ * then /proc/thread-self/exe (a process whose main thread has exited shows
+ * none in /proc/self).
+ */
+ssize_t elfsym_exe_path(char *buf, size_t size);
 
 /* Open @path for libelf: 0, or -errno; close with elfsym_close. */
 int elfsym_open(const char *path, int *fd, Elf **elf);

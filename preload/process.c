@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "elfsyms.h"
 #include "shim.h"
 
 int64_t process_now_ns(void)
@@ -137,8 +138,7 @@ void process_fill_meta(struct dump_meta *meta)
 		process_copy(meta->kernel, sizeof(meta->kernel), kernel, a + b + c + 2);
 	}
 	process_read_cpu_model(meta->cpu_model, sizeof(meta->cpu_model));
-	/* thread-self: an attached process's main thread may have exited */
-	n = readlink("/proc/thread-self/exe", meta->exe_path, sizeof(meta->exe_path) - 1);
+	n = elfsym_exe_path(meta->exe_path, sizeof(meta->exe_path));
 	meta->exe_path[n > 0 ? n : 0] = '\0';
 	dl_iterate_phdr(process_find_build_id, &s);
 }
