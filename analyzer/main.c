@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "cmd_symbols.h"
-#include "doubling_run.h"
+#include "cmd/cmd.h"
+#include "cmd/cmd_symbols.h"
+#include "doubling/doubling_run.h"
 
 #ifndef EXTPROF_VERSION
 #define EXTPROF_VERSION "unknown"

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
-#include "dump_read.h"
-#include "proc.h"
-#include "report.h"
+#include "diff/diff.h"
+#include "read/dump_read.h"
+#include "model/proc.h"
+#include "report/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

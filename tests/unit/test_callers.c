@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "load.h"
-#include "report.h"
+#include "model/load.h"
+#include "report/report.h"
 #include "xt_json.h"
 
 static char *dir;

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "doubling.h"
-#include "doubling_fit.h"
+#include "doubling/doubling.h"
+#include "doubling/doubling_fit.h"
 #include "helpers.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))

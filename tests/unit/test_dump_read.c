@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collect.h"
-#include "dump_read.h"
+#include "model/collect.h"
+#include "read/dump_read.h"
 #include "helpers.h"
 
 static const struct dump_decl_info decls3[] = {

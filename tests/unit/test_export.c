@@ -16,9 +16,9 @@
 #include <zlib.h>
 
 #include "helpers.h"
-#include "load.h"
-#include "profile.pb-c.h"
-#include "report.h"
+#include "model/load.h"
+#include "export/profile.pb-c.h"
+#include "report/report.h"
 
 static char *dir;
 

@@ -20,10 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dump_read.h"
+#include "read/dump_read.h"
 #include "helpers.h"
-#include "load.h"
-#include "report.h"
+#include "model/load.h"
+#include "report/report.h"
 
 static char *dir;
 static unsigned char *good;

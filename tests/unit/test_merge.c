@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 
 #include "helpers.h"
-#include "load.h"
-#include "report.h"
+#include "model/load.h"
+#include "report/report.h"
 
 static char *dir;
 

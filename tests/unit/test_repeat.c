@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "load.h"
-#include "report.h"
+#include "model/load.h"
+#include "report/report.h"
 #include "xt_json.h"
 
 static char *dir, *out_dir, *tmp_dir, *shim_env, *tmp_env;

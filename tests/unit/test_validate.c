@@ -13,10 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dump_read.h"
+#include "read/dump_read.h"
 #include "helpers.h"
-#include "proc.h"
-#include "report.h"
+#include "model/proc.h"
+#include "report/report.h"
 
 static char *dir;
 static unsigned char *good;

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: MIT
+/*
+ * attach_trace: every thread of a process under ptrace, for as short a
+ * time as the attachment needs.  PTRACE_SEIZE (no signal sent, nothing the
+ * process sees), with PTRACE_O_TRACECLONE so that a thread created
+ * meanwhile is ours from its first instruction, and PTRACE_O_TRACEEXEC so
+ * that an exec is seen; PTRACE_INTERRUPT stops a thread.
+ *
+ * Signals are the program's: one that arrives for a thread while we hold
+ * it (a signal-delivery-stop) is kept and delivered, with its siginfo,
+ * when that thread goes on; one for a running thread is passed on at
+ * once.  A stop signal (SIGSTOP, SIGTSTP, ...) is left in effect: the
+ * kernel stops the process again when we let go.  Nothing here kills,
+ * and PTRACE_O_EXITKILL is not asked for: if the tracer dies, the kernel
+ * lets the threads go.
+ *
+ * The tracer waits with SIGCHLD blocked (cmd_attach.c blocks it) and
+ * sigtimedwait, so that every wait has a deadline.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "attach/attach.h"
+
+#define TRACE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
+#define TRACE_STOP_MS 5000 /* a thread takes this long to stop: it is stuck in the kernel */
+
+static struct xp_tthread *trace_find(struct xp_trace *tr, pid_t tid)
+{
+	for (size_t i = 0; i < tr->n; i++)
+		if (tr->t[i].tid == tid && !tr->t[i].gone)
+			return &tr->t[i];
+	return NULL;
+}
+
+struct xp_tthread *xp_trace_thread(struct xp_trace *tr, pid_t tid)
+{
+	return trace_find(tr, tid);
+}
+
+static struct xp_tthread *trace_add(struct xp_trace *tr, pid_t tid)
+{
+	struct xp_tthread *t;
+
+	if (tr->n == tr->cap) {
+		size_t cap = tr->cap ? tr->cap * 2 : 16;
+		struct xp_tthread *v = realloc(tr->t, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		tr->t = v;
+		tr->cap = cap;
+	}
+	t = &tr->t[tr->n++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	return t;
+}
+
+static bool trace_all_gone(const struct xp_trace *tr)
+{
+	for (size_t i = 0; i < tr->n; i++)
+		if (!tr->t[i].gone)
+			return false;
+	return true;
+}
+
+static int64_t trace_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* What a wait status says about one of our threads. */
+static void trace_event(struct xp_trace *tr, pid_t tid, int status)
+{
+	struct xp_tthread *t = trace_find(tr, tid);
+	int sig = WSTOPSIG(status), ev = status >> 16;
+	unsigned long msg = 0;
+
+	if (!t) {
+		/* a new thread's first stop, before its creator's clone event */
+		t = trace_add(tr, tid);
+		if (!t)
+			return;
+	}
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		t->gone = true;
+		t->stop = XP_TS_RUNNING;
+		tr->exited = trace_all_gone(tr);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	t->asked = false;
+	switch (ev) {
+	case PTRACE_EVENT_STOP:
+		t->stop = is_stop_signal(sig) ? XP_TS_GROUP : XP_TS_INTERRUPT;
+		if (is_stop_signal(sig))
+			tr->group_stop = true;
+		break;
+	case PTRACE_EVENT_CLONE:
+		if (!ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) && !trace_find(tr, (pid_t)msg))
+			trace_add(tr, (pid_t)msg);
+		t = trace_find(tr, tid); /* trace_add may have moved the array */
+		t->stop = XP_TS_INTERRUPT;
+		break;
+	case PTRACE_EVENT_EXEC:
+		/* every other thread is gone; the one left has the leader's tid */
+		tr->execed = true;
+		for (size_t i = 0; i < tr->n; i++)
+			if (tr->t[i].tid != tid)
+				tr->t[i].gone = true;
+		t->stop = XP_TS_INTERRUPT;
+		break;
+	case 0: {
+		siginfo_t si;
+
+		if (sig == SIGTRAP && !ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) &&
+		    si.si_code == TRAP_TRACE) {
+			t->stop = XP_TS_STEP;
+			break;
+		}
+		/* a signal for the program: kept until the thread goes on */
+		t->stop = XP_TS_SIGNAL;
+		t->sig = sig;
+		break;
+	}
+	default:
+		t->stop = XP_TS_INTERRUPT;
+		break;
+	}
+}
+
+/* One event within @timeout_ms: 1, 0 on timeout, -errno. */
+static int trace_wait_one(struct xp_trace *tr, int timeout_ms)
+{
+	int64_t deadline = trace_now_ms() + timeout_ms;
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	for (;;) {
+		int status;
+		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+		int64_t left = deadline - trace_now_ms();
+		struct timespec ts;
+
+		if (tid > 0) {
+			trace_event(tr, tid, status);
+			return 1;
+		}
+		if (tid < 0 && errno != EINTR)
+			return errno == ECHILD ? (tr->exited = true, -ESRCH) : -errno;
+		if (left <= 0)
+			return 0;
+		/* SIGCHLD is blocked: it says a stop or an exit is there to reap
+		 * (one for several, so waitpid is asked again every 2 ms anyway) */
+		ts.tv_sec = 0;
+		ts.tv_nsec = (left < 2 ? left : 2) * 1000000;
+		sigtimedwait(&chld, NULL, &ts);
+	}
+}
+
+/* A thread that stopped while we wanted it running: on it goes. */
+static void trace_let_run(struct xp_trace *tr, struct xp_tthread *t)
+{
+	if (t->stop == XP_TS_SIGNAL || t->stop == XP_TS_INTERRUPT || t->stop == XP_TS_STEP)
+		xp_trace_resume(tr, t, false);
+}
+
+int xp_trace_resume(struct xp_trace *tr, struct xp_tthread *t, bool step)
+{
+	int sig = t->sig;
+
+	(void)tr;
+	if (t->gone || t->stop == XP_TS_RUNNING)
+		return 0;
+	if (t->sig_info)
+		ptrace(PTRACE_SETSIGINFO, t->tid, NULL, &t->info);
+	if (ptrace(step ? PTRACE_SINGLESTEP : PTRACE_CONT, t->tid, NULL,
+		   (void *)(long)(t->stop == XP_TS_GROUP ? 0 : sig)) < 0) {
+		if (errno == ESRCH) {
+			t->gone = true;
+			return 0;
+		}
+		return -errno;
+	}
+	if (t->stop != XP_TS_GROUP) {
+		t->sig = 0;
+		t->sig_info = false;
+	}
+	t->stop = XP_TS_RUNNING;
+	return 0;
+}
+
+int xp_trace_resume_all(struct xp_trace *tr, pid_t except)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < tr->n; i++) {
+		struct xp_tthread *t = &tr->t[i];
+
+		if (t->tid != except && !t->gone && t->stop != XP_TS_RUNNING) {
+			int r = xp_trace_resume(tr, t, false);
+
+			if (r && !err)
+				err = r;
+		}
+	}
+	return err;
+}
+
+int xp_trace_wait(struct xp_trace *tr, struct xp_tthread *t, int timeout_ms, bool others_run)
+{
+	int64_t deadline = trace_now_ms() + timeout_ms;
+	pid_t tid = t->tid;
+
+	for (;;) {
+		int64_t left = deadline - trace_now_ms();
+		int r;
+
+		t = trace_find(tr, tid);
+		if (!t || tr->exited || tr->execed)
+			return -ESRCH;
+		if (t->stop != XP_TS_RUNNING)
+			return 0;
+		if (left <= 0)
+			return -ETIMEDOUT;
+		r = trace_wait_one(tr, (int)left);
+		if (r < 0)
+			return r;
+		if (!others_run)
+			continue;
+		for (size_t i = 0; i < tr->n; i++)
+			if (tr->t[i].tid != tid && !tr->t[i].gone)
+				trace_let_run(tr, &tr->t[i]);
+	}
+}
+
+/*
+ * A thread that has exited but is not reaped never stops: the leader of a
+ * process whose main thread called pthread_exit is kept a zombie until
+ * the last thread ends.
+ */
+static void trace_drop_zombies(struct xp_trace *tr)
+{
+	for (size_t i = 0; i < tr->n; i++) {
+		struct xp_tthread *t = &tr->t[i];
+		struct xp_pstatus s;
+
+		if (!t->gone && t->stop == XP_TS_RUNNING &&
+		    (xp_pstatus_read(tr->pid, t->tid, &s) || s.state == 'Z' || s.state == 'X'))
+			t->gone = true;
+	}
+}
+
+int xp_trace_stop_all(struct xp_trace *tr, struct xp_err *e)
+{
+	int64_t deadline = trace_now_ms() + TRACE_STOP_MS;
+
+	for (;;) {
+		bool running = false;
+
+		for (size_t i = 0; i < tr->n; i++) {
+			struct xp_tthread *t = &tr->t[i];
+
+			if (t->gone || t->stop != XP_TS_RUNNING)
+				continue;
+			running = true;
+			if (t->asked)
+				continue;
+			t->asked = true;
+			if (ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) < 0 && errno == ESRCH)
+				t->gone = true;
+		}
+		if (tr->exited || tr->execed || trace_all_gone(tr))
+			return xp_err_set(e, -ESRCH, "process %d %s meanwhile", (int)tr->pid,
+					  tr->execed ? "exec'd another program" : "exited");
+		if (!running)
+			return 0;
+		if (trace_now_ms() > deadline)
+			return xp_err_set(
+				e, -ETIMEDOUT,
+				"process %d: a thread does not stop (stuck in the kernel?)",
+				(int)tr->pid);
+		if (trace_wait_one(tr, 100) < 0 && tr->exited)
+			return xp_err_set(e, -ESRCH, "process %d exited meanwhile", (int)tr->pid);
+		trace_drop_zombies(tr);
+	}
+}
+
+int xp_trace_attach(struct xp_trace *tr, pid_t pid, struct xp_err *e)
+{
+	bool fresh;
+
+	memset(tr, 0, sizeof(*tr));
+	tr->pid = pid;
+	/* until a listing finds none new: threads may be created meanwhile */
+	do {
+		pid_t *tids;
+		size_t n;
+		int err = xp_tasks_list(pid, &tids, &n);
+
+		if (err) {
+			xp_trace_release(tr);
+			return err == -ENOENT ? xp_err_set(e, -ESRCH, "process %d exited meanwhile",
+							   (int)pid)
+					      : xp_err_set(e, err, "process %d: %s", (int)pid,
+							   strerror(-err));
+		}
+		fresh = false;
+		for (size_t i = 0; i < n; i++) {
+			struct xp_pstatus st;
+
+			if (trace_find(tr, tids[i]))
+				continue;
+			/* a thread that has exited (the leader after pthread_exit) */
+			if (!xp_pstatus_read(pid, tids[i], &st) &&
+			    (st.state == 'Z' || st.state == 'X'))
+				continue;
+			if (ptrace(PTRACE_SEIZE, tids[i], NULL, (void *)(long)TRACE_OPTIONS) < 0) {
+				int code = -errno;
+
+				if (code == -ESRCH)
+					continue; /* that thread just exited */
+				free(tids);
+				xp_trace_release(tr);
+				return xp_attach_explain_seize(pid, code, e);
+			}
+			if (!trace_add(tr, tids[i])) {
+				free(tids);
+				xp_trace_release(tr);
+				return xp_err_set(e, -ENOMEM, "out of memory");
+			}
+			fresh = true;
+		}
+		free(tids);
+	} while (fresh);
+	if (!tr->n)
+		return xp_err_set(e, -ESRCH, "process %d exited meanwhile", (int)pid);
+	return xp_trace_stop_all(tr, e);
+}
+
+void xp_trace_run_for(struct xp_trace *tr, int ms)
+{
+	int64_t deadline = trace_now_ms() + ms;
+
+	xp_trace_resume_all(tr, 0);
+	while (!tr->exited && !tr->execed) {
+		int64_t left = deadline - trace_now_ms();
+
+		if (left <= 0 || trace_wait_one(tr, (int)left) < 0)
+			break;
+		for (size_t i = 0; i < tr->n; i++)
+			if (!tr->t[i].gone)
+				trace_let_run(tr, &tr->t[i]);
+	}
+}
+
+void xp_trace_release(struct xp_trace *tr)
+{
+	struct xp_err e;
+
+	if (tr->n)
+		xp_trace_stop_all(tr, &e);
+	for (size_t i = 0; i < tr->n; i++) {
+		struct xp_tthread *t = &tr->t[i];
+		int sig = t->stop == XP_TS_SIGNAL || t->sig_info ? t->sig : 0;
+
+		if (t->gone)
+			continue;
+		if (t->sig_info)
+			ptrace(PTRACE_SETSIGINFO, t->tid, NULL, &t->info);
+		ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(long)sig);
+	}
+	free(tr->t);
+	tr->t = NULL;
+	tr->n = tr->cap = 0;
+}

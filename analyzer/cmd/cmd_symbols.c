@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_symbols: extprof symbols OBJECT [GLOB]: the functions of an ELF file
+ * that EXTPROF_HOOKS can name, their size, and whether the shim can patch
+ * their entry, with its reason when it cannot (the same words it prints
+ * when it refuses one: the decision is made by the same code).
+ *
+ *         SIZE  STATUS    NAME  REASON
+ *           42  OK        can_commit
+ *            4  REFUSED   tiny4  is 4 bytes
+ *          40  OK        memcpy@GLIBC_2.2.5
+ *        1952  OK        memcpy@@GLIBC_2.14  IFUNC -> __memcpy_avx512_unaligned_erms on this CPU
+ *          96  OK        0x2a1c0  after strlen+0x1a0
+ *
+ * A stripped object keeps only .dynsym, which names few of its functions
+ * (or none, in an executable), unless its debug file is installed; the
+ * others are listed by their .eh_frame start.  That is said on stderr, and
+ * the exit status is 0.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "extprof/dump.h"
+
+#include "cmd/cmd.h"
+#include "cmd/cmd_symbols.h"
+#include "util/json_out.h"
+#include "symbols/symbols_elf.h"
+#include "util/text_table.h"
+
+void cmd_symbols_usage(FILE *out)
+{
+	fputs("usage: extprof symbols [--format text|json] [--counter C] OBJECT [GLOB]\n"
+	      "\n"
+	      "List the functions of the ELF file OBJECT (an executable, a shared object\n"
+	      "or a .o) that EXTPROF_HOOKS can name, sorted by name, those matching GLOB\n"
+	      "only if given: the FUNC and IFUNC symbols of .dynsym (with their versions,\n"
+	      "name@@VERSION for the default one, name@VERSION for the others) and of\n"
+	      ".symtab, or of the separate debug file of a stripped object\n"
+	      "(/usr/lib/debug/.build-id/...), and the functions no symbol names, from\n"
+	      ".eh_frame, as 0xOFFSET.  Each line gives the size in bytes, OK if the shim\n"
+	      "can patch the function's entry or REFUSED and the reason it gives, or\n"
+	      "IFUNC when the implementation is chosen only as the program loads it.  An\n"
+	      "IFUNC of a file this command has loaded too (libc, libm) is judged by what\n"
+	      "its resolver picks on this CPU, named after its arrow.\n"
+	      "\n"
+	      "  --format text|json  output format (default text)\n"
+	      "  --counter C         judge as the shim counting with C (ns refuses\n"
+	      "                      clock_gettime, which it reads; default auto)\n"
+	      "  -h, --help          this text\n",
+	      out);
+}
+
+static bool symbols_shown(const struct xp_func *fn, const char *glob)
+{
+	return !glob || !fnmatch(glob, fn->name, 0) || !fnmatch(glob, fn->display, 0);
+}
+
+static const char *symbols_status(const struct xp_func *fn)
+{
+	return fn->ok ? "OK" : fn->ifunc && !fn->resolved ? "IFUNC" : "REFUSED";
+}
+
+static void symbols_text(const struct xp_funcs *f, const char *glob)
+{
+	printf("%8s  %-8s  %s  %s\n", "SIZE", "STATUS", "NAME", "REASON");
+	for (size_t i = 0; i < f->n; i++) {
+		const struct xp_func *fn = &f->v[i];
+
+		if (!symbols_shown(fn, glob))
+			continue;
+		printf("%8" PRIu64 "  %-8s  ", fn->resolved ? fn->impl_size : fn->size,
+		       symbols_status(fn));
+		xp_text_put(stdout, fn->display);
+		if (fn->resolved) {
+			fputs("  IFUNC -> ", stdout);
+			xp_text_put(stdout, fn->impl_name);
+			fputs(" on this CPU", stdout);
+			if (!fn->ok)
+				fputs(":", stdout);
+		}
+		if (fn->near) {
+			printf("  %s ", fn->near_inside ? "inside" : "after");
+			xp_text_put(stdout, fn->near);
+			if (!fn->ok)
+				fputs(":", stdout);
+		}
+		if (!fn->ok) {
+			putchar(' ');
+			if (!fn->resolved && !fn->near)
+				putchar(' ');
+			xp_text_put(stdout, fn->why);
+		}
+		putchar('\n');
+	}
+}
+
+static const char *symbols_table(const struct xp_func *fn)
+{
+	if (fn->fde_only)
+		return "eh_frame";
+	if (fn->in_dynsym && (fn->in_symtab || fn->in_debug))
+		return "both";
+	if (fn->in_dynsym)
+		return "dynsym";
+	return fn->in_debug ? "debug" : "symtab";
+}
+
+static void symbols_json(const char *path, const struct xp_funcs *f, const char *glob)
+{
+	struct xp_json j;
+
+	xp_json_init(&j, stdout);
+	xp_json_begin(&j, '{');
+	xp_json_key(&j, "object");
+	xp_json_str(&j, path);
+	xp_json_key(&j, "symtab");
+	xp_json_bool(&j, f->has_symtab);
+	xp_json_key(&j, "debug_file");
+	if (f->has_debug)
+		xp_json_str(&j, f->debug_path);
+	else
+		xp_json_null(&j);
+	xp_json_key(&j, "dynsym_functions");
+	xp_json_u64(&j, f->dynsym_funcs);
+	xp_json_key(&j, "eh_frame_functions");
+	xp_json_u64(&j, f->fde_funcs);
+	xp_json_key(&j, "functions");
+	xp_json_begin(&j, '[');
+	for (size_t i = 0; i < f->n; i++) {
+		const struct xp_func *fn = &f->v[i];
+
+		if (!symbols_shown(fn, glob))
+			continue;
+		xp_json_begin(&j, '{');
+		xp_json_key(&j, "name");
+		xp_json_str(&j, fn->name);
+		xp_json_key(&j, "symbol");
+		xp_json_str(&j, fn->display);
+		xp_json_key(&j, "version");
+		if (fn->version)
+			xp_json_str(&j, fn->version);
+		else
+			xp_json_null(&j);
+		xp_json_key(&j, "default_version");
+		xp_json_bool(&j, fn->version && !fn->hidden);
+		xp_json_key(&j, "size");
+		xp_json_u64(&j, fn->size);
+		xp_json_key(&j, "offset");
+		xp_json_u64(&j, fn->address);
+		xp_json_key(&j, "table");
+		xp_json_str(&j, symbols_table(fn));
+		xp_json_key(&j, "ifunc");
+		xp_json_bool(&j, fn->ifunc);
+		if (fn->resolved) {
+			xp_json_key(&j, "implementation");
+			xp_json_begin(&j, '{');
+			xp_json_key(&j, "name");
+			xp_json_str(&j, fn->impl_name);
+			xp_json_key(&j, "offset");
+			xp_json_u64(&j, fn->impl);
+			xp_json_key(&j, "size");
+			xp_json_u64(&j, fn->impl_size);
+			xp_json_end(&j, '}');
+		}
+		if (fn->near) {
+			xp_json_key(&j, fn->near_inside ? "inside" : "after");
+			xp_json_str(&j, fn->near);
+		}
+		xp_json_key(&j, "hookable");
+		xp_json_bool(&j, fn->ok);
+		xp_json_key(&j, "reason");
+		if (fn->ok)
+			xp_json_null(&j);
+		else
+			xp_json_str(&j, fn->why);
+		xp_json_end(&j, '}');
+	}
+	xp_json_end(&j, ']');
+	xp_json_end(&j, '}');
+	putchar('\n');
+}
+
+/* What a stripped file means for the user, on stderr. */
+static void symbols_note(const char *path, const struct xp_funcs *f, const char *glob, size_t shown)
+{
+	if (!f->has_symtab && f->has_debug)
+		fprintf(stderr,
+			"extprof: %s is stripped (no .symtab): the names of its functions come "
+			"from its debug file %s\n",
+			path, f->debug_path);
+	else if (!f->has_symtab)
+		fprintf(stderr,
+			"extprof: %s is stripped (no .symtab): only the %zu function%s its "
+			".dynsym exports %s named; the %zu more its .eh_frame describes are "
+			"listed as 0xOFFSET, for KIND:0xOFFSET entries\n",
+			path, f->dynsym_funcs, f->dynsym_funcs == 1 ? "" : "s",
+			f->dynsym_funcs == 1 ? "is" : "are", f->fde_funcs);
+	else if (!f->n)
+		fprintf(stderr, "extprof: %s has no function symbols with a size\n", path);
+	if (f->fdes_bad)
+		fprintf(stderr,
+			"extprof: %s: its .eh_frame ends at a malformed entry; the functions "
+			"after it are not listed\n",
+			path);
+	if (glob && f->n && !shown)
+		fprintf(stderr, "extprof: %s: no function matches %s\n", path, glob);
+}
+
+static int symbols_counter(const char *v, uint32_t *counter)
+{
+	static const struct {
+		const char *name;
+		uint32_t kind;
+	} names[] = {{"auto", EXTPROF_COUNTER_INSTRUCTIONS},
+		     {"instructions", EXTPROF_COUNTER_INSTRUCTIONS},
+		     {"cycles", EXTPROF_COUNTER_CYCLES},
+		     {"tsc", EXTPROF_COUNTER_TSC},
+		     {"ns", EXTPROF_COUNTER_NS}};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(v, names[i].name)) {
+			*counter = names[i].kind;
+			return 0;
+		}
+	}
+	if (!strncmp(v, "var:", 4) && v[4]) {
+		*counter = EXTPROF_COUNTER_VAR;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int cmd_symbols(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"counter", required_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *path, *glob = NULL;
+	uint32_t counter = EXTPROF_COUNTER_INSTRUCTIONS;
+	struct xp_funcs f;
+	struct xp_err e = {""};
+	bool json = false;
+	size_t shown = 0;
+	int opt;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			if (!strcmp(optarg, "json")) {
+				json = true;
+			} else if (strcmp(optarg, "text")) {
+				fprintf(stderr, "extprof: symbols --format %s: text or json\n",
+					optarg);
+				return XP_EXIT_BAD;
+			}
+			break;
+		case 'c':
+			if (symbols_counter(optarg, &counter)) {
+				fprintf(stderr,
+					"extprof: symbols --counter %s: expected auto, "
+					"instructions, cycles, tsc, ns or var:SYMBOL\n",
+					optarg);
+				return XP_EXIT_BAD;
+			}
+			break;
+		case 'h':
+			cmd_symbols_usage(stdout);
+			return 0;
+		default:
+			xp_bad_option("symbols", argv);
+			return XP_EXIT_BAD;
+		}
+	}
+	if (optind >= argc || argc - optind > 2) {
+		fprintf(stderr, "extprof: symbols takes OBJECT and an optional GLOB (see extprof "
+				"symbols --help)\n");
+		return XP_EXIT_BAD;
+	}
+	path = argv[optind];
+	if (argc - optind == 2)
+		glob = argv[optind + 1];
+	if (xp_elf_functions(path, counter, &f, &e)) {
+		xp_err_print(&e);
+		return XP_EXIT_BAD;
+	}
+	for (size_t i = 0; i < f.n; i++)
+		shown += symbols_shown(&f.v[i], glob);
+	if (json)
+		symbols_json(path, &f, glob);
+	else
+		symbols_text(&f, glob);
+	fflush(stdout);
+	symbols_note(path, &f, glob, shown);
+	xp_funcs_free(&f);
+	return 0;
+}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+/* run_opts: the command line of "extprof run", checked before anything runs. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "util/num.h"
+#include "run/run.h"
+
+void cmd_run_usage(FILE *out)
+{
+	fputs("usage: extprof run [options] -- PROGRAM [ARGS...]\n"
+	      "\n"
+	      "Run PROGRAM under the shim (libextprof.so), then print the report of the\n"
+	      "dumps this run left, on stderr (as perf stat and time do) or into --output's\n"
+	      "FILE: PROGRAM's stdout stays its own.  Exits with PROGRAM's status (with\n"
+	      "--repeat, the last run's), or dies by its signal.\n"
+	      "\n"
+	      "  -H, --hook KIND:PATTERN[@OBJECT]\n"
+	      "                           hook these functions (repeatable; EXTPROF_HOOKS)\n"
+	      "  --spec FILE              hook entries from FILE, one a line (EXTPROF_SPEC)\n"
+	      "  --window PATTERN[@OBJECT]\n"
+	      "                           count only while this function runs (EXTPROF_WINDOW)\n"
+	      "  --counter C              auto|instructions|cycles|steps|tsc|tsc-unordered|\n"
+	      "                           ns|var:SYMBOL (EXTPROF_COUNTER, default auto)\n"
+	      "  --step-first K, --step-every M\n"
+	      "                           steps: single-step the first K evaluations of each\n"
+	      "                           function on each thread, then every M-th (0: no\n"
+	      "                           more; 1: all of them) (EXTPROF_STEP_FIRST, _EVERY,\n"
+	      "                           default 1 and 1048576)\n"
+	      "  --step-limit N           steps: give up a stepped evaluation past N\n"
+	      "                           instructions (EXTPROF_STEP_LIMIT, default 1000000)\n"
+	      "  -o, --dir DIR            dump directory (EXTPROF_DIR, default extprof.data);\n"
+	      "                           it may hold only extprof dumps (and repeat-N runs)\n"
+	      "  --output FILE            the report into FILE (written whole, or not at all)\n"
+	      "                           instead of stderr\n"
+	      "  --callers N              attribute to callers N frames deep, 0..8, and show\n"
+	      "                           the chains under each declaration (EXTPROF_CALLERS)\n"
+	      "  --no-aslr                run PROGRAM without address space "
+	      "randomisation\n"
+	      "  --no-children            profile PROGRAM only, not the processes it starts\n"
+	      "                           (EXTPROF_CHILDREN=0)\n"
+	      "  --warmup W               W untimed runs first; their dumps are thrown away\n"
+	      "  --repeat K               K runs, each into DIR/repeat-N, reported together:\n"
+	      "                           per declaration the --stat of the runs' per-evals,\n"
+	      "                           the median of their evaluations\n"
+	      "                           (with either, every run reads the same stdin, saved\n"
+	      "                           once, and only the first measured run's output and\n"
+	      "                           the shim's lines are shown)\n" XP_REPORT_OPTIONS_HELP
+	      "  -h, --help               this text\n"
+	      "\n"
+	      "The shim is $EXTPROF_SHIM if set, else the one beside extprof in its build\n"
+	      "tree, else the installed one, else libextprof.so from the loader's path.\n",
+	      out);
+}
+
+static bool kind_ok(const char *k, size_t n)
+{
+	if (!n || k[0] < 'a' || k[0] > 'z')
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
+			return false;
+	return true;
+}
+
+/* KIND:PATTERN[@OBJECT], nothing the comma-joined EXTPROF_HOOKS would split. */
+static int hook_check(const char *h, struct xp_err *e)
+{
+	const char *colon = strchr(h, ':'), *at;
+
+	if (!colon || !kind_ok(h, (size_t)(colon - h)))
+		return xp_err_set(
+			e, -EINVAL,
+			"--hook '%s': expected KIND:PATTERN[@OBJECT], KIND as [a-z][a-z0-9_]*", h);
+	at = strchr(colon + 1, '@');
+	if (colon[1] == '\0' || colon[1] == '@' || (at && at[1] == '\0'))
+		return xp_err_set(e, -EINVAL, "--hook '%s': empty %s", h,
+				  at && at[1] == '\0' ? "OBJECT after '@'" : "PATTERN");
+	if (strpbrk(h, ", \t\n"))
+		return xp_err_set(e, -EINVAL, "--hook '%s': a comma or blank inside an entry", h);
+	return 0;
+}
+
+static int hook_add(struct xp_run_opts *o, const char *h, struct xp_err *e)
+{
+	char *joined;
+	int err = hook_check(h, e);
+
+	if (err)
+		return err;
+	if (asprintf(&joined, "%s%s%s", o->hooks ? o->hooks : "", o->hooks ? "," : "", h) < 0)
+		return xp_err_set(e, -ENOMEM, "out of memory");
+	free(o->hooks);
+	o->hooks = joined;
+	return 0;
+}
+
+static int counter_check(const char *c, struct xp_err *e)
+{
+	static const char *const names[] = {"auto", "instructions",  "cycles", "steps",
+					    "tsc",  "tsc-unordered", "ns"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(c, names[i]))
+			return 0;
+	if (!strncmp(c, "var:", 4) && c[4] && !strpbrk(c, " \t\n"))
+		return 0;
+	return xp_err_set(
+		e, -EINVAL,
+		"--counter %s: expected auto, instructions, cycles, steps, tsc, tsc-unordered, ns "
+		"or var:SYMBOL",
+		c);
+}
+
+static int callers_check(const char *v, bool *show, struct xp_err *e)
+{
+	uint64_t n;
+
+	if (xp_parse_u64(v, &n) || n > EXTPROF_CALLERS_MAX_DEPTH)
+		return xp_err_set(e, -EINVAL, "--callers %s: expected a depth from 0 to %u", v,
+				  EXTPROF_CALLERS_MAX_DEPTH);
+	*show = n > 0;
+	return 0;
+}
+
+#define XP_RUN_MAX_RUNS 10000
+
+/* --step-first, --step-every, --step-limit: a number, passed on as it is */
+static int step_check(const char *opt, const char *v, uint64_t min, uint64_t max, const char **out,
+		      struct xp_err *e)
+{
+	uint64_t n;
+
+	if (xp_parse_u64(v, &n) || n < min || n > max)
+		return xp_err_set(e, -EINVAL, "%s %s: expected a number from %llu to %llu", opt, v,
+				  (unsigned long long)min, (unsigned long long)max);
+	*out = v;
+	return 0;
+}
+
+static int count_check(const char *opt, const char *v, unsigned min, unsigned *out,
+		       struct xp_err *e)
+{
+	uint64_t n;
+
+	if (xp_parse_u64(v, &n) || n < min || n > XP_RUN_MAX_RUNS)
+		return xp_err_set(e, -EINVAL, "%s %s: expected a number of runs from %u to %u", opt,
+				  v, min, XP_RUN_MAX_RUNS);
+	*out = (unsigned)n;
+	return 0;
+}
+
+int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *e)
+{
+	switch (c) {
+	case 'H':
+		return hook_add(o, arg, e);
+	case 'o':
+		if (!*arg)
+			return xp_err_set(e, -EINVAL, "-o: empty directory name");
+		o->dir = arg;
+		return 0;
+	case XP_OPT_SPEC:
+		o->spec = arg;
+		return 0;
+	case XP_OPT_WINDOW:
+		if (!*arg || strpbrk(arg, ", \t\n"))
+			return xp_err_set(e, -EINVAL, "--window '%s': expected PATTERN[@OBJECT]",
+					  arg);
+		o->window = arg;
+		return 0;
+	case XP_OPT_COUNTER:
+		o->counter = arg;
+		return counter_check(arg, e);
+	case XP_OPT_CALLERS:
+		o->callers = arg;
+		/* the chains recorded are shown under their declarations */
+		return callers_check(arg, &o->report.callers, e);
+	case XP_OPT_NO_ASLR:
+		o->no_aslr = true;
+		return 0;
+	case XP_OPT_NO_CHILDREN:
+		o->no_children = true;
+		return 0;
+	case XP_OPT_OUTPUT:
+		if (!*arg)
+			return xp_err_set(e, -EINVAL, "--output: empty file name");
+		o->output = arg;
+		o->report.output = arg;
+		return 0;
+	case XP_OPT_DIR:
+		if (!*arg)
+			return xp_err_set(e, -EINVAL, "--dir: empty directory name");
+		o->dir = arg;
+		return 0;
+	case XP_OPT_STEP_FIRST:
+		return step_check("--step-first", arg, 0, UINT32_MAX, &o->step_first, e);
+	case XP_OPT_STEP_EVERY:
+		return step_check("--step-every", arg, 0, UINT32_MAX, &o->step_every, e);
+	case XP_OPT_STEP_LIMIT:
+		return step_check("--step-limit", arg, 1, UINT64_MAX / 4, &o->step_limit, e);
+	case XP_OPT_WARMUP:
+		return count_check("--warmup", arg, 0, &o->warmup, e);
+	case XP_OPT_REPEAT:
+		return count_check("--repeat", arg, 1, &o->repeat, e);
+	}
+	return xp_report_getopt(c, arg, &o->report, e) > 0 ? 0 : -EINVAL;
+}
+
+int xp_run_parse(struct xp_run_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		XP_RUN_LONGOPTS,
+		XP_REPORT_LONGOPTS,
+		{"warmup", required_argument, NULL, XP_OPT_WARMUP},
+		{"repeat", required_argument, NULL, XP_OPT_REPEAT},
+		{"output", required_argument, NULL, XP_OPT_OUTPUT},
+		{"dir", required_argument, NULL, XP_OPT_DIR},
+		{NULL, 0, NULL, 0},
+	};
+	struct xp_err e = {""};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->dir = XP_RUN_DEFAULT_DIR;
+	xp_report_opts_init(&o->report);
+	opterr = 0;
+	/* '+': stop at PROGRAM, whose own options are not ours */
+	while ((c = getopt_long(argc, argv, "+hH:o:", longopts, NULL)) != -1) {
+		if (c == 'h' || c == XP_OPT_HELP) {
+			cmd_run_usage(stdout);
+			return 0;
+		}
+		if (c == '?' || c == ':') {
+			xp_bad_option("run", argv);
+			return -EINVAL;
+		}
+		if (xp_run_getopt(o, c, optarg, &e)) {
+			if (!e.msg[0])
+				xp_err_set(&e, -EINVAL, "run: option not understood");
+			xp_err_print(&e);
+			return -EINVAL;
+		}
+	}
+	if (optind == argc) {
+		fputs("extprof: run: name the program to run after -- (see extprof run --help)\n",
+		      stderr);
+		return -EINVAL;
+	}
+	if (xp_report_check_dest(&o->report, stdout, &e)) {
+		xp_err_print(&e);
+		return -EINVAL;
+	}
+	o->argv = argv + optind;
+	return 1;
+}
+
+void xp_run_opts_free(struct xp_run_opts *o)
+{
+	free(o->hooks);
+	o->hooks = NULL;
+}
+
+int xp_run_open_output(struct xp_run_opts *o, struct xp_err *e)
+{
+	char *dir, *slash;
+	int err = 0;
+
+	o->out = stderr;
+	if (!o->output)
+		return 0;
+	/* written whole at the end (xp_report_write): where it goes must take it */
+	dir = strdup(o->output);
+	if (!dir)
+		return xp_err_set(e, -ENOMEM, "out of memory");
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (access(slash ? dir : ".", W_OK | X_OK) < 0)
+		err = xp_err_set(e, -errno, "--output %s: %s", o->output, strerror(errno));
+	free(dir);
+	return err;
+}

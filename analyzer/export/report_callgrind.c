@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report_callgrind: the report in the format callgrind writes, for
+ * callgrind_annotate and KCachegrind.  One fn= per declaration, in ob= its
+ * object (the executable by its path), with its figures as self cost at
+ * line 0 ("positions: line", no source files: fl=???); with callers, every
+ * chain as calls= arcs from its nearest caller to the declaration and on
+ * up, so that the call graph and the inclusive costs are there:
+ *
+ *   fn=(3) search_worker_main          <- a caller, no self cost
+ *   cfn=(1) consistent
+ *   calls=1568 0                       <- the chain's evaluations
+ *   0 1568 25088 25088                 <- its evaluations, cost, observed
+ *
+ * A declaration's cost already holds the hooked functions it calls, which
+ * the arcs hold too: its self cost is its cost less theirs (export.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+#include "export/export.h"
+#include "util/num.h"
+#include "report/report.h"
+
+#ifndef EXTPROF_VERSION
+#define EXTPROF_VERSION "unknown"
+#endif
+
+#define CG_EVENTS 3 /* Evaluations Cost Observed */
+
+struct cg_node {
+	size_t obj; /* id in the object table */
+	uint64_t self[CG_EVENTS];
+	bool has_self;
+	bool named; /* "fn=(id) name" written once; "fn=(id)" after */
+};
+
+struct cg_arc {
+	size_t from, to; /* node ids: the key */
+	uint64_t calls;	 /* of a declaration by its nearest caller: exact */
+	bool exact;	 /* else at least once, how often not recorded */
+	uint64_t incl[CG_EVENTS];
+	UT_hash_handle hh;
+};
+
+struct cg {
+	const struct xp_report *r;
+	struct xp_intern fns;  /* "function\x1fobject" */
+	struct xp_intern objs; /* object names as written */
+	struct cg_node *nodes; /* nodes[id - 1] */
+	size_t cap;
+	struct cg_arc *arcs;
+	struct xp_decl_index decls;
+	bool *obj_named;
+	const char *exe_base;
+};
+
+/* A name on one line: control characters as '?', nothing as "???". */
+static void cg_name(FILE *out, const char *s, size_t n)
+{
+	if (!n) {
+		fputs("???", out);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		fputc((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i], out);
+}
+
+/* The node of function @fn in object @obj, made when new: its id, or 0. */
+static size_t cg_node(struct cg *g, const char *fn, size_t fn_len, const char *obj, size_t obj_len)
+{
+	bool fresh;
+	size_t id = xp_intern2(&g->fns, fn, fn_len, obj, obj_len, &fresh), o;
+
+	if (!id || !fresh)
+		return id;
+	if (id > g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 64;
+		struct cg_node *v = realloc(g->nodes, cap * sizeof(*v));
+
+		if (!v)
+			return 0;
+		g->nodes = v;
+		g->cap = cap;
+	}
+	/* the executable by its path, so that KCachegrind can find it */
+	if (g->exe_base && obj_len == strlen(g->exe_base) && !memcmp(obj, g->exe_base, obj_len))
+		o = xp_intern(&g->objs, g->r->exe_path, strlen(g->r->exe_path), &fresh);
+	else
+		o = xp_intern(&g->objs, obj, obj_len, &fresh);
+	if (!o)
+		return 0;
+	memset(&g->nodes[id - 1], 0, sizeof(g->nodes[id - 1]));
+	g->nodes[id - 1].obj = o;
+	return id;
+}
+
+/* Add to the arc @from -> @to: @calls when @exact, and @incl. */
+static int cg_arc(struct cg *g, size_t from, size_t to, bool exact, uint64_t calls,
+		  const uint64_t incl[CG_EVENTS])
+{
+	struct cg_arc key = {.from = from, .to = to}, *a;
+
+	HASH_FIND(hh, g->arcs, &key.from, 2 * sizeof(size_t), a);
+	if (!a) {
+		a = calloc(1, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		a->from = from;
+		a->to = to;
+		HASH_ADD(hh, g->arcs, from, 2 * sizeof(size_t), a);
+	}
+	if (exact) {
+		a->calls = xp_sat_add(a->calls, calls);
+		a->exact = true;
+	}
+	for (int e = 0; e < CG_EVENTS; e++)
+		a->incl[e] = xp_sat_add(a->incl[e], incl[e]);
+	return 0;
+}
+
+/*
+ * The arcs of one chain of the declaration at node @decl: from its nearest
+ * caller, called as often as the chain's evaluations; from each caller
+ * further up, at least once (how often is not recorded).  Evaluations add
+ * all the way up; cost and observed stop at the first caller that is a
+ * declaration itself, whose own cost holds them and whose own chains carry
+ * them on.
+ */
+static int cg_chain(struct cg *g, size_t decl, const struct xp_chain *c)
+{
+	uint64_t incl[CG_EVENTS] = {c->evaluations, c->cost, c->sum};
+	size_t callee = decl;
+	int err = 0;
+
+	if (!c->depth) {
+		size_t other = cg_node(g, "(other callers)", 15, "", 0);
+
+		return other ? cg_arc(g, other, decl, true, c->evaluations, incl) : -ENOMEM;
+	}
+	for (const char *fr = c->key; fr && !err; fr = xp_chain_next(c, fr)) {
+		struct xp_frame f;
+		size_t caller;
+
+		xp_frame_split(fr, &f);
+		caller = cg_node(g, f.fn, f.fn_len, f.obj, f.obj_len);
+		if (!caller)
+			return -ENOMEM;
+		err = cg_arc(g, caller, callee, callee == decl, c->evaluations, incl);
+		if (xp_decl_index_find(&g->decls, &f) >= 0)
+			incl[1] = incl[2] = 0;
+		callee = caller;
+	}
+	return err;
+}
+
+static int cg_build(struct cg *g)
+{
+	const struct xp_report *r = g->r;
+	struct xp_nested *nested = NULL;
+	int err = xp_decl_index_build(&g->decls, r);
+
+	if (!err)
+		err = xp_export_nested(r, &g->decls, &nested);
+	for (size_t i = 0; i < r->nrows && !err; i++) {
+		const struct xp_row *row = &r->rows[i];
+		size_t id = cg_node(g, row->symbol, strlen(row->symbol), row->object,
+				    strlen(row->object));
+		struct cg_node *n;
+
+		if (!id) {
+			err = -ENOMEM;
+			break;
+		}
+		n = &g->nodes[id - 1];
+		n->has_self = true;
+		n->self[0] = xp_sat_add(n->self[0], row->fin.evaluations);
+		n->self[1] = xp_sat_add(n->self[1], xp_sub_floor0(row->cost, nested[i].cost));
+		n->self[2] = xp_sat_add(n->self[2],
+					xp_sub_floor0(row->fin.observed, nested[i].observed));
+		for (size_t k = 0; k < row->nchains && !err; k++)
+			err = cg_chain(g, id, row->chains[k]);
+	}
+	free(nested);
+	return err;
+}
+
+static void cg_spec(FILE *out, const char *spec, struct xp_intern *t, size_t id, bool *named)
+{
+	const struct xp_intern_entry *e = t->v[id - 1];
+	const char *sep = memchr(e->s, 0x1f, e->len);
+
+	fprintf(out, "%s=(%zu)", spec, id);
+	if (*named) {
+		fputc('\n', out);
+		return;
+	}
+	*named = true;
+	fputc(' ', out);
+	cg_name(out, e->s, sep ? (size_t)(sep - e->s) : e->len);
+	fputc('\n', out);
+}
+
+static void cg_costs(FILE *out, const uint64_t v[CG_EVENTS])
+{
+	fprintf(out, "0 %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", v[0], v[1], v[2]);
+}
+
+static void cg_header(FILE *out, const struct xp_report *r, const uint64_t totals[CG_EVENTS])
+{
+	uint64_t summary[CG_EVENTS] = {totals[0], totals[1], totals[2]};
+
+	/* percentages of the run total, as the report's share, where it covers them */
+	for (int e = 1; e < CG_EVENTS; e++)
+		if (r->run_total > summary[e])
+			summary[e] = r->run_total;
+	fputs("# callgrind format\nversion: 1\ncreator: extprof " EXTPROF_VERSION "\n", out);
+	if (r->processes)
+		fprintf(out, "pid: %" PRIu64 "\n", r->pids[0]);
+	fputs("cmd: ", out);
+	cg_name(out, r->exe_path, strlen(r->exe_path));
+	fputs("\npart: 1\ndesc: Counter: ", out);
+	cg_name(out, r->counter_name, strlen(r->counter_name));
+	fputs(" (", out);
+	cg_name(out, r->counter_unit, strlen(r->counter_unit));
+	fprintf(out, "), %s\n", r->deterministic ? "deterministic" : "not deterministic");
+	fprintf(out,
+		"desc: Calibration: %" PRIu64 " per evaluation, subtracted\n"
+		"desc: Processes: %zu, %zu workers, %s\n"
+		"desc: Per-eval: %s, less calibration; Cost: per-eval x evaluations\n"
+		"desc: Trigger: extprof report\n"
+		"positions: line\n"
+		"event: Evaluations : evaluations (completed calls)\n",
+		r->calibration, r->processes, r->workers, r->complete ? "complete" : "incomplete",
+		xp_stat_name(r->opts.stat));
+	fputs("event: Cost : cost (", out);
+	cg_name(out, r->counter_unit, strlen(r->counter_unit));
+	fputs("): per-eval x evaluations\nevent: Observed : observed (", out);
+	cg_name(out, r->counter_unit, strlen(r->counter_unit));
+	fputs("): sum of deltas less calibration\nevents: Evaluations Cost Observed\n", out);
+	fprintf(out, "summary: %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", summary[0], summary[1],
+		summary[2]);
+}
+
+static int cg_arc_cmp(const struct cg_arc *a, const struct cg_arc *b)
+{
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	return (a->to > b->to) - (a->to < b->to);
+}
+
+static void cg_write(FILE *out, struct cg *g)
+{
+	uint64_t totals[CG_EVENTS] = {0};
+	struct cg_arc *a;
+
+	for (size_t i = 0; i < g->fns.n; i++)
+		for (int e = 0; e < CG_EVENTS; e++)
+			totals[e] = xp_sat_add(totals[e], g->nodes[i].self[e]);
+	cg_header(out, g->r, totals);
+	fputs("\nfl=(1) ???\n", out);
+	/* the arcs grouped by caller, the callers in the order their nodes were made */
+	HASH_SRT(hh, g->arcs, cg_arc_cmp);
+	a = g->arcs;
+	for (size_t id = 1; id <= g->fns.n; id++) {
+		struct cg_node *n = &g->nodes[id - 1];
+
+		if (!n->has_self && !(a && a->from == id))
+			continue;
+		fputc('\n', out);
+		cg_spec(out, "ob", &g->objs, n->obj, &g->obj_named[n->obj - 1]);
+		cg_spec(out, "fn", &g->fns, id, &n->named);
+		if (n->has_self)
+			cg_costs(out, n->self);
+		for (; a && a->from == id; a = a->hh.next) {
+			struct cg_node *to = &g->nodes[a->to - 1];
+
+			if (to->obj != n->obj)
+				cg_spec(out, "cob", &g->objs, to->obj, &g->obj_named[to->obj - 1]);
+			cg_spec(out, "cfn", &g->fns, a->to, &to->named);
+			fprintf(out, "calls=%" PRIu64 " 0\n", a->exact ? a->calls : 1);
+			cg_costs(out, a->incl);
+		}
+	}
+	fprintf(out, "\ntotals: %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", totals[0], totals[1],
+		totals[2]);
+}
+
+static void cg_free(struct cg *g)
+{
+	struct cg_arc *a, *tmp;
+
+	HASH_ITER(hh, g->arcs, a, tmp)
+	{
+		HASH_DEL(g->arcs, a);
+		free(a);
+	}
+	xp_decl_index_free(&g->decls);
+	xp_intern_free(&g->fns);
+	xp_intern_free(&g->objs);
+	free(g->nodes);
+	free(g->obj_named);
+}
+
+int xp_report_callgrind(const struct xp_report *r, FILE *out)
+{
+	struct cg g = {.r = r};
+	const char *slash = strrchr(r->exe_path, '/');
+	int err;
+
+	g.exe_base = r->exe_path[0] ? (slash ? slash + 1 : r->exe_path) : NULL;
+	err = cg_build(&g);
+	if (!err) {
+		g.obj_named = calloc(g.objs.n + 1, sizeof(*g.obj_named));
+		if (!g.obj_named)
+			err = -ENOMEM;
+	}
+	if (!err)
+		cg_write(out, &g);
+	cg_free(&g);
+	return err;
+}

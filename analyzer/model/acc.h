@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * acc: one declaration's raw "collect" (one worker, or workers merged), and
+ * merge, the pure function that combines two of them.  Nothing here knows
+ * the calibration: it is subtracted by finalize, once, after merging.
+ */
+#ifndef XP_ACC_H
+#define XP_ACC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/chain.h"
+#include "extprof/dump.h"
+
+/* One non-empty bucket of the log-linear histogram. */
+struct xp_hbin {
+	uint32_t bucket;
+	uint64_t count;
+};
+
+/* Non-empty buckets only, ascending by bucket. */
+struct xp_hist {
+	size_t n;
+	struct xp_hbin *bins;
+};
+
+struct xp_acc {
+	uint64_t evaluations;
+	uint64_t floor; /* raw minimum delta; EXTPROF_FLOOR_NONE if none seen */
+	uint64_t hits;	/* evaluations within the margin of floor */
+	uint64_t sum;	/* raw sum of deltas */
+	uint64_t max;
+	uint64_t recursive;
+	uint64_t abandoned;
+	uint64_t outside;
+	uint64_t negative;  /* deltas that fell below zero (the shim recorded 0) */
+	uint64_t hist_lost; /* evaluations whose delta is in no histogram read (dump-format.md) */
+	uint64_t step;	    /* the counter's step, to refine the floor by; 0: deterministic */
+	struct xp_hist hist;
+	struct xp_chain *chains; /* callers, hashed by their frames (chain.h) */
+};
+
+/*
+ * @out = merge(@a, @b): counts, sums and histograms add; floor = min, hits
+ * those of the lower floor, added when the floors are equal; max and step
+ * = max;
+ * caller chains merge by their names with the same rules.
+ * Associative and commutative.  @out must not alias @a or @b.  0 or -ENOMEM.
+ */
+int xp_acc_merge(struct xp_acc *out, const struct xp_acc *a, const struct xp_acc *b);
+/* @dst = merge(@dst, @src). */
+int xp_acc_add(struct xp_acc *dst, const struct xp_acc *src);
+void xp_acc_free(struct xp_acc *a);
+
+int xp_hist_merge(struct xp_hist *out, const struct xp_hist *a, const struct xp_hist *b);
+/* @dst += @src, in place.  0 or -ENOMEM (@dst unchanged). */
+int xp_hist_add(struct xp_hist *dst, const struct xp_hist *src);
+void xp_hist_free(struct xp_hist *h);
+
+/* Representative value of bucket @b: its midpoint (exact below 128). */
+static inline uint64_t xp_hist_mid(uint32_t b)
+{
+	return extprof_hist_lower(b) + (extprof_hist_width(b) - 1) / 2;
+}
+
+#endif

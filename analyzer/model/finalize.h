@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * finalize: a process's merged collect with its own calibration subtracted,
+ * once; then the combination of finalized processes, which is again
+ * associative and commutative.
+ */
+#ifndef XP_FINALIZE_H
+#define XP_FINALIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/acc.h"
+
+/* The histogram after calibration: values, not buckets, ascending. */
+struct xp_vbin {
+	uint64_t value;
+	uint64_t count;
+};
+
+struct xp_vhist {
+	size_t n;
+	struct xp_vbin *bins;
+};
+
+struct xp_fin {
+	uint64_t evaluations;
+	uint64_t samples;  /* evaluations measured: the histogram's total (steps: the stepped) */
+	uint64_t floor;	   /* max(0, the refined floor - calibration); EXTPROF_FLOOR_NONE: none */
+	uint64_t hits;	   /* evaluations within the margin of floor (see xp_finalize) */
+	uint64_t observed; /* max(0, sum - calibration * evaluations); sampled counters
+			    * (steps): sum / samples * evaluations, an estimate */
+	uint64_t recursive;
+	uint64_t abandoned;
+	uint64_t outside;
+	uint64_t negative;  /* measurement errors: deltas below zero, recorded as 0 */
+	uint64_t hist_lost; /* evaluations whose delta is in no histogram: vals holds the rest */
+	struct xp_vhist vals;
+	struct xp_chain *chains; /* callers: floor calibrated, sum is observed */
+};
+
+/*
+ * Finalize one process's fully merged collect @acc with its @calibration,
+ * measured with @counter (enum extprof_counter_kind: it sets the margin of
+ * "settled").  Not idempotent: never apply it to a partial merge.  0 or
+ * -ENOMEM.
+ */
+int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration,
+		uint32_t counter);
+
+/*
+ * @dst = combine(@dst, finalize(@acc)): the same as xp_finalize then
+ * xp_fin_add, without allocating for the usual histogram.  0 or -ENOMEM.
+ */
+int xp_finalize_add(struct xp_fin *dst, const struct xp_acc *acc, uint64_t calibration,
+		    uint32_t counter);
+
+/*
+ * Combine two finalized processes: floor = min (hits of the lower, added
+ * when equal); evaluations, observed and tallies add; value histograms
+ * merge; chains combine by their names the same way.  @out must not alias
+ * @a or @b.  0 or -ENOMEM.
+ */
+int xp_fin_combine(struct xp_fin *out, const struct xp_fin *a, const struct xp_fin *b);
+/* @dst = combine(@dst, @src). */
+int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src);
+void xp_fin_free(struct xp_fin *f);
+
+/* Nearest-rank percentile @pct (1..100) of the calibrated deltas. */
+uint64_t xp_fin_percentile(const struct xp_fin *f, unsigned pct);
+
+#endif

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/*
+ * load: read, validate and fold dumps one by one.  Without --strict a
+ * corrupt file is named on stderr and left out; with it, it is an error, and
+ * so is a dump of a process that did not finish cleanly.  A dump that reads
+ * fine but contradicts another (same worker twice, declarations that
+ * differ) is always an error: no choice of files makes it right.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "read/dump_read.h"
+#include "model/load.h"
+
+void xp_load_init(struct xp_load *l, bool strict)
+{
+	memset(l, 0, sizeof(*l));
+	l->strict = strict;
+}
+
+void xp_load_free(struct xp_load *l)
+{
+	xp_procset_free(&l->set);
+	for (size_t i = 0; i < l->skipped && l->skips; i++)
+		free(l->skips[i]);
+	free(l->skips);
+	l->skips = NULL;
+}
+
+static int load_skip(struct xp_load *l, const struct xp_err *e)
+{
+	char **v;
+
+	if (!l->defer) {
+		fprintf(stderr, "extprof: %s; file skipped\n", e->msg);
+		l->skipped++;
+		return 0;
+	}
+	v = realloc(l->skips, (l->skipped + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	l->skips = v;
+	v[l->skipped] = strdup(e->msg);
+	if (!v[l->skipped])
+		return -ENOMEM;
+	l->skipped++;
+	return 0;
+}
+
+int xp_load_finish(struct xp_load *l, struct xp_err *e)
+{
+	if (!l->files && l->skipped == 1 && l->skips)
+		return xp_err_set(e, -EINVAL, "%s", l->skips[0]);
+	for (size_t i = 0; i < l->skipped && l->skips; i++)
+		fprintf(stderr, "extprof: %s; file skipped\n", l->skips[i]);
+	if (!l->files)
+		return xp_err_set(e, -ENOENT, "no usable dump: all %zu were skipped", l->skipped);
+	return 0;
+}
+
+static int load_one(struct xp_load *l, int dirfd, const char *name, const char *path, bool nofollow,
+		    struct xp_err *e)
+{
+	struct xp_dump d;
+	int err = xp_dump_read(&d, dirfd, name, path, nofollow, e);
+
+	if (err == -ENOMEM || (err && l->strict))
+		return err;
+	if (err)
+		return load_skip(l, e) ? xp_err_set(e, -ENOMEM, "out of memory") : 0;
+	if (l->strict && !xp_dump_finished(d.hdr))
+		err = xp_err_at(e, path, offsetof(struct extprof_dump_header, flags),
+				"incomplete: process %" PRIu64
+				" did not finish cleanly, and --strict refuses incomplete runs",
+				d.hdr->pid);
+	if (!err)
+		err = xp_procset_add(&l->set, &d, e);
+	if (!err)
+		l->files++;
+	xp_dump_free(&d);
+	return err;
+}
+
+static int load_join(char **out, const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	const char *sep = n && dir[n - 1] == '/' ? "" : "/";
+
+	return asprintf(out, "%s%s%s", dir, sep, name) < 0 ? -ENOMEM : 0;
+}
+
+int xp_load_names(struct xp_load *l, const char *dir, const struct xp_names *names,
+		  struct xp_err *e)
+{
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int err = 0;
+
+	if (dirfd < 0)
+		return xp_err_set(e, -errno, "%s: %s", dir, strerror(errno));
+	for (size_t i = 0; i < names->n && !err; i++) {
+		char *path;
+
+		err = load_join(&path, dir, names->v[i]);
+		if (err) {
+			err = xp_err_set(e, err, "out of memory");
+			break;
+		}
+		err = load_one(l, dirfd, names->v[i], path, true, e);
+		free(path);
+	}
+	close(dirfd);
+	return err;
+}
+
+static int load_dir(struct xp_load *l, const char *dir, struct xp_err *e)
+{
+	struct xp_names dumps, others;
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int err;
+
+	if (dirfd < 0)
+		return xp_err_set(e, -errno, "%s: %s", dir, strerror(errno));
+	err = xp_dir_names(dirfd, dir, &dumps, &others, e);
+	close(dirfd);
+	if (err)
+		return err;
+	for (size_t i = 0; i < others.n; i++)
+		fprintf(stderr, "extprof: warning: %s%s%s: not a dump (no %s suffix), ignored\n",
+			dir, dir[strlen(dir) - 1] == '/' ? "" : "/", others.v[i],
+			EXTPROF_DUMP_SUFFIX);
+	if (!dumps.n)
+		err = xp_err_set(e, -ENOENT, "%s: no dump files (*%s) in this directory", dir,
+				 EXTPROF_DUMP_SUFFIX);
+	else
+		err = xp_load_names(l, dir, &dumps, e);
+	xp_names_free(&dumps);
+	xp_names_free(&others);
+	return err;
+}
+
+int xp_load_arg(struct xp_load *l, const char *arg, struct xp_err *e)
+{
+	struct stat st;
+
+	if (stat(arg, &st) < 0)
+		return xp_err_set(e, -errno, "%s: %s", arg, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return load_dir(l, arg, e);
+	/* A file named on the command line is the user's choice: links are followed. */
+	return load_one(l, AT_FDCWD, arg, arg, false, e);
+}

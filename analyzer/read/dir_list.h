@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* dir_list: the names in a dump directory, sorted, sorted into kinds. */
+#ifndef XP_DIR_LIST_H
+#define XP_DIR_LIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/err.h"
+
+struct xp_names {
+	char **v;
+	size_t n;
+	size_t cap;
+};
+
+/*
+ * List directory @dirfd (@path in messages): names ending in ".xpd" into
+ * @dumps, names that are neither that nor ".xpd.tmp" (a dump being
+ * rewritten) into @others (may be NULL).  Both sorted.  0 or -errno.
+ */
+int xp_dir_names(int dirfd, const char *path, struct xp_names *dumps, struct xp_names *others,
+		 struct xp_err *e);
+bool xp_names_has(const struct xp_names *names, const char *name);
+void xp_names_free(struct xp_names *names);
+
+bool xp_name_is_dump(const char *name);
+bool xp_name_is_tmp(const char *name);
+
+#endif

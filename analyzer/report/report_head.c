@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report_head: what the header of a report says about the run as a whole,
+ * and the check that every process counted in the same unit.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/num.h"
+#include "util/out.h"
+#include "report/report.h"
+
+int xp_report_warn(struct xp_report *r, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = xp_strv_vappendf(&r->warnings, &r->nwarnings, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+static bool same_counter(const struct extprof_dump_header *a, const struct extprof_dump_header *b)
+{
+	return a->counter == b->counter && !strcmp(a->counter_name, b->counter_name) &&
+	       !strcmp(a->counter_unit, b->counter_unit);
+}
+
+static void build_id_hex(char *out, const struct extprof_dump_header *h)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint32_t n = h->build_id_size;
+
+	for (uint32_t i = 0; i < n; i++) {
+		out[2 * i] = hex[h->build_id[i] >> 4];
+		out[2 * i + 1] = hex[h->build_id[i] & 15];
+	}
+	out[2 * n] = '\0';
+	if (!n)
+		strcpy(out, "none");
+}
+
+/* The same executable: the same build-id, or, without build-ids, the same path. */
+static bool same_exe(const struct extprof_dump_header *a, const struct extprof_dump_header *b)
+{
+	if (a->build_id_size || b->build_id_size)
+		return a->build_id_size == b->build_id_size &&
+		       !memcmp(a->build_id, b->build_id, a->build_id_size);
+	return !strcmp(a->exe_path, b->exe_path);
+}
+
+static void head_first(struct xp_report *r, const struct xp_proc *p)
+{
+	const struct extprof_dump_header *h = &p->hdr;
+
+	r->counter = h->counter;
+	memcpy(r->counter_name, h->counter_name, sizeof(r->counter_name));
+	memcpy(r->counter_unit, h->counter_unit, sizeof(r->counter_unit));
+	r->deterministic = h->counter_flags & EXTPROF_COUNTER_F_DETERMINISTIC;
+	r->sampled = h->counter_flags & EXTPROF_COUNTER_F_SAMPLED;
+	r->step_first = h->step_first;
+	r->step_every = h->step_every;
+	r->step_limit = h->step_limit;
+	r->calibration = h->calibration;
+	r->calibration_max = h->calibration;
+	r->calibration_settled = true;
+	memcpy(r->window, h->window, sizeof(r->window));
+	r->complete = true;
+	r->start_ns = p->start_ns;
+	r->end_ns = p->end_ns;
+	r->attached = h->flags & EXTPROF_DUMP_F_ATTACHED;
+	memcpy(r->cpu_model, h->cpu_model, sizeof(r->cpu_model));
+	memcpy(r->exe_path, h->exe_path, sizeof(r->exe_path));
+	build_id_hex(r->build_id, h);
+	r->runs = 1;
+}
+
+static bool pid_listed(const uint64_t *pids, size_t n, uint64_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* The executable of @h among those the report has seen, added if new: -ENOMEM or 0. */
+static int head_exe(struct xp_report *r, const struct extprof_dump_header *h)
+{
+	char **v;
+
+	for (size_t i = 0; i < r->nexes; i++)
+		if (!strcmp(r->exes[i], h->exe_path))
+			return 0;
+	v = realloc(r->exes, (r->nexes + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->exes = v;
+	v[r->nexes] = strdup(h->exe_path);
+	if (!v[r->nexes])
+		return -ENOMEM;
+	r->nexes++;
+	return 0;
+}
+
+static void head_add(struct xp_report *r, const struct xp_proc *p)
+{
+	const struct extprof_dump_header *h = &p->hdr;
+
+	if (h->calibration < r->calibration)
+		r->calibration = h->calibration;
+	if (h->calibration > r->calibration_max)
+		r->calibration_max = h->calibration;
+	if (h->resolution > r->resolution)
+		r->resolution = h->resolution;
+	if (!(h->counter_flags & EXTPROF_COUNTER_F_CALIBRATION_SETTLED))
+		r->calibration_settled = false;
+	r->processes++;
+	if (!pid_listed(r->pids, r->npids, p->key.pid))
+		r->pids[r->npids++] = p->key.pid;
+	r->workers += p->nworkers;
+	r->threads = xp_sat_add(r->threads, p->threads);
+	r->lost = xp_sat_add(r->lost, p->lost);
+	/* a sampled counter (steps) measured the stepped evaluations, not the run */
+	if (!r->sampled)
+		r->run_total = xp_sat_add(r->run_total, p->run_total);
+	if (!p->complete) {
+		if (!pid_listed(r->incomplete_pids, r->nincomplete, p->key.pid))
+			r->incomplete_pids[r->nincomplete++] = p->key.pid;
+		r->complete = false;
+	}
+	if (p->start_ns && (!r->start_ns || p->start_ns < r->start_ns))
+		r->start_ns = p->start_ns;
+	if (p->end_ns > r->end_ns)
+		r->end_ns = p->end_ns;
+	if (h->callers_depth > r->callers_depth)
+		r->callers_depth = h->callers_depth;
+	if (h->flags & EXTPROF_DUMP_F_ATTACHED)
+		r->attached = true;
+}
+
+#define MIXED_HINT "; --allow-mixed merges them anyway"
+
+/*
+ * Processes on different CPUs or of different executables measure
+ * different things: refused unless --allow-mixed, then a warning each.
+ * Different windows are always only a warning.
+ */
+static int head_compare(struct xp_report *r, const struct xp_proc *first, const struct xp_proc *p,
+			unsigned *said, struct xp_err *e)
+{
+	const struct extprof_dump_header *a = &first->hdr, *b = &p->hdr;
+	bool mixed = r->opts.allow_mixed;
+	char ia[65], ib[65];
+	int err = 0;
+
+	if (!(*said & 1) && strcmp(a->cpu_model, b->cpu_model)) {
+		*said |= 1;
+		if (!mixed)
+			return xp_err_set(e, -EINVAL,
+					  "%s: ran on CPU \"%s\", but %s ran on \"%s\"" MIXED_HINT,
+					  p->workers[0].path, b->cpu_model, first->workers[0].path,
+					  a->cpu_model);
+		err = xp_report_warn(r,
+				     "processes ran on different CPUs: \"%s\" (pid %" PRIu64
+				     ") and \"%s\" (pid %" PRIu64 ")",
+				     a->cpu_model, first->key.pid, b->cpu_model, p->key.pid);
+	}
+	if (!err && !(*said & 2) && !same_exe(a, b)) {
+		*said |= 2;
+		build_id_hex(ia, a);
+		build_id_hex(ib, b);
+		/* a shell and what it runs: each executable's rows of its own */
+		if (!mixed) {
+			r->by_exe = true;
+			return 0;
+		}
+		err = xp_report_warn(
+			r,
+			"processes ran different executables: %s (build-id %s, pid %" PRIu64
+			") and %s (build-id %s, pid %" PRIu64 ")",
+			a->exe_path, ia, first->key.pid, b->exe_path, ib, p->key.pid);
+	}
+	if (!err && !(*said & 4) && strcmp(a->window, b->window)) {
+		*said |= 4;
+		err = xp_report_warn(r,
+				     "processes used different windows: \"%s\" (pid %" PRIu64
+				     ") and \"%s\" (pid %" PRIu64 ")",
+				     a->window, first->key.pid, b->window, p->key.pid);
+	}
+	if (err)
+		return xp_err_set(e, err, "out of memory");
+	return 0;
+}
+
+static int head_warnings(struct xp_report *r, size_t skipped)
+{
+	int err = 0;
+
+	if (skipped)
+		err = xp_report_warn(
+			r, "%zu corrupt or unreadable dump file%s skipped (named on stderr)",
+			skipped, skipped == 1 ? "" : "s");
+	if (!err && r->lost)
+		err = xp_report_warn(
+			r,
+			"%" PRIu64 " evaluations could not be recorded (the shim ran out of room)",
+			r->lost);
+	if (!err && !r->calibration_settled)
+		err = xp_report_warn(
+			r, "the calibration did not settle: per-eval may be off by a unit or two");
+	return err;
+}
+
+int xp_report_head(struct xp_report *r, const struct xp_procset *s, size_t skipped,
+		   struct xp_err *e)
+{
+	const struct xp_proc *first = s->list[0];
+	unsigned said = 0;
+	int err = 0;
+
+	r->pids = calloc(s->n, sizeof(*r->pids));
+	r->incomplete_pids = calloc(s->n, sizeof(*r->incomplete_pids));
+	if (!r->pids || !r->incomplete_pids)
+		return xp_err_set(e, -ENOMEM, "out of memory");
+	head_first(r, first);
+	for (size_t i = 0; i < s->n && !err; i++) {
+		const struct xp_proc *p = s->list[i];
+
+		if (!same_counter(&first->hdr, &p->hdr))
+			return xp_err_set(
+				e, -EINVAL,
+				"%s: counter %s (%s) does not match counter %s (%s) of %s; runs "
+				"measured with different counters cannot be merged",
+				p->workers[0].path, p->hdr.counter_name, p->hdr.counter_unit,
+				first->hdr.counter_name, first->hdr.counter_unit,
+				first->workers[0].path);
+		head_add(r, p);
+		err = head_exe(r, &p->hdr);
+		if (err)
+			return xp_err_set(e, err, "out of memory");
+		err = head_compare(r, first, p, &said, e);
+	}
+	if (err)
+		return err;
+	err = head_warnings(r, skipped);
+	if (err)
+		return xp_err_set(e, err, "out of memory");
+	return 0;
+}

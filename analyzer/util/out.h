@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* out: what every printed output shares: whether to colour it, how to end it. */
+#ifndef EXTPROF_ANALYZER_OUT_H
+#define EXTPROF_ANALYZER_OUT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util/err.h"
+
+bool xp_out_colour(FILE *out);
+int xp_out_finish(FILE *out, int err);
+int xp_strv_vappendf(char ***v, size_t *n, const char *fmt, va_list ap);
+/* One CSV field, RFC 4180: quoted when it holds a comma, quote, CR or LF. */
+void xp_out_csv_field(FILE *out, const char *s);
+
+/*
+ * A file written whole or not at all: a temporary file beside @path
+ * ("PATH.XXXXXX", mode 0666 less the umask), renamed over it when
+ * closed without an error, removed otherwise.
+ */
+struct xp_out_file {
+	FILE *f;
+	char *path;
+	char *tmp;
+};
+
+int xp_out_file_open(struct xp_out_file *o, const char *path, struct xp_err *e);
+/* Flush, rename (or, with @err, remove): @err, or the error writing, with @e set. */
+int xp_out_file_close(struct xp_out_file *o, int err, struct xp_err *e);
+
+#endif
