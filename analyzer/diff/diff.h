@@ -70,7 +70,18 @@ struct xp_diff {
 };
 
 /* The value @m of a report row. */
-uint64_t xp_diff_value(const struct xp_row *row, enum xp_diff_metric m);
+static inline uint64_t xp_diff_value(const struct xp_row *row, enum xp_diff_metric m)
+{
+	switch (m) {
+	case XP_DIFF_PER_EVAL:
+		return row->per_eval;
+	case XP_DIFF_EVALUATIONS:
+		return row->fin.evaluations;
+	case XP_DIFF_COST:
+	default:
+		return row->cost;
+	}
+}
 
 /*
  * Compare @base and @next (both built with the same --stat).  Warns when

@@ -56,19 +56,6 @@ int xp_diff_opt_fail_above(struct xp_diff_opts *o, const char *v, struct xp_err 
 	return 0;
 }
 
-uint64_t xp_diff_value(const struct xp_row *row, enum xp_diff_metric m)
-{
-	switch (m) {
-	case XP_DIFF_PER_EVAL:
-		return row->per_eval;
-	case XP_DIFF_EVALUATIONS:
-		return row->fin.evaluations;
-	case XP_DIFF_COST:
-	default:
-		return row->cost;
-	}
-}
-
 static double change_of(uint64_t a, uint64_t b)
 {
 	if (a == b)
