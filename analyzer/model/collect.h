@@ -4,7 +4,7 @@
 #define XP_COLLECT_H
 
 #include "model/acc.h"
-#include "read/dump_read.h"
+#include "read/dump.h"
 
 /*
  * Fill @accs[d->ndecls] from the dump's decl records and histogram (dense or

@@ -12,7 +12,7 @@
 #include <uthash.h>
 
 #include "model/acc.h"
-#include "read/dump_read.h"
+#include "read/dump.h"
 #include "util/err.h"
 
 struct xp_proc_key {

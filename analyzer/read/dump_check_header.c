@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "read/dump_read.h"
+#include "read/dump_check.h"
 
 #define HDR_OFF(field) ((uint64_t)offsetof(struct extprof_dump_header, field))
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/dump_read.h"
+#include "read/dump_check.h"
 
 struct sec_type {
 	const char *name;

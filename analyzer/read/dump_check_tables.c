@@ -16,12 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/dump_read.h"
-
-bool xp_dump_str_ok(const struct xp_dump *d, uint64_t off)
-{
-	return off < d->nstrings && memchr(d->strings + off, '\0', d->nstrings - off);
-}
+#include "read/dump_check.h"
 
 static uint64_t sec_offset(const struct xp_dump *d, uint32_t type)
 {

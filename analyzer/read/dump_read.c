@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "read/dump_check.h"
 #include "read/dump_read.h"
 
 static int dump_open(int dirfd, const char *name, const char *path, bool nofollow, struct xp_err *e)

@@ -20,8 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "collect.h"
-#include "dump_read.h"
+#include "model/collect.h"
+#include "read/dump_read.h"
 #include "helpers.h"
 #include "xt_json.h"
 
