@@ -10,6 +10,7 @@
  *   attach_x86_64.c  registers, remote calls, steps (attach_arch.h)
  *   attach_pick.c    which thread may be hijacked, and when none is inside
  *                    the shim
+ *   attach_block.c   the shim's block: found, read back, its log said
  *   attach_load.c    the shim loaded, begin called, the entries written
  *   attach_end.c     the entries put back, end called, children, exec
  *   attach_dumps.c   the attachment's dumps in the directory
@@ -100,6 +101,9 @@ int xp_elf_kind(const char *path, struct xp_elf_kind *k, struct xp_err *e);
 int xp_elf_symbol(const char *path, const char *name, uint64_t *value, struct xp_err *e);
 /* An object's file seen from here: /proc/PID/root/PATH. Caller frees. */
 char *xp_elf_path_in(pid_t pid, const char *path);
+/* @name's address in object @o as @pid has it loaded: 0, or -errno with @e set. */
+int xp_object_symbol(pid_t pid, const struct xp_object *o, const char *name, uint64_t *addr,
+		     struct xp_err *e);
 
 /* ---- attach_check.c --------------------------------------------------------- */
 
@@ -235,13 +239,6 @@ struct xp_attachment {
 int xp_attach_load(struct xp_trace *tr, const struct xp_attach_cfg *cfg, struct xp_attachment *a,
 		   struct xp_err *e);
 
-/* Read the shim's block at @addr of @pid: 0, or -errno (another version: -EPROTO). */
-int xp_block_read(pid_t pid, uint64_t addr, struct extprof_attach_block *blk);
-/* Print the lines of @blk's log from @from on, as "extprof: ..." on stderr; returns the end. */
-uint32_t xp_block_say(const struct extprof_attach_block *blk, uint32_t from);
-/* Where @pid's shim keeps its block: 0 when it carries none (or -errno). */
-int xp_block_find(pid_t pid, const struct xp_layout *l, uint64_t *addr, struct xp_err *e);
-
 /* A thread borrowed for remote calls: its state, to put back exactly. */
 struct xp_hijack {
 	pid_t tid;
@@ -270,6 +267,15 @@ int xp_hijack_call(struct xp_trace *tr, struct xp_hijack *h, uint64_t fn, uint64
 		   struct xp_err *e);
 /* Give the thread back as it was: registers, FP state, signal mask, errno, signals. */
 int xp_hijack_end(struct xp_trace *tr, struct xp_hijack *h, struct xp_err *e);
+
+/* ---- attach_block.c --------------------------------------------------------- */
+
+/* Where @pid's shim keeps its block: 0 when it carries none (or -errno). */
+int xp_block_find(pid_t pid, const struct xp_layout *l, uint64_t *addr, struct xp_err *e);
+/* Read the shim's block at @addr of @pid: 0, or -errno (another version: -EPROTO). */
+int xp_block_read(pid_t pid, uint64_t addr, struct extprof_attach_block *blk);
+/* Print the lines of @blk's log from @from on, as "extprof: ..." on stderr; returns the end. */
+uint32_t xp_block_say(const struct extprof_attach_block *blk, uint32_t from);
 
 /* ---- attach_end.c ----------------------------------------------------------- */
 

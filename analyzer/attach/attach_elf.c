@@ -127,3 +127,20 @@ int xp_elf_symbol(const char *path, const char *name, uint64_t *value, struct xp
 		return xp_err_set(e, -ENOENT, "%s: no symbol %s", path, name);
 	return 0;
 }
+
+int xp_object_symbol(pid_t pid, const struct xp_object *o, const char *name, uint64_t *addr,
+		     struct xp_err *e)
+{
+	char *path = xp_elf_path_in(pid, o->path);
+	uint64_t value;
+	int err;
+
+	if (!path)
+		return xp_err_set(e, -ENOMEM, "out of memory");
+	/* a shared object's first segment is at address 0 */
+	err = xp_elf_symbol(path, name, &value, e);
+	free(path);
+	if (!err)
+		*addr = o->base + value;
+	return err;
+}

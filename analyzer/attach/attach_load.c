@@ -44,75 +44,6 @@ static int64_t load_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* @name's address in object @o of @pid. */
-static int load_symbol(pid_t pid, const struct xp_object *o, const char *name, uint64_t *addr,
-		       struct xp_err *e)
-{
-	char *path = xp_elf_path_in(pid, o->path);
-	uint64_t value;
-	int err;
-
-	if (!path)
-		return xp_err_set(e, -ENOMEM, "out of memory");
-	/* a shared object's first segment is at address 0 */
-	err = xp_elf_symbol(path, name, &value, e);
-	free(path);
-	if (!err)
-		*addr = o->base + value;
-	return err;
-}
-
-int xp_block_find(pid_t pid, const struct xp_layout *l, uint64_t *addr, struct xp_err *e)
-{
-	struct xp_err ignored;
-
-	*addr = 0;
-	if (!l->shim.found)
-		return 0;
-	/* a shim without the block is of an older build: addr stays 0 */
-	if (load_symbol(pid, &l->shim, EXTPROF_ATTACH_SYMBOL, addr, &ignored))
-		*addr = 0;
-	(void)e;
-	return 0;
-}
-
-int xp_block_read(pid_t pid, uint64_t addr, struct extprof_attach_block *blk)
-{
-	if (xp_mem_read(pid, addr, blk, sizeof(*blk)))
-		return -errno;
-	if (memcmp(blk->magic, EXTPROF_ATTACH_MAGIC, EXTPROF_ATTACH_MAGIC_LEN) ||
-	    blk->version != EXTPROF_ATTACH_VERSION || blk->size != sizeof(*blk))
-		return -EPROTO;
-	/* the process's memory is the process's: never trusted beyond the shim's limits */
-	if (blk->npatches > EXTPROF_ATTACH_PATCHES_MAX || blk->nranges > EXTPROF_ATTACH_RANGES_MAX)
-		return -EPROTO;
-	blk->dir[sizeof(blk->dir) - 1] = '\0';
-	return 0;
-}
-
-uint32_t xp_block_say(const struct extprof_attach_block *blk, uint32_t from)
-{
-	uint32_t end = blk->log_len < sizeof(blk->log) ? blk->log_len : sizeof(blk->log);
-
-	for (uint32_t i = from; i < end;) {
-		const char *line = blk->log + i;
-		size_t n = strnlen(line, end - i);
-		const char *nl = memchr(line, '\n', n);
-
-		if (!n) {
-			i++;
-			continue;
-		}
-		n = nl ? (size_t)(nl - line) + 1 : n;
-		/* the shim's own "extprof: " prefix, as the shim says it */
-		fwrite(line, 1, n, stderr);
-		if (!nl)
-			fputc('\n', stderr);
-		i += (uint32_t)n;
-	}
-	return end;
-}
-
 /* Write the tracer's part of the block: the settings, the new id. */
 static int load_configure(pid_t pid, uint64_t block, const struct xp_attach_cfg *cfg, uint64_t id,
 			  struct xp_err *e)
@@ -151,9 +82,9 @@ static int load_dlopen(struct xp_trace *tr, struct xp_hijack *h, struct xp_layou
 	char text[512] = "";
 	int err;
 
-	err = load_symbol(tr->pid, &l->libc, "dlopen", &fn_dlopen, e);
+	err = xp_object_symbol(tr->pid, &l->libc, "dlopen", &fn_dlopen, e);
 	if (!err)
-		err = load_symbol(tr->pid, &l->libc, "dlerror", &fn_dlerror, e);
+		err = xp_object_symbol(tr->pid, &l->libc, "dlerror", &fn_dlerror, e);
 	if (err)
 		return xp_err_set(e, err, "attach: process %d: %s (glibc older than 2.34?)",
 				  (int)tr->pid, e->msg);
@@ -206,7 +137,7 @@ static int load_begin(struct xp_trace *tr, struct xp_hijack *h, const struct xp_
 		a->id = (uint64_t)load_now_ns() ^ ((uint64_t)tr->pid << 32);
 	err = load_configure(tr->pid, a->block, cfg, a->id, e);
 	if (!err)
-		err = load_symbol(tr->pid, &l->shim, EXTPROF_ATTACH_BEGIN, &fn_begin, e);
+		err = xp_object_symbol(tr->pid, &l->shim, EXTPROF_ATTACH_BEGIN, &fn_begin, e);
 	if (!err)
 		err = xp_hijack_call(tr, h, fn_begin, NULL, 0, NULL, 0, -1, true, &r, e);
 	if (!err && xp_block_read(tr->pid, a->block, blk))
@@ -409,7 +340,7 @@ int xp_attach_load(struct xp_trace *tr, const struct xp_attach_cfg *cfg, struct 
 		return err;
 	}
 	if (!l.shim.found)
-		err = load_symbol(tr->pid, &l.libc, "__errno_location", &errno_location, e);
+		err = xp_object_symbol(tr->pid, &l.libc, "__errno_location", &errno_location, e);
 	if (!err)
 		err = xp_hijack_begin(tr, &l, XP_PICK_LOAD, errno_location, &h, e);
 	if (err)
