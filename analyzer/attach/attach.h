@@ -97,10 +97,6 @@ struct xp_elf_kind {
 };
 
 int xp_elf_kind(const char *path, struct xp_elf_kind *k, struct xp_err *e);
-/* @name's st_value in @path (.dynsym, else .symtab): 0, or -ENOENT with @e set. */
-int xp_elf_symbol(const char *path, const char *name, uint64_t *value, struct xp_err *e);
-/* An object's file seen from here: /proc/PID/root/PATH. Caller frees. */
-char *xp_elf_path_in(pid_t pid, const char *path);
 /* @name's address in object @o as @pid has it loaded: 0, or -errno with @e set. */
 int xp_object_symbol(pid_t pid, const struct xp_object *o, const char *name, uint64_t *addr,
 		     struct xp_err *e);

@@ -16,7 +16,8 @@
 
 #include "attach/attach.h"
 
-char *xp_elf_path_in(pid_t pid, const char *path)
+/* An object's file seen from here: /proc/PID/root/PATH. Caller frees. */
+static char *elf_path_in(pid_t pid, const char *path)
 {
 	char *p;
 
@@ -102,7 +103,8 @@ static bool elf_find_in(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char 
 	return false;
 }
 
-int xp_elf_symbol(const char *path, const char *name, uint64_t *value, struct xp_err *e)
+/* @name's st_value in @path (.dynsym, else .symtab): 0, or -ENOENT with @e set. */
+static int elf_symbol(const char *path, const char *name, uint64_t *value, struct xp_err *e)
 {
 	static const Elf64_Word kinds[] = {SHT_DYNSYM, SHT_SYMTAB};
 	bool found = false;
@@ -131,14 +133,14 @@ int xp_elf_symbol(const char *path, const char *name, uint64_t *value, struct xp
 int xp_object_symbol(pid_t pid, const struct xp_object *o, const char *name, uint64_t *addr,
 		     struct xp_err *e)
 {
-	char *path = xp_elf_path_in(pid, o->path);
-	uint64_t value;
+	char *path = elf_path_in(pid, o->path);
+	uint64_t value = 0;
 	int err;
 
 	if (!path)
 		return xp_err_set(e, -ENOMEM, "out of memory");
 	/* a shared object's first segment is at address 0 */
-	err = xp_elf_symbol(path, name, &value, e);
+	err = elf_symbol(path, name, &value, e);
 	free(path);
 	if (!err)
 		*addr = o->base + value;

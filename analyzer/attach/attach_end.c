@@ -147,16 +147,11 @@ static int end_call(struct xp_trace *tr, uint64_t block, struct extprof_attach_b
 					  strerror(-quiet));
 		}
 		if (!fn_end) {
-			char *path = xp_elf_path_in(tr->pid, l.shim.path);
-			uint64_t value = 0;
-
-			err = path ? xp_elf_symbol(path, EXTPROF_ATTACH_END, &value, e) : -ENOMEM;
-			free(path);
+			err = xp_object_symbol(tr->pid, &l.shim, EXTPROF_ATTACH_END, &fn_end, e);
 			if (err) {
 				xp_layout_free(&l);
 				return err;
 			}
-			fn_end = l.shim.base + value;
 		}
 		if (quiet) {
 			err = xp_hijack_begin(tr, &l, XP_PICK_END, 0, &h, e);

@@ -98,20 +98,15 @@ static bool pick_safe_syscall(long nr)
 static void pick_loader_owners(pid_t pid, const struct xp_layout *l, pid_t owners[3])
 {
 	enum { MUTEX = 40, KIND = 16, OWNER = 8, SCAN = 8192 };
-	uint64_t value;
+	uint64_t addr;
 	struct xp_err e;
 	uint8_t *buf;
-	char *path;
 
 	memset(owners, 0, 3 * sizeof(pid_t));
-	if (!l->ld.found || !(path = xp_elf_path_in(pid, l->ld.path)))
+	if (!l->ld.found || xp_object_symbol(pid, &l->ld, "_rtld_global", &addr, &e) ||
+	    !(buf = malloc(SCAN)))
 		return;
-	if (xp_elf_symbol(path, "_rtld_global", &value, &e) || !(buf = malloc(SCAN))) {
-		free(path);
-		return;
-	}
-	free(path);
-	if (!xp_mem_read(pid, l->ld.base + value, buf, SCAN)) {
+	if (!xp_mem_read(pid, addr, buf, SCAN)) {
 		for (size_t o = 0; o + 3 * MUTEX <= SCAN; o += 8) {
 			int k[3];
 
