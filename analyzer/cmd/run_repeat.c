@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "read/repeat_dirs.h"
 #include "run/run.h"
 
 /* On a terminal, say which run this is: a series can take a while. */

@@ -2,13 +2,38 @@
 /* repeat_dirs: DIR/repeat-K, the runs of "extprof run --repeat". */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "read/dir_list.h"
 #include "read/repeat_dirs.h"
-#include "run/run.h"
+
+bool xp_repeat_dir_is(int dirfd, const char *name, unsigned *n)
+{
+	unsigned long v;
+	struct stat st;
+	char *end;
+
+	if (strncmp(name, XP_REPEAT_PREFIX, strlen(XP_REPEAT_PREFIX)))
+		return false;
+	name += strlen(XP_REPEAT_PREFIX);
+	if (*name < '1' || *name > '9')
+		return false;
+	errno = 0;
+	v = strtoul(name, &end, 10);
+	if (errno || *end || v > UINT_MAX - 1)
+		return false;
+	if (fstatat(dirfd, name - strlen(XP_REPEAT_PREFIX), &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISDIR(st.st_mode))
+		return false;
+	if (n)
+		*n = (unsigned)v;
+	return true;
+}
 
 static int cmp_repeat(const void *a, const void *b)
 {
@@ -34,7 +59,7 @@ static size_t repeats_of(const char *dir, unsigned **ks)
 	}
 	if (!dumps.n && others.n && (*ks = calloc(others.n, sizeof(**ks))))
 		for (size_t i = 0; i < others.n; i++)
-			n += xp_run_dir_is_repeat(fd, others.v[i], &(*ks)[n]);
+			n += xp_repeat_dir_is(fd, others.v[i], &(*ks)[n]);
 	close(fd);
 	xp_names_free(&dumps);
 	xp_names_free(&others);

@@ -8,7 +8,10 @@
 #ifndef XP_REPEAT_DIRS_H
 #define XP_REPEAT_DIRS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#define XP_REPEAT_PREFIX "repeat-" /* DIR/repeat-K: one run of --repeat */
 
 /*
  * The paths "@dir/repeat-K", K ascending, into @subs (malloc'd, each
@@ -17,5 +20,8 @@
  */
 int xp_repeat_dirs(const char *dir, char ***subs, size_t *n);
 void xp_repeat_dirs_free(char **subs, size_t n);
+
+/* Is @name (in directory @dirfd) a repeat-K subdirectory?  Its K in *@n (if not NULL). */
+bool xp_repeat_dir_is(int dirfd, const char *name, unsigned *n);
 
 #endif

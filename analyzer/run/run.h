@@ -14,7 +14,6 @@
 
 #define XP_RUN_DEFAULT_DIR "extprof.data"
 #define XP_SHIM_NAME	   "libextprof.so"
-#define XP_REPEAT_PREFIX   "repeat-" /* DIR/repeat-N: one run of --repeat */
 
 /* What a run of a series reads and where its output goes. */
 struct xp_child_io {
@@ -106,9 +105,6 @@ int xp_run_set_env(const struct xp_run_opts *o, const char *shim, const char *di
 int xp_run_dir_prepare(const char *dir, char **abs, struct xp_names *before, struct xp_err *e);
 /* The first N for which @dir/repeat-N does not exist: after every repeat-N there. */
 int xp_run_dir_next_repeat(const char *dir, unsigned *next, struct xp_err *e);
-
-/* Is @name (in directory @dirfd) a repeat-N subdirectory of "run --repeat"? */
-bool xp_run_dir_is_repeat(int dirfd, const char *name, unsigned *n);
 
 /* The dumps in @dir that are not in @before: this run's. */
 int xp_run_dir_new(const char *dir, const struct xp_names *before, struct xp_names *out,

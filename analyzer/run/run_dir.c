@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "read/repeat_dirs.h"
 #include "run/run.h"
 
 static int dir_open(const char *dir, struct xp_err *e)
@@ -39,34 +40,11 @@ static int dir_open(const char *dir, struct xp_err *e)
 	return fd;
 }
 
-bool xp_run_dir_is_repeat(int dirfd, const char *name, unsigned *n)
-{
-	unsigned long v;
-	struct stat st;
-	char *end;
-
-	if (strncmp(name, XP_REPEAT_PREFIX, strlen(XP_REPEAT_PREFIX)))
-		return false;
-	name += strlen(XP_REPEAT_PREFIX);
-	if (*name < '1' || *name > '9')
-		return false;
-	errno = 0;
-	v = strtoul(name, &end, 10);
-	if (errno || *end || v > UINT_MAX - 1)
-		return false;
-	if (fstatat(dirfd, name - strlen(XP_REPEAT_PREFIX), &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    !S_ISDIR(st.st_mode))
-		return false;
-	if (n)
-		*n = (unsigned)v;
-	return true;
-}
-
 /* Names that are neither dumps nor repeat-N subdirectories of earlier runs. */
 static const char *dir_foreign(int fd, const struct xp_names *others)
 {
 	for (size_t i = 0; i < others->n; i++)
-		if (!xp_run_dir_is_repeat(fd, others->v[i], NULL))
+		if (!xp_repeat_dir_is(fd, others->v[i], NULL))
 			return others->v[i];
 	return NULL;
 }
@@ -110,7 +88,7 @@ int xp_run_dir_next_repeat(const char *dir, unsigned *next, struct xp_err *e)
 	err = xp_dir_names(fd, dir, &dumps, &others, e);
 	if (!err) {
 		for (size_t i = 0; i < others.n; i++)
-			if (xp_run_dir_is_repeat(fd, others.v[i], &n) && n > top)
+			if (xp_repeat_dir_is(fd, others.v[i], &n) && n > top)
 				top = n;
 		xp_names_free(&dumps);
 		xp_names_free(&others);
