@@ -4,8 +4,6 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/cmd_symbols.h"
-#include "doubling/doubling_run.h"
 
 #ifndef EXTPROF_VERSION
 #define EXTPROF_VERSION "unknown"

@@ -1,30 +1,44 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd: the extprof commands; each returns the process exit status. */
+/*
+ * cmd: the extprof commands, each declared here and returning the process's
+ * exit status; the options they share (report's, run's), and the series of
+ * runs of run --warmup/--repeat.
+ */
 #ifndef XP_CMD_H
 #define XP_CMD_H
 
 #include <stdio.h>
 
-#include "util/err.h"
 #include "model/load.h"
 #include "report/report.h"
+#include "util/err.h"
 
-/* Exit status for bad input or usage, as the contract says. */
+struct xp_run_opts;
+struct xp_dbl_opts;
+
+/* Exit status for bad input or usage: one line on stderr says what and where. */
 #define XP_EXIT_BAD 2
 
-int cmd_report(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_dump(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
-int cmd_top(int argc, char **argv);
-int cmd_attach(int argc, char **argv);
-int cmd_detach(int argc, char **argv);
+/* clang-format off */
+/* Each command (argv[0] is its name) and its usage text. */
+int cmd_run(int argc, char **argv);		/* cmd_run.c, run_opts.c */
+int cmd_report(int argc, char **argv);		/* cmd_report.c */
+int cmd_dump(int argc, char **argv);		/* cmd_dump.c */
+int cmd_diff(int argc, char **argv);		/* cmd_diff.c */
+int cmd_top(int argc, char **argv);		/* cmd_top.c, top_frame.c */
+int cmd_doubling(int argc, char **argv);	/* cmd_doubling.c, doubling_opts.c */
+int cmd_symbols(int argc, char **argv);		/* cmd_symbols.c */
+int cmd_attach(int argc, char **argv);		/* cmd_attach.c */
+int cmd_detach(int argc, char **argv);		/* cmd_attach.c */
+/* clang-format on */
 
-void cmd_report_usage(FILE *out);
 void cmd_run_usage(FILE *out);
+void cmd_report_usage(FILE *out);
 void cmd_dump_usage(FILE *out);
 void cmd_diff_usage(FILE *out);
 void cmd_top_usage(FILE *out);
+void cmd_doubling_usage(FILE *out);
+void cmd_symbols_usage(FILE *out);
 void cmd_attach_usage(FILE *out);
 void cmd_detach_usage(FILE *out);
 
@@ -58,12 +72,12 @@ enum {
 	"                           callgrind_annotate and KCachegrind; pprof's\n"                 \
 	"                           profile.proto, gzipped, for go tool pprof\n"                   \
 	"  --sort weight|cost|evaluations|per-eval|observed|name\n"                                \
-	"                           row order, most first (default weight: observed\n"            \
-	"                           where state-dependent, cost elsewhere)\n"                     \
+	"                           row order, most first (default weight: observed\n"             \
+	"                           where state-dependent, cost elsewhere)\n"                      \
 	"  --stat min|median|mean   per-evaluation statistic cost is built on\n"                   \
 	"                           (default min: the floor)\n"                                    \
 	"  --flag-ratio R           flag state-dependent when observed >= cost x (1+R),\n"         \
-	"                           and beyond noise (default 0.25)\n"                            \
+	"                           and beyond noise (default 0.25)\n"                             \
 	"  --strict                 a corrupt dump or a process that did not finish\n"             \
 	"                           cleanly is an error (default: corrupt files are\n"             \
 	"                           skipped with a line each)\n"                                   \
@@ -91,5 +105,74 @@ int xp_report_write(const struct xp_report *r, const struct xp_report_opts *o, F
  */
 int xp_report_names(const char *dir, const struct xp_names *names, const struct xp_report_opts *o,
 		    FILE *dflt);
+
+/* run's own long options (the report's are XP_REPORT_LONGOPTS), for doubling too. */
+enum {
+	XP_OPT_SPEC = XP_OPT_RUN_FIRST,
+	XP_OPT_WINDOW,
+	XP_OPT_COUNTER,
+	XP_OPT_CALLERS,
+	XP_OPT_NO_ASLR,
+	XP_OPT_NO_CHILDREN,
+	XP_OPT_STEP_FIRST,
+	XP_OPT_STEP_EVERY,
+	XP_OPT_STEP_LIMIT,
+	XP_OPT_WARMUP, /* run's own, not in XP_RUN_LONGOPTS: doubling has its own */
+	XP_OPT_REPEAT,
+	XP_OPT_OUTPUT,
+	XP_OPT_DIR,
+	XP_OPT_RUN_END, /* options of commands that extend run's start here */
+};
+
+/* clang-format off */
+#define XP_RUN_LONGOPTS                                                                     \
+	{"hook", required_argument, NULL, 'H'},                                             \
+	{"spec", required_argument, NULL, XP_OPT_SPEC},                                     \
+	{"window", required_argument, NULL, XP_OPT_WINDOW},                                 \
+	{"counter", required_argument, NULL, XP_OPT_COUNTER},                               \
+	{"callers", required_argument, NULL, XP_OPT_CALLERS},                               \
+	{"no-aslr", no_argument, NULL, XP_OPT_NO_ASLR},                                     \
+	{"no-children", no_argument, NULL, XP_OPT_NO_CHILDREN},                             \
+	{"step-first", required_argument, NULL, XP_OPT_STEP_FIRST},                         \
+	{"step-every", required_argument, NULL, XP_OPT_STEP_EVERY},                         \
+	{"step-limit", required_argument, NULL, XP_OPT_STEP_LIMIT}
+/* clang-format on */
+
+/* One of run's options (-H, -o, XP_RUN_LONGOPTS, report's): 0, or -errno with @e set. */
+int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *e);
+
+/*
+ * Where the report goes: stderr, which keeps the program's stdout its own,
+ * or --output's FILE, written whole after the run; checked before the
+ * program runs, so that a FILE that cannot be made costs no run.  0, or
+ * -errno with @e set.
+ */
+int xp_run_open_output(struct xp_run_opts *o, struct xp_err *e);
+
+/* Parse run's command line: 1 to run, 0 when --help was shown, <0 on error (said). */
+int xp_run_parse(struct xp_run_opts *o, int argc, char **argv);
+/* Free what parsing run's options allocated. */
+void xp_run_opts_free(struct xp_run_opts *o);
+
+/*
+ * --warmup and --repeat: W runs into a temporary directory removed after,
+ * then K runs each into its own DIR/repeat-N, reported together (the
+ * per-run figures aggregated by --stat).  @status: the last run's, as from
+ * waitpid.  Returns the report's exit status, or XP_EXIT_BAD when a run
+ * could not be started (said), as -1.
+ */
+int xp_run_repeat(const struct xp_run_opts *o, const char *dir, int *status);
+
+/*
+ * --warmup: W runs into a temporary directory, removed after.  Stops at a
+ * run that died by a signal (@status says it).  0, or -errno with @e set
+ * when the program could not be started.
+ */
+int xp_run_warmup(const struct xp_run_opts *o, int *status, struct xp_err *e);
+
+/* Parse doubling's command line: 1 to go on, 0 after --help, <0 on error (said). */
+int xp_dbl_parse(struct xp_dbl_opts *o, int argc, char **argv);
+/* Free what xp_dbl_parse allocated. */
+void xp_dbl_opts_free(struct xp_dbl_opts *o);
 
 #endif

@@ -27,7 +27,6 @@
 #include "extprof/dump.h"
 
 #include "cmd/cmd.h"
-#include "cmd/cmd_symbols.h"
 #include "util/json_out.h"
 #include "symbols/symbols_elf.h"
 #include "util/text_table.h"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * doubling_run: the command line of "extprof doubling", and running the
- * program once per size and repeat under the shim with the machinery of
- * "extprof run" (shim discovery, environment, child, dump directories).
+ * doubling_run: the options of "extprof doubling" (parsed by
+ * cmd/doubling_opts.c), and running the program once per size and repeat
+ * under the shim with the machinery of run/ (shim discovery, environment,
+ * child, dump directories).
  */
 #ifndef XP_DOUBLING_RUN_H
 #define XP_DOUBLING_RUN_H
@@ -16,10 +17,6 @@
 #include "run/run.h"
 
 #define XP_DBL_BASE_TEMPLATE "extprof.doubling.XXXXXX"
-
-/* The command (cmd_doubling.c): an exit status. */
-int cmd_doubling(int argc, char **argv);
-void cmd_doubling_usage(FILE *out);
 
 struct xp_dbl_opts {
 	struct xp_run_opts run; /* run's options; run.report the report's */
@@ -35,10 +32,6 @@ struct xp_dbl_opts {
 	struct xp_dbl_input *inputs; /* N=DIR arguments, sorted by N */
 	size_t ninputs;
 };
-
-/* 1 to go on, 0 when --help was shown, <0 on a bad command line (said). */
-int xp_dbl_parse(struct xp_dbl_opts *o, int argc, char **argv);
-void xp_dbl_opts_free(struct xp_dbl_opts *o);
 
 /* What running the program at every size left. */
 struct xp_dbl_ran {

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* run: the parts of "extprof run": options, environment, directory, child. */
+/*
+ * run: running a program under the shim, for "extprof run", "extprof
+ * doubling" and "extprof attach": the shim found, the environment set, the
+ * dump directory prepared and read back, the child run and waited for.
+ */
 #ifndef XP_RUN_H
 #define XP_RUN_H
 
@@ -7,7 +11,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cmd/cmd.h"
 #include "read/dir_list.h"
 #include "util/err.h"
 #include "report/report.h"
@@ -17,78 +20,31 @@
 
 /* What a run of a series reads and where its output goes. */
 struct xp_child_io {
-	int in;	    /* its stdin, rewound to in_off first; -1: ours as it is */
+	int in; /* its stdin, rewound to in_off first; -1: ours as it is */
 	long in_off;
 	bool quiet; /* its stdout and stderr to /dev/null: not the run shown */
 };
 
 struct xp_run_opts {
-	char *hooks;	     /* -H entries joined with commas, or NULL */
-	const char *spec;    /* --spec */
-	const char *window;  /* --window */
-	const char *counter; /* --counter */
-	const char *dir;     /* -o, --dir: the dumps */
-	const char *output;  /* --output: the report; NULL: stderr */
-	FILE *out;	     /* where the report goes without --output: stderr */
-	const char *callers; /* --callers, validated */
+	char *hooks;		/* -H entries joined with commas, or NULL */
+	const char *spec;	/* --spec */
+	const char *window;	/* --window */
+	const char *counter;	/* --counter */
+	const char *dir;	/* -o, --dir: the dumps */
+	const char *output;	/* --output: the report; NULL: stderr */
+	FILE *out;		/* where the report goes without --output: stderr */
+	const char *callers;	/* --callers, validated */
 	const char *step_first; /* --step-first, --step-every, --step-limit: steps' sampling */
 	const char *step_every;
 	const char *step_limit;
 	bool no_aslr;
-	bool no_children; /* --no-children: EXTPROF_CHILDREN=0, the first process only */
-	unsigned warmup;  /* --warmup: untimed runs first, their dumps thrown away */
-	unsigned repeat;  /* --repeat: runs into DIR/repeat-N each; 0: one run into DIR */
+	bool no_children;      /* --no-children: EXTPROF_CHILDREN=0, the first process only */
+	unsigned warmup;       /* --warmup: untimed runs first, their dumps thrown away */
+	unsigned repeat;       /* --repeat: runs into DIR/repeat-N each; 0: one run into DIR */
 	struct xp_child_io io; /* the runs' stdin, saved once for a series */
 	struct xp_report_opts report;
 	char **argv; /* PROGRAM ARGS..., NULL-terminated */
 };
-
-/* run's own long options (the report's are XP_REPORT_LONGOPTS), for doubling too. */
-enum {
-	XP_OPT_SPEC = XP_OPT_RUN_FIRST,
-	XP_OPT_WINDOW,
-	XP_OPT_COUNTER,
-	XP_OPT_CALLERS,
-	XP_OPT_NO_ASLR,
-	XP_OPT_NO_CHILDREN,
-	XP_OPT_STEP_FIRST,
-	XP_OPT_STEP_EVERY,
-	XP_OPT_STEP_LIMIT,
-	XP_OPT_WARMUP, /* run's own, not in XP_RUN_LONGOPTS: doubling has its own */
-	XP_OPT_REPEAT,
-	XP_OPT_OUTPUT,
-	XP_OPT_DIR,
-	XP_OPT_RUN_END, /* options of commands that extend run's start here */
-};
-
-/* clang-format off */
-#define XP_RUN_LONGOPTS                                                                     \
-	{"hook", required_argument, NULL, 'H'},                                             \
-	{"spec", required_argument, NULL, XP_OPT_SPEC},                                     \
-	{"window", required_argument, NULL, XP_OPT_WINDOW},                                 \
-	{"counter", required_argument, NULL, XP_OPT_COUNTER},                               \
-	{"callers", required_argument, NULL, XP_OPT_CALLERS},                               \
-	{"no-aslr", no_argument, NULL, XP_OPT_NO_ASLR},                                     \
-	{"no-children", no_argument, NULL, XP_OPT_NO_CHILDREN},                             \
-	{"step-first", required_argument, NULL, XP_OPT_STEP_FIRST},                         \
-	{"step-every", required_argument, NULL, XP_OPT_STEP_EVERY},                         \
-	{"step-limit", required_argument, NULL, XP_OPT_STEP_LIMIT}
-/* clang-format on */
-
-/* One of run's options (-H, -o, XP_RUN_LONGOPTS, report's): 0, or -errno with @e set. */
-int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *e);
-
-/*
- * Where the report goes: stderr, which keeps the program's stdout its own,
- * or --output's FILE, written whole after the run; checked before the
- * program runs, so that a FILE that cannot be made costs no run.  0, or
- * -errno with @e set.
- */
-int xp_run_open_output(struct xp_run_opts *o, struct xp_err *e);
-
-/* Parse run's command line: 1 to run, 0 when --help was shown, <0 on error (said). */
-int xp_run_parse(struct xp_run_opts *o, int argc, char **argv);
-void xp_run_opts_free(struct xp_run_opts *o);
 
 /* Where the shim is: $EXTPROF_SHIM, beside us in the build tree, the libdir, or its name. */
 int xp_run_find_shim(char **out, struct xp_err *e);
@@ -129,22 +85,6 @@ int xp_run_child_io(char **argv, bool no_aslr, const struct xp_child_io *io, int
  * -1 when there is nothing to save.  0, or -errno with @e set.
  */
 int xp_run_save_stdin(struct xp_child_io *io, struct xp_err *e);
-
-/*
- * --warmup and --repeat: W runs into a temporary directory removed after,
- * then K runs each into its own DIR/repeat-N, reported together (the
- * per-run figures aggregated by --stat).  @status: the last run's, as from
- * waitpid.  Returns the report's exit status, or XP_EXIT_BAD when a run
- * could not be started (said), as -1.
- */
-int xp_run_repeat(const struct xp_run_opts *o, const char *dir, int *status);
-
-/*
- * --warmup: W runs into a temporary directory, removed after.  Stops at a
- * run that died by a signal (@status says it).  0, or -errno with @e set
- * when the program could not be started.
- */
-int xp_run_warmup(const struct xp_run_opts *o, int *status, struct xp_err *e);
 
 /* Remove directory @dir and the files in it (no subdirectories). */
 int xp_run_dir_remove(const char *dir, struct xp_err *e);
