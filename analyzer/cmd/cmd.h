@@ -13,6 +13,7 @@
 #include "report/report.h"
 #include "util/err.h"
 
+struct xp_diff;
 struct xp_run_opts;
 struct xp_dbl_opts;
 
@@ -90,6 +91,11 @@ void xp_bad_option(const char *cmd, char **argv);
 
 /* Handle one of the shared report options: 1 handled, 0 not ours, <0 error. */
 int xp_report_getopt(int opt, const char *arg, struct xp_report_opts *o, struct xp_err *e);
+
+/* Print @r onto @out in the format its options name (colour only for a terminal). */
+int xp_report_print(const struct xp_report *r, FILE *out);
+/* Print @d onto @out in the format its options name (colour only for a terminal). */
+int xp_diff_print(const struct xp_diff *d, FILE *out);
 
 /* Build the report from what @l loaded and print it on stdout: an exit status. */
 int xp_report_emit(struct xp_load *l, const struct xp_report_opts *o);

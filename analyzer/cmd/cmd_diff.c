@@ -16,6 +16,7 @@
 #include "diff/diff.h"
 #include "model/load.h"
 #include "read/repeat_dirs.h"
+#include "util/out.h"
 
 /* Exit status when a declaration grew by more than --fail-above. */
 #define XP_EXIT_GREW 1
@@ -303,6 +304,25 @@ static int diff_side(struct xp_report *r, const char **paths, size_t n,
 	if (err)
 		xp_err_print(&e);
 	return err;
+}
+
+int xp_diff_print(const struct xp_diff *d, FILE *out)
+{
+	int err;
+
+	switch (d->opts.format) {
+	case XP_FORMAT_JSON:
+		err = xp_diff_json(d, out);
+		break;
+	case XP_FORMAT_CSV:
+		err = xp_diff_csv(d, out);
+		break;
+	case XP_FORMAT_TEXT:
+	default:
+		err = xp_diff_text(d, out, xp_out_colour(out));
+		break;
+	}
+	return xp_out_finish(out, err);
 }
 
 int cmd_diff(int argc, char **argv)

@@ -9,6 +9,27 @@
 
 #include "cmd/cmd.h"
 #include "doubling/doubling_run.h"
+#include "util/out.h"
+
+/* The result in the format --format picked; colour only for a terminal. */
+static int doubling_print(const struct xp_doubling *d, FILE *out)
+{
+	int err;
+
+	switch (d->opts.format) {
+	case XP_FORMAT_JSON:
+		err = xp_dbl_json(d, out);
+		break;
+	case XP_FORMAT_CSV:
+		err = xp_dbl_csv(d, out);
+		break;
+	case XP_FORMAT_TEXT:
+	default:
+		err = xp_dbl_text(d, out);
+		break;
+	}
+	return xp_out_finish(out, err);
+}
 
 static int analyse(const struct xp_dbl_opts *o, const struct xp_dbl_input *in, size_t nin,
 		   const struct xp_dbl_ran *ran)
@@ -30,7 +51,7 @@ static int analyse(const struct xp_dbl_opts *o, const struct xp_dbl_input *in, s
 		d.stopped_seconds = ran->stopped_seconds;
 		d.sizes_asked = o->nsizes;
 	}
-	err = xp_dbl_print(&d, stdout);
+	err = doubling_print(&d, stdout);
 	if (err) {
 		xp_err_set(&e, err, "writing the report: %s", strerror(-err));
 	} else if (o->plot) {

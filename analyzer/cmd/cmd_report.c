@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "export/export.h"
 #include "util/out.h"
 
 void cmd_report_usage(FILE *out)
@@ -29,6 +30,31 @@ void cmd_report_usage(FILE *out)
 	      "  extprof report --format pprof -o extprof.pb.gz DIR; go tool pprof -top "
 	      "extprof.pb.gz\n",
 	      out);
+}
+
+int xp_report_print(const struct xp_report *r, FILE *out)
+{
+	int err;
+
+	switch (r->opts.format) {
+	case XP_FORMAT_JSON:
+		err = xp_report_json(r, out);
+		break;
+	case XP_FORMAT_CSV:
+		err = xp_report_csv(r, out);
+		break;
+	case XP_FORMAT_CALLGRIND:
+		err = xp_report_callgrind(r, out);
+		break;
+	case XP_FORMAT_PPROF:
+		err = xp_report_pprof(r, out);
+		break;
+	case XP_FORMAT_TEXT:
+	default:
+		err = xp_report_text(r, out, xp_out_colour(out));
+		break;
+	}
+	return xp_out_finish(out, err);
 }
 
 int xp_report_write(const struct xp_report *r, const struct xp_report_opts *o, FILE *dflt,

@@ -100,7 +100,6 @@ void xp_diff_margins(const struct xp_diff *d, struct xp_diff_row *x);
 /* Whether @x's --metric changed but not beyond its margin. */
 bool xp_diff_within_margin(const struct xp_diff *d, const struct xp_diff_row *x);
 
-int xp_diff_print(const struct xp_diff *d, FILE *out);
 int xp_diff_text(const struct xp_diff *d, FILE *out, bool colour);
 int xp_diff_json(const struct xp_diff *d, FILE *out);
 int xp_diff_csv(const struct xp_diff *d, FILE *out);

@@ -132,7 +132,6 @@ bool xp_dbl_decl_split(const struct xp_doubling *d, const struct xp_dbl_decl *x,
 		       struct xp_dbl_split *s);
 
 /* Printers: text (the Alnoms table per declaration), JSON, CSV. */
-int xp_dbl_print(const struct xp_doubling *d, FILE *out);
 int xp_dbl_text(const struct xp_doubling *d, FILE *out);
 int xp_dbl_json(const struct xp_doubling *d, FILE *out);
 int xp_dbl_csv(const struct xp_doubling *d, FILE *out);

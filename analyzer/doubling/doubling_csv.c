@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * doubling_csv: one row per declaration and size (the long format a
- * spreadsheet pivots), RFC 4180 as the report's CSV; and the printer that
- * picks the format.
+ * spreadsheet pivots), RFC 4180 as the report's CSV.
  */
 #include <errno.h>
 #include <math.h>
@@ -49,23 +48,4 @@ int xp_dbl_csv(const struct xp_doubling *d, FILE *out)
 		}
 	}
 	return 0;
-}
-
-int xp_dbl_print(const struct xp_doubling *d, FILE *out)
-{
-	int err;
-
-	switch (d->opts.format) {
-	case XP_FORMAT_JSON:
-		err = xp_dbl_json(d, out);
-		break;
-	case XP_FORMAT_CSV:
-		err = xp_dbl_csv(d, out);
-		break;
-	case XP_FORMAT_TEXT:
-	default:
-		err = xp_dbl_text(d, out);
-		break;
-	}
-	return xp_out_finish(out, err);
 }

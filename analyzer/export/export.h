@@ -85,4 +85,9 @@ static inline uint64_t xp_sub_floor0(uint64_t v, uint64_t minus)
 	return v > minus ? v - minus : 0;
 }
 
+/* callgrind's format (report_callgrind.c), for callgrind_annotate and KCachegrind. */
+int xp_report_callgrind(const struct xp_report *r, FILE *out);
+/* pprof's profile.proto, gzipped (report_pprof.c), for go tool pprof. */
+int xp_report_pprof(const struct xp_report *r, FILE *out);
+
 #endif

@@ -232,7 +232,6 @@ uint64_t xp_fin_trimmed(const struct xp_fin *f, bool deterministic, uint64_t ste
 /* Whether a row whose figures are set is state-dependent beyond noise. */
 bool xp_row_state_dependent(const struct xp_row *row, const struct xp_report *r);
 
-int xp_report_print(const struct xp_report *r, FILE *out);
 int xp_report_text(const struct xp_report *r, FILE *out, bool colour);
 struct xp_table;
 /* A share cell as the text report shows it: "12.3%", "<0.1%", "-" when @total is 0. */
@@ -245,9 +244,5 @@ struct xp_json;
 /* "counter": {name, unit, deterministic}, as every JSON output has it */
 void xp_report_json_counter(struct xp_json *j, const struct xp_report *r);
 int xp_report_csv(const struct xp_report *r, FILE *out);
-/* callgrind's format (report_callgrind.c), for callgrind_annotate and KCachegrind. */
-int xp_report_callgrind(const struct xp_report *r, FILE *out);
-/* pprof's profile.proto, gzipped (report_pprof.c), for go tool pprof. */
-int xp_report_pprof(const struct xp_report *r, FILE *out);
 
 #endif

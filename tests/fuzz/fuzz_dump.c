@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmd.h"
 #include "diff/diff.h"
 #include "read/dump_read.h"
 #include "model/proc.h"

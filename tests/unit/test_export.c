@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "helpers.h"
+#include "export/export.h"
 #include "model/load.h"
 #include "export/profile.pb-c.h"
 #include "report/report.h"

@@ -23,6 +23,7 @@
 #include "read/dump_read.h"
 #include "helpers.h"
 #include "model/load.h"
+#include "cmd/cmd.h"
 #include "report/report.h"
 
 static char *dir;

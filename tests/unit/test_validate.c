@@ -16,6 +16,7 @@
 #include "read/dump_read.h"
 #include "helpers.h"
 #include "model/proc.h"
+#include "cmd/cmd.h"
 #include "report/report.h"
 
 static char *dir;
