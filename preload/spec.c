@@ -13,19 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "extprof/names.h"
+
 #include "log.h"
 #include "spec.h"
-
-static bool spec_valid_kind(const char *k)
-{
-	if (!islower((unsigned char)*k))
-		return false;
-	for (k++; *k; k++) {
-		if (!islower((unsigned char)*k) && !isdigit((unsigned char)*k) && *k != '_')
-			return false;
-	}
-	return true;
-}
 
 /*
  * The @n characters after an offset's "0x": 1 to 16 hex digits, and a '!'
@@ -55,9 +46,9 @@ static int spec_parse_entry(char *text, struct spec_entry *e, const char *where)
 		return -EINVAL;
 	}
 	*colon = '\0';
-	if (!spec_valid_kind(text) || strlen(text) >= sizeof(e->kind)) {
-		log_msg("%s '%s:%s': kind must be [a-z][a-z0-9_]*, at most %zu characters", where,
-			text, colon + 1, sizeof(e->kind) - 1);
+	if (!extprof_kind_valid(text, strlen(text)) || strlen(text) >= sizeof(e->kind)) {
+		log_msg("%s '%s:%s': kind must be " EXTPROF_KIND_SYNTAX ", at most %zu characters",
+			where, text, colon + 1, sizeof(e->kind) - 1);
 		return -EINVAL;
 	}
 	strcpy(e->kind, text);

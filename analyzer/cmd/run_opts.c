@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "extprof/names.h"
+
 #include "cmd/cmd.h"
 #include "util/num.h"
 #include "run/run.h"
@@ -58,25 +60,16 @@ void cmd_run_usage(FILE *out)
 	      out);
 }
 
-static bool kind_ok(const char *k, size_t n)
-{
-	if (!n || k[0] < 'a' || k[0] > 'z')
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
-			return false;
-	return true;
-}
-
 /* KIND:PATTERN[@OBJECT], nothing the comma-joined EXTPROF_HOOKS would split. */
 static int hook_check(const char *h, struct xp_err *e)
 {
 	const char *colon = strchr(h, ':'), *at;
 
-	if (!colon || !kind_ok(h, (size_t)(colon - h)))
+	if (!colon || !extprof_kind_valid(h, (size_t)(colon - h)))
 		return xp_err_set(
 			e, -EINVAL,
-			"--hook '%s': expected KIND:PATTERN[@OBJECT], KIND as [a-z][a-z0-9_]*", h);
+			"--hook '%s': expected KIND:PATTERN[@OBJECT], KIND as " EXTPROF_KIND_SYNTAX,
+			h);
 	at = strchr(colon + 1, '@');
 	if (colon[1] == '\0' || colon[1] == '@' || (at && at[1] == '\0'))
 		return xp_err_set(e, -EINVAL, "--hook '%s': empty %s", h,

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extprof/names.h"
+
 #include "read/dump_check.h"
 
 static uint64_t sec_offset(const struct xp_dump *d, uint32_t type)
@@ -26,18 +28,8 @@ static uint64_t sec_offset(const struct xp_dump *d, uint32_t type)
 	return 0;
 }
 
-/* Kinds are labels: [a-z][a-z0-9_]* as the contract says. */
-static bool kind_ok(const char *k)
-{
-	if (*k < 'a' || *k > 'z')
-		return false;
-	for (k++; *k; k++)
-		if (!((*k >= 'a' && *k <= 'z') || (*k >= '0' && *k <= '9') || *k == '_'))
-			return false;
-	return true;
-}
-
-#define DECL_OFF(i, f) (base + (uint64_t)(i)*d->decl_size + offsetof(struct extprof_dump_decl, f))
+#define DECL_OFF(i, f)                                                                             \
+	(base + (uint64_t)(i) * d->decl_size + offsetof(struct extprof_dump_decl, f))
 
 static int check_decl(const struct xp_dump *d, uint64_t i, uint64_t base, struct xp_err *e)
 {
@@ -58,9 +50,9 @@ static int check_decl(const struct xp_dump *d, uint64_t i, uint64_t base, struct
 			e, d->path, DECL_OFF(i, object),
 			"decls[%llu].object: string offset %u outside STRINGS or unterminated",
 			(unsigned long long)i, x->object);
-	if (!kind_ok(xp_dump_str(d, x->kind)))
+	if (!extprof_kind_valid(xp_dump_str(d, x->kind), strlen(xp_dump_str(d, x->kind))))
 		return xp_err_at(e, d->path, DECL_OFF(i, kind),
-				 "decls[%llu].kind is not a kind name ([a-z][a-z0-9_]*)",
+				 "decls[%llu].kind is not a kind name (" EXTPROF_KIND_SYNTAX ")",
 				 (unsigned long long)i);
 	if (!xp_dump_str(d, x->symbol)[0])
 		return xp_err_at(e, d->path, DECL_OFF(i, symbol), "decls[%llu].symbol is empty",
