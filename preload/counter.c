@@ -17,6 +17,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "extprof/names.h"
+
 #include "elfsyms.h"
 #include "log.h"
 #include "shim.h"
@@ -197,20 +199,26 @@ static void counter_set(uint32_t kind, const char *name, const char *unit, uint3
 /* EXTPROF_COUNTER.  What cannot be had is said once; tsc stands in. */
 int counter_setup(const char *spec)
 {
+	enum extprof_counter_choice choice;
 	bool rdpmc = false;
 	int err;
 
 	if (!spec || !*spec)
 		spec = "auto";
-	if (!strcmp(spec, "tsc")) {
+	choice = extprof_counter_choice(spec);
+	switch (choice) {
+	case EXTPROF_CHOICE_TSC:
 		counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
-	} else if (!strcmp(spec, "tsc-unordered")) {
+		break;
+	case EXTPROF_CHOICE_TSC_UNORDERED:
 		/* an explicit choice: cheaper, and blind to what overlaps the reads */
 		counter_set(EXTPROF_COUNTER_TSC, "tsc-unordered", "ticks", 0);
 		xp.ordered = false;
-	} else if (!strcmp(spec, "ns")) {
+		break;
+	case EXTPROF_CHOICE_NS:
 		counter_set(EXTPROF_COUNTER_NS, "ns", "ns", 0);
-	} else if (!strcmp(spec, "steps")) {
+		break;
+	case EXTPROF_CHOICE_STEPS:
 		err = step_setup(&xp.meta);
 		if (err) {
 			log_msg("counting tsc instead");
@@ -221,7 +229,8 @@ int counter_setup(const char *spec)
 			    EXTPROF_COUNTER_F_DETERMINISTIC | EXTPROF_COUNTER_F_SAMPLED);
 		/* no fences: its count moves in the SIGTRAP handler, at instruction bounds */
 		xp.ordered = false;
-	} else if (!strncmp(spec, "var:", 4)) {
+		break;
+	case EXTPROF_CHOICE_VAR:
 		err = counter_setup_var(spec + 4);
 		if (err) {
 			counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
@@ -229,12 +238,15 @@ int counter_setup(const char *spec)
 			return err;
 		}
 		counter_set(EXTPROF_COUNTER_VAR, spec, "units", EXTPROF_COUNTER_F_DETERMINISTIC);
-	} else if (!strcmp(spec, "instructions") || !strcmp(spec, "cycles") ||
-		   !strcmp(spec, "auto")) {
-		uint32_t kind = strcmp(spec, "cycles") ? EXTPROF_COUNTER_INSTRUCTIONS
-						       : EXTPROF_COUNTER_CYCLES;
+		break;
+	case EXTPROF_CHOICE_AUTO:
+	case EXTPROF_CHOICE_INSTRUCTIONS:
+	case EXTPROF_CHOICE_CYCLES: {
+		uint32_t kind = choice == EXTPROF_CHOICE_CYCLES ? EXTPROF_COUNTER_CYCLES
+								: EXTPROF_COUNTER_INSTRUCTIONS;
 		const char *name = kind == EXTPROF_COUNTER_CYCLES ? "cycles" : "instructions";
 		const char *sw = getenv("EXTPROF_PMU_SOFTWARE");
+		bool is_auto = choice == EXTPROF_CHOICE_AUTO;
 
 		counter_pmu_software = sw && !strcmp(sw, "1");
 		err = counter_probe_pmu(kind, &rdpmc);
@@ -242,12 +254,10 @@ int counter_setup(const char *spec)
 			/* auto does not step: docs/usage.md says why */
 			log_msg("no PMU for %s (perf_event_open: %s); counting tsc%s", name,
 				log_strerror(-err),
-				strcmp(spec, "auto")
-					? ""
-					: " (EXTPROF_COUNTER=steps counts instructions "
-					  "without one)");
+				is_auto ? " (EXTPROF_COUNTER=steps counts instructions without one)"
+					: "");
 			counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
-			return strcmp(spec, "auto") ? err : 0;
+			return is_auto ? 0 : err;
 		}
 		if (counter_pmu_software)
 			counter_set(kind, "task-clock", "ns", rdpmc ? EXTPROF_COUNTER_F_RDPMC : 0);
@@ -257,10 +267,11 @@ int counter_setup(const char *spec)
 					     ? EXTPROF_COUNTER_F_DETERMINISTIC
 					     : 0) |
 					    (rdpmc ? EXTPROF_COUNTER_F_RDPMC : 0));
-	} else {
-		log_msg("EXTPROF_COUNTER=%s: not auto, instructions, cycles, steps, tsc, "
-			"tsc-unordered, ns or var:SYMBOL; counting tsc",
-			spec);
+		break;
+	}
+	case EXTPROF_CHOICE_BAD:
+	default:
+		log_msg("EXTPROF_COUNTER=%s: not " EXTPROF_COUNTER_CHOICES "; counting tsc", spec);
 		counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
 		return -EINVAL;
 	}

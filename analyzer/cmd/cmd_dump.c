@@ -8,6 +8,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "extprof/names.h"
+
 #include "cmd/cmd.h"
 #include "read/dump_read.h"
 #include "util/text_table.h"
@@ -32,10 +34,6 @@ static void put_str(const char *name, const char *s)
 
 #define U64(name, v) printf("%-16s %" PRIu64 "\n", name, (uint64_t)(v))
 #define HEX(name, v) printf("%-16s 0x%" PRIx64 "\n", name, (uint64_t)(v))
-
-static const char *const counter_kinds[EXTPROF_COUNTER_MAX] = {
-	"none", "tsc", "ns", "instructions", "cycles", "var", "steps",
-};
 
 static void dump_flags(const struct extprof_dump_header *h)
 {
@@ -80,7 +78,7 @@ static void dump_header(const struct xp_dump *d)
 	U64("ppid", h->ppid);
 	printf("%-16s %" PRId64 "\n%-16s %" PRId64 "\n", "start_ns", h->start_ns, "end_ns",
 	       h->end_ns);
-	printf("%-16s %u (%s)\n", "counter", h->counter, counter_kinds[h->counter]);
+	printf("%-16s %u (%s)\n", "counter", h->counter, extprof_counter_kind_name(h->counter));
 	put_str("counter_name", h->counter_name);
 	put_str("counter_unit", h->counter_unit);
 	U64("calibration", h->calibration);

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "extprof/dump.h"
+#include "extprof/names.h"
 
 #include "cmd/cmd.h"
 #include "util/json_out.h"
@@ -48,8 +49,10 @@ void cmd_symbols_usage(FILE *out)
 	      "its resolver picks on this CPU, named after its arrow.\n"
 	      "\n"
 	      "  --format text|json  output format (default text)\n"
-	      "  --counter C         judge as the shim counting with C (ns refuses\n"
-	      "                      clock_gettime, which it reads; default auto)\n"
+	      "  --counter C         judge as the shim counting with C, any counter of\n"
+	      "                      extprof run --counter (ns refuses clock_gettime,\n"
+	      "                      which it reads; steps the x86 decoder's functions,\n"
+	      "                      which its trap handler calls; default auto)\n"
 	      "  -h, --help          this text\n",
 	      out);
 }
@@ -210,28 +213,25 @@ static void symbols_note(const char *path, const struct xp_funcs *f, const char 
 		fprintf(stderr, "extprof: %s: no function matches %s\n", path, glob);
 }
 
+/* The counter the shim would count with for --counter @v (auto: as with a PMU). */
 static int symbols_counter(const char *v, uint32_t *counter)
 {
-	static const struct {
-		const char *name;
-		uint32_t kind;
-	} names[] = {{"auto", EXTPROF_COUNTER_INSTRUCTIONS},
-		     {"instructions", EXTPROF_COUNTER_INSTRUCTIONS},
-		     {"cycles", EXTPROF_COUNTER_CYCLES},
-		     {"tsc", EXTPROF_COUNTER_TSC},
-		     {"ns", EXTPROF_COUNTER_NS}};
+	static const uint32_t kinds[] = {
+		[EXTPROF_CHOICE_AUTO] = EXTPROF_COUNTER_INSTRUCTIONS,
+		[EXTPROF_CHOICE_INSTRUCTIONS] = EXTPROF_COUNTER_INSTRUCTIONS,
+		[EXTPROF_CHOICE_CYCLES] = EXTPROF_COUNTER_CYCLES,
+		[EXTPROF_CHOICE_STEPS] = EXTPROF_COUNTER_STEPS,
+		[EXTPROF_CHOICE_TSC] = EXTPROF_COUNTER_TSC,
+		[EXTPROF_CHOICE_TSC_UNORDERED] = EXTPROF_COUNTER_TSC,
+		[EXTPROF_CHOICE_NS] = EXTPROF_COUNTER_NS,
+		[EXTPROF_CHOICE_VAR] = EXTPROF_COUNTER_VAR,
+	};
+	enum extprof_counter_choice c = extprof_counter_choice(v);
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(v, names[i].name)) {
-			*counter = names[i].kind;
-			return 0;
-		}
-	}
-	if (!strncmp(v, "var:", 4) && v[4]) {
-		*counter = EXTPROF_COUNTER_VAR;
-		return 0;
-	}
-	return -EINVAL;
+	if (c == EXTPROF_CHOICE_BAD)
+		return -EINVAL;
+	*counter = kinds[c];
+	return 0;
 }
 
 int cmd_symbols(int argc, char **argv)
@@ -266,8 +266,8 @@ int cmd_symbols(int argc, char **argv)
 		case 'c':
 			if (symbols_counter(optarg, &counter)) {
 				fprintf(stderr,
-					"extprof: symbols --counter %s: expected auto, "
-					"instructions, cycles, tsc, ns or var:SYMBOL\n",
+					"extprof: symbols --counter %s: "
+					"expected " EXTPROF_COUNTER_CHOICES "\n",
 					optarg);
 				return XP_EXIT_BAD;
 			}

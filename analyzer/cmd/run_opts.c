@@ -95,19 +95,9 @@ static int hook_add(struct xp_run_opts *o, const char *h, struct xp_err *e)
 
 static int counter_check(const char *c, struct xp_err *e)
 {
-	static const char *const names[] = {"auto", "instructions",  "cycles", "steps",
-					    "tsc",  "tsc-unordered", "ns"};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(c, names[i]))
-			return 0;
-	if (!strncmp(c, "var:", 4) && c[4] && !strpbrk(c, " \t\n"))
+	if (extprof_counter_choice(c) != EXTPROF_CHOICE_BAD)
 		return 0;
-	return xp_err_set(
-		e, -EINVAL,
-		"--counter %s: expected auto, instructions, cycles, steps, tsc, tsc-unordered, ns "
-		"or var:SYMBOL",
-		c);
+	return xp_err_set(e, -EINVAL, "--counter %s: expected " EXTPROF_COUNTER_CHOICES, c);
 }
 
 static int callers_check(const char *v, bool *show, struct xp_err *e)
