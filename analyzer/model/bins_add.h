@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bins_add: one sorted list of (key, count) bins added into another in
- * place, for the two kinds the analyzer keeps: histogram buckets (merge.c)
+ * place, for the two kinds the analyzer keeps: histogram buckets (acc.c)
  * and calibrated values (finalize.c).  Counts of shared keys add; new keys
  * are merged in from the back after one realloc.  Workers of a process
  * mostly share their keys, so mostly nothing is allocated at all.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* merge: the associative, commutative combination of two collects. */
+/* acc: the associative, commutative merge of two collects, and histograms. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
