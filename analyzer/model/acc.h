@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * acc: one declaration's raw "collect" (one worker, or workers merged), and
- * merge, the pure function that combines two of them.  Nothing here knows
- * the calibration: it is subtracted by finalize, once, after merging.
+ * its merge (acc.c), which combines two of them.  Nothing here knows the
+ * calibration: it is subtracted by finalize, once, after merging.
  */
 #ifndef XP_ACC_H
 #define XP_ACC_H
@@ -42,21 +42,29 @@ struct xp_acc {
 	struct xp_chain *chains; /* callers, hashed by their frames (chain.h) */
 };
 
+/* An accumulator of no evaluation: the neutral element of merge. */
+#define XP_ACC_EMPTY                                                                               \
+	{                                                                                          \
+		.floor = EXTPROF_FLOOR_NONE                                                        \
+	}
+
 /*
- * @out = merge(@a, @b): counts, sums and histograms add; floor = min, hits
- * those of the lower floor, added when the floors are equal; max and step
- * = max;
- * caller chains merge by their names with the same rules.
- * Associative and commutative.  @out must not alias @a or @b.  0 or -ENOMEM.
+ * @dst = merge(@dst, @src), in place: counts, sums and histograms add;
+ * floor = min, hits those of the lower floor, added when the floors are
+ * equal (model/merge.h); max and step = max; caller chains merge by their
+ * names with the same rules.  Associative and commutative.  0 or -ENOMEM.
  */
-int xp_acc_merge(struct xp_acc *out, const struct xp_acc *a, const struct xp_acc *b);
-/* @dst = merge(@dst, @src). */
 int xp_acc_add(struct xp_acc *dst, const struct xp_acc *src);
+/* @out = merge(@a, @b), built from xp_acc_add.  @out must not alias @a or @b. */
+int xp_acc_merge(struct xp_acc *out, const struct xp_acc *a, const struct xp_acc *b);
+/* Free what @a holds (its histogram and chains). */
 void xp_acc_free(struct xp_acc *a);
 
-int xp_hist_merge(struct xp_hist *out, const struct xp_hist *a, const struct xp_hist *b);
 /* @dst += @src, in place.  0 or -ENOMEM (@dst unchanged). */
 int xp_hist_add(struct xp_hist *dst, const struct xp_hist *src);
+/* @out = @a + @b, built from xp_hist_add. */
+int xp_hist_merge(struct xp_hist *out, const struct xp_hist *a, const struct xp_hist *b);
+/* Free @h's bins. */
 void xp_hist_free(struct xp_hist *h);
 
 /* Representative value of bucket @b: its midpoint (exact below 128). */

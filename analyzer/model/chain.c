@@ -5,17 +5,13 @@
 #include <string.h>
 
 #include "model/chain.h"
+#include "model/merge.h"
 #include "extprof/dump.h"
 #include "util/num.h"
 
 void xp_chain_merge(struct xp_chain *dst, const struct xp_chain *src)
 {
-	if (src->floor < dst->floor) {
-		dst->floor = src->floor;
-		dst->hits = src->hits;
-	} else if (src->floor == dst->floor) {
-		dst->hits = xp_sat_add(dst->hits, src->hits);
-	}
+	xp_floor_merge(&dst->floor, &dst->hits, src->floor, src->hits);
 	dst->evaluations = xp_sat_add(dst->evaluations, src->evaluations);
 	dst->sum = xp_sat_add(dst->sum, src->sum);
 }

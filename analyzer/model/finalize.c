@@ -6,6 +6,7 @@
 
 #include "model/finalize.h"
 #include "model/bins_add.h"
+#include "model/merge.h"
 #include "util/num.h"
 
 static uint64_t sub_clamp(uint64_t a, uint64_t b)
@@ -162,86 +163,11 @@ int xp_finalize_add(struct xp_fin *dst, const struct xp_acc *acc, uint64_t calib
 	return err;
 }
 
-int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration,
-		uint32_t counter)
-{
-	int err;
-
-	memset(out, 0, sizeof(*out));
-	finalize_fields(out, acc, calibration, counter);
-	err = finalize_hist(&out->vals, acc, calibration);
-	if (!err)
-		err = xp_chains_finalize(&out->chains, &acc->chains, calibration);
-	if (err)
-		xp_fin_free(out);
-	return err;
-}
-
-static int vhist_merge(struct xp_vhist *out, const struct xp_vhist *a, const struct xp_vhist *b)
-{
-	size_t i = 0, j = 0, n = 0;
-	struct xp_vbin *bins;
-
-	out->n = 0;
-	out->bins = NULL;
-	if (!a->n && !b->n)
-		return 0;
-	bins = malloc((a->n + b->n) * sizeof(*bins));
-	if (!bins)
-		return -ENOMEM;
-	while (i < a->n || j < b->n) {
-		if (j == b->n || (i < a->n && a->bins[i].value < b->bins[j].value)) {
-			bins[n++] = a->bins[i++];
-		} else if (i == a->n || b->bins[j].value < a->bins[i].value) {
-			bins[n++] = b->bins[j++];
-		} else {
-			bins[n] = a->bins[i++];
-			bins[n].count = xp_sat_add(bins[n].count, b->bins[j++].count);
-			n++;
-		}
-	}
-	out->bins = bins;
-	out->n = n;
-	return 0;
-}
-
 /* @dst += @src in place, as xp_hist_add does for buckets. */
 static XP_DEFINE_BINS_ADD(vhist_add, struct xp_vhist, struct xp_vbin, value)
 
-	int xp_fin_combine(struct xp_fin *out, const struct xp_fin *a, const struct xp_fin *b)
+	int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src)
 {
-	int err;
-
-	memset(out, 0, sizeof(*out));
-	out->evaluations = xp_sat_add(a->evaluations, b->evaluations);
-	out->samples = xp_sat_add(a->samples, b->samples);
-	if (a->floor != b->floor) {
-		out->floor = a->floor < b->floor ? a->floor : b->floor;
-		out->hits = a->floor < b->floor ? a->hits : b->hits;
-	} else {
-		out->floor = a->floor;
-		out->hits = xp_sat_add(a->hits, b->hits);
-	}
-	out->observed = xp_sat_add(a->observed, b->observed);
-	out->recursive = xp_sat_add(a->recursive, b->recursive);
-	out->abandoned = xp_sat_add(a->abandoned, b->abandoned);
-	out->outside = xp_sat_add(a->outside, b->outside);
-	out->negative = xp_sat_add(a->negative, b->negative);
-	out->hist_lost = xp_sat_add(a->hist_lost, b->hist_lost);
-	err = vhist_merge(&out->vals, &a->vals, &b->vals);
-	if (!err)
-		err = xp_chains_add(&out->chains, &a->chains);
-	if (!err)
-		err = xp_chains_add(&out->chains, &b->chains);
-	if (err)
-		xp_fin_free(out);
-	return err;
-}
-
-/* @dst = combine(@dst, @src), in place: the same figures as xp_fin_combine. */
-int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src)
-{
-	struct xp_fin a = *dst;
 	int err;
 
 	err = vhist_add(&dst->vals, &src->vals);
@@ -249,21 +175,30 @@ int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src)
 		err = xp_chains_add(&dst->chains, &src->chains);
 	if (err)
 		return err;
-	dst->evaluations = xp_sat_add(a.evaluations, src->evaluations);
-	dst->samples = xp_sat_add(a.samples, src->samples);
-	if (a.floor != src->floor) {
-		dst->floor = a.floor < src->floor ? a.floor : src->floor;
-		dst->hits = a.floor < src->floor ? a.hits : src->hits;
-	} else {
-		dst->hits = xp_sat_add(a.hits, src->hits);
-	}
-	dst->observed = xp_sat_add(a.observed, src->observed);
-	dst->recursive = xp_sat_add(a.recursive, src->recursive);
-	dst->abandoned = xp_sat_add(a.abandoned, src->abandoned);
-	dst->outside = xp_sat_add(a.outside, src->outside);
-	dst->negative = xp_sat_add(a.negative, src->negative);
-	dst->hist_lost = xp_sat_add(a.hist_lost, src->hist_lost);
+	dst->evaluations = xp_sat_add(dst->evaluations, src->evaluations);
+	dst->samples = xp_sat_add(dst->samples, src->samples);
+	xp_floor_merge(&dst->floor, &dst->hits, src->floor, src->hits);
+	dst->observed = xp_sat_add(dst->observed, src->observed);
+	dst->recursive = xp_sat_add(dst->recursive, src->recursive);
+	dst->abandoned = xp_sat_add(dst->abandoned, src->abandoned);
+	dst->outside = xp_sat_add(dst->outside, src->outside);
+	dst->negative = xp_sat_add(dst->negative, src->negative);
+	dst->hist_lost = xp_sat_add(dst->hist_lost, src->hist_lost);
 	return 0;
+}
+
+XP_DEFINE_MERGE(xp_fin_combine, struct xp_fin, XP_FIN_EMPTY, xp_fin_add, xp_fin_free)
+
+int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration,
+		uint32_t counter)
+{
+	int err;
+
+	*out = (struct xp_fin)XP_FIN_EMPTY;
+	err = xp_finalize_add(out, acc, calibration, counter);
+	if (err)
+		xp_fin_free(out);
+	return err;
 }
 
 void xp_fin_free(struct xp_fin *f)

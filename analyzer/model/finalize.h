@@ -39,31 +39,35 @@ struct xp_fin {
 	struct xp_chain *chains; /* callers: floor calibrated, sum is observed */
 };
 
+/* A finalized declaration of no evaluation: the neutral element of combine. */
+#define XP_FIN_EMPTY                                                                               \
+	{                                                                                          \
+		.floor = EXTPROF_FLOOR_NONE                                                        \
+	}
+
 /*
- * Finalize one process's fully merged collect @acc with its @calibration,
- * measured with @counter (enum extprof_counter_kind: it sets the margin of
- * "settled").  Not idempotent: never apply it to a partial merge.  0 or
- * -ENOMEM.
+ * @dst = combine(@dst, finalize(@acc)): one process's fully merged collect
+ * @acc finalized with its @calibration, measured with @counter (enum
+ * extprof_counter_kind: it sets the margin of "settled"), and combined into
+ * @dst without allocating for the usual histogram.  Not idempotent: never
+ * apply it to a partial merge.  0 or -ENOMEM.
  */
+int xp_finalize_add(struct xp_fin *dst, const struct xp_acc *acc, uint64_t calibration,
+		    uint32_t counter);
+/* @out = finalize(@acc) alone, built from xp_finalize_add. */
 int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration,
 		uint32_t counter);
 
 /*
- * @dst = combine(@dst, finalize(@acc)): the same as xp_finalize then
- * xp_fin_add, without allocating for the usual histogram.  0 or -ENOMEM.
+ * @dst = combine(@dst, @src), in place, for two finalized processes: floor
+ * = min (hits of the lower, added when equal: model/merge.h); evaluations,
+ * observed and tallies add; value histograms merge; chains combine by their
+ * names the same way.  0 or -ENOMEM.
  */
-int xp_finalize_add(struct xp_fin *dst, const struct xp_acc *acc, uint64_t calibration,
-		    uint32_t counter);
-
-/*
- * Combine two finalized processes: floor = min (hits of the lower, added
- * when equal); evaluations, observed and tallies add; value histograms
- * merge; chains combine by their names the same way.  @out must not alias
- * @a or @b.  0 or -ENOMEM.
- */
-int xp_fin_combine(struct xp_fin *out, const struct xp_fin *a, const struct xp_fin *b);
-/* @dst = combine(@dst, @src). */
 int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src);
+/* @out = combine(@a, @b), built from xp_fin_add.  @out must not alias @a or @b. */
+int xp_fin_combine(struct xp_fin *out, const struct xp_fin *a, const struct xp_fin *b);
+/* Free what @f holds (its values and chains). */
 void xp_fin_free(struct xp_fin *f);
 
 /* Nearest-rank percentile @pct (1..100) of the calibrated deltas. */

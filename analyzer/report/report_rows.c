@@ -61,9 +61,6 @@ static struct xp_row *row_new(const struct xp_pdecl *x, const char *exe, char *h
 	return NULL;
 }
 
-/* The neutral element of xp_fin_add: what a row starts from. */
-static const struct xp_fin fin_zero = {.floor = EXTPROF_FLOOR_NONE};
-
 /*
  * "kind\x1fsymbol\x1fobject[\x1fexecutable]" into @buf when it fits, else
  * malloc'd: its length, or -ENOMEM.
@@ -108,8 +105,8 @@ static int rows_fold(struct xp_row **hash, const struct xp_pdecl *x,
 		row = row_new(x, exe, hkey); /* takes @hkey, also when it fails */
 		if (!row)
 			return -ENOMEM;
-		hkey = buf; /* now the row's */
-		row->fin = fin_zero;
+		hkey = buf;				/* now the row's */
+		row->fin = (struct xp_fin)XP_FIN_EMPTY; /* what a row starts from */
 		HASH_ADD_KEYPTR(hh, *hash, row->hkey, (size_t)n, row);
 	}
 	if (hkey != buf)
