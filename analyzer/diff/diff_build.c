@@ -15,6 +15,7 @@
 #include "diff/diff.h"
 #include "util/out.h"
 #include "util/num.h"
+#include "util/path.h"
 
 const char *const xp_diff_metric_keys[XP_DIFF_NMETRICS] = {"per_eval", "evaluations", "cost"};
 const char *const xp_diff_metric_names[XP_DIFF_NMETRICS] = {"per-eval", "evaluations", "cost"};
@@ -111,13 +112,6 @@ struct keyed {
 	UT_hash_handle hh;
 };
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /*
  * (kind, symbol, object basename); a declaration of the executable itself
  * is keyed by (kind, symbol) alone, so that "checker" and "checker-slow"
@@ -128,9 +122,9 @@ static char *row_key(const struct xp_row *r, const struct xp_report *side)
 	const char *obj = r->object;
 	char *k;
 
-	if (side->exe_path[0] && !strcmp(obj, base_name(side->exe_path)))
+	if (side->exe_path[0] && !strcmp(obj, xp_base_name(side->exe_path)))
 		obj = "\x01";
-	return asprintf(&k, "%s%c%s%c%s", r->kind, 0x1f, r->symbol, 0x1f, obj) < 0 ? NULL : k;
+	return xp_decl_key(NULL, 0, &k, r->kind, r->symbol, obj, NULL) < 0 ? NULL : k;
 }
 
 static void keyed_free(struct keyed **h)

@@ -53,7 +53,7 @@ static struct pending *pending_get(struct build *b, const struct xp_row *row)
 	struct pending *p;
 	char *hkey;
 
-	if (asprintf(&hkey, "%s\x1f%s\x1f%s", row->kind, row->symbol, row->object) < 0)
+	if (xp_decl_key(NULL, 0, &hkey, row->kind, row->symbol, row->object, NULL) < 0)
 		return NULL;
 	HASH_FIND_STR(b->hash, hkey, p);
 	if (p) {

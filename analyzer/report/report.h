@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <uthash.h>
 
 #include "util/err.h"
@@ -199,6 +200,15 @@ int xp_report_head(struct xp_report *r, const struct xp_procset *s, size_t skipp
 		   struct xp_err *e);
 int xp_report_rows(struct xp_report *r, const struct xp_procset *s, struct xp_err *e);
 int xp_report_warn(struct xp_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * The key a declaration is matched by across processes, runs and reports
+ * (report_rows.c): "kind\x1fsymbol\x1fobject", the object by its basename,
+ * then "\x1f@exe" unless @exe is NULL.  Into @buf (@size bytes) when it
+ * fits, else malloc'd; *@key says which.  Its length, or -ENOMEM.
+ */
+ssize_t xp_decl_key(char *buf, size_t size, char **key, const char *kind, const char *symbol,
+		    const char *object, const char *exe);
 
 /* Derived figures of one row (report_rows.c): 0 or -ENOMEM. */
 int xp_row_figures(struct xp_row *row, const struct xp_report *r);

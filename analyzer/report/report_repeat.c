@@ -249,13 +249,14 @@ static int repeat_rows(struct xp_report *r, const struct xp_report *runs, size_t
 		for (size_t j = 0; j < runs[i].nrows && !err; j++) {
 			const struct xp_row *x = &runs[i].rows[j];
 			char *key;
+			ssize_t n =
+				xp_decl_key(NULL, 0, &key, x->kind, x->symbol, x->object, x->exe);
 
-			if (asprintf(&key, "%s%c%s%c%s%c%s", x->kind, 0x1f, x->symbol, 0x1f,
-				     x->object, 0x1f, x->exe ? x->exe : "") < 0) {
-				err = -ENOMEM;
+			if (n < 0) {
+				err = (int)n;
 				break;
 			}
-			err = agg_put(&h, key, strlen(key), k, i, x);
+			err = agg_put(&h, key, (size_t)n, k, i, x);
 			free(key);
 		}
 	if (!err) {

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "util/num.h"
+#include "util/path.h"
 #include "report/report.h"
 
 const char *const xp_flag_names[XP_NFLAGS] = {
@@ -24,13 +25,6 @@ const char *const xp_flag_names[XP_NFLAGS] = {
 	[XP_FLAG_UNSTEPPED] = "unstepped",
 	[XP_FLAG_HIST_LOST] = "histogram-lost",
 };
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
 
 static void row_free(struct xp_row *row)
 {
@@ -52,8 +46,8 @@ static struct xp_row *row_new(const struct xp_pdecl *x, const char *exe, char *h
 	row->hkey = hkey;
 	row->kind = strdup(x->kind);
 	row->symbol = strdup(x->symbol);
-	row->object = strdup(base_name(x->object));
-	row->exe = exe ? strdup(base_name(exe)) : NULL;
+	row->object = strdup(xp_base_name(x->object));
+	row->exe = exe ? strdup(xp_base_name(exe)) : NULL;
 	if (row->kind && row->symbol && row->object && (!exe || row->exe))
 		return row;
 	row_free(row);
@@ -61,23 +55,19 @@ static struct xp_row *row_new(const struct xp_pdecl *x, const char *exe, char *h
 	return NULL;
 }
 
-/*
- * "kind\x1fsymbol\x1fobject[\x1fexecutable]" into @buf when it fits, else
- * malloc'd: its length, or -ENOMEM.
- */
-static ssize_t row_key(char *buf, size_t size, char **key, const struct xp_pdecl *x,
-		       const char *exe)
+ssize_t xp_decl_key(char *buf, size_t size, char **key, const char *kind, const char *symbol,
+		    const char *object, const char *exe)
 {
-	const char *obj = base_name(x->object);
-	size_t k = strlen(x->kind), s = strlen(x->symbol), o = strlen(obj), n = k + s + o + 2;
+	const char *obj = xp_base_name(object);
+	size_t k = strlen(kind), s = strlen(symbol), o = strlen(obj), n = k + s + o + 2;
 	size_t e = exe ? strlen(exe) + 1 : 0;
 	char *p = n + e < size ? buf : malloc(n + e + 1);
 
 	if (!p)
 		return -ENOMEM;
-	memcpy(p, x->kind, k);
+	memcpy(p, kind, k);
 	p[k] = 0x1f;
-	memcpy(p + k + 1, x->symbol, s);
+	memcpy(p + k + 1, symbol, s);
 	p[k + 1 + s] = 0x1f;
 	memcpy(p + k + s + 2, obj, o + 1);
 	if (exe) {
@@ -94,7 +84,7 @@ static int rows_fold(struct xp_row **hash, const struct xp_pdecl *x,
 {
 	char buf[1024], *hkey;
 	struct xp_row *row;
-	ssize_t n = row_key(buf, sizeof(buf), &hkey, x, exe);
+	ssize_t n = xp_decl_key(buf, sizeof(buf), &hkey, x->kind, x->symbol, x->object, exe);
 
 	if (n < 0)
 		return (int)n;
