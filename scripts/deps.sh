@@ -64,7 +64,7 @@ deps_install() {
 	local sudo=""
 	[ "$(id -u)" -ne 0 ] && sudo="sudo"
 	export DEBIAN_FRONTEND=noninteractive
-	$sudo apt-get update -qq >&2
+	$sudo apt-get update -qq >&2 || return
 	# shellcheck disable=SC2086
 	$sudo apt-get install -y -qq --no-install-recommends $missing >&2
 }
