@@ -12,29 +12,21 @@
 # Both count tsc, so both take the stubs' fast path.  docs/attach.md shows
 # a run.
 #   scripts/bench-attach.sh [PLAIN [ATTACHED]]      (default 4 and 12 seconds)
-set -euo pipefail
-shopt -s inherit_errexit
-EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-. "$EXTPROF_ROOT/scripts/build.sh"
-build_extprof
+# shellcheck source=scripts/lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/bench.sh"
 
-build=${BUILD_DIR:-$EXTPROF_ROOT/build}
 plain=${1:-4}
 attached=${2:-12}
 calls=${CALLS:-200000}
-extprof=$build/analyzer/extprof
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/extprof-bench-attach.XXXXXX")
+bench_tmp extprof-bench-attach
 pids=()
-cleanup() {
+# the copies still running stop at the file's appearance
+bench_at_exit() {
 	touch "$tmp/stop"
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
 
-for tool in cc python3; do
-	command -v "$tool" >/dev/null || { echo "bench-attach: $tool is missing" >&2; exit 2; }
-done
+bench_need cc python3
 cc -O2 -g -Wall "$EXTPROF_ROOT/scripts/bench/attached.c" -o "$tmp/attached"
 
 # R and C: under extprof run (its report, at the end, goes where extprof puts it)

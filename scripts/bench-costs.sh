@@ -14,19 +14,12 @@
 # Each figure is the median of REPS runs (default 3).  docs/floors.md shows
 # a run and reads it.
 #   scripts/bench-costs.sh
-set -euo pipefail
-shopt -s inherit_errexit
-EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-. "$EXTPROF_ROOT/scripts/build.sh"
-build_extprof
+# shellcheck source=scripts/lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/bench.sh"
 
-build=${BUILD_DIR:-$EXTPROF_ROOT/build}
 reps=${REPS:-3}
-extprof=$build/analyzer/extprof
-shim=$build/preload/libextprof.so
 work=$build/tests/targets/work
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/extprof-costs.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_tmp extprof-costs
 
 # one COUNTER CALLERS HOOKS ARGS...: "name per_eval ..." and the header's
 # figures of one run, on one line
@@ -65,8 +58,8 @@ for k, v in seen.items():
 EOF
 }
 
-echo "extprof costs, $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); the median of $reps runs each"
+echo "extprof costs, $(nproc) CPUs, $(bench_cpu)"
+echo "load average at start: $(bench_load); the median of $reps runs each"
 echo
 
 scale=("function:empty,function:mul*,function:add*" -n 20000 scale)

@@ -13,13 +13,9 @@
 # run).  COUNTER=var:checker_work gates on the checker's own unit of work;
 # WORKERS (default 2) is its -w; BUSY=K runs K spinning processes beside it;
 # KEEP=1 keeps the runs and comparisons (their directory is said at the end).
-set -euo pipefail
-shopt -s inherit_errexit
-EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-. "$EXTPROF_ROOT/scripts/build.sh"
-build_extprof
+# shellcheck source=scripts/lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/bench.sh"
 
-build=${BUILD_DIR:-$EXTPROF_ROOT/build}
 n=${1:-128}
 max_states=${2:-20000}
 runs=${3:-10}
@@ -28,53 +24,41 @@ pct=${5:-10}
 counter=${COUNTER:-tsc}
 workers=${WORKERS:-2}
 nbusy=${BUSY:-0}
-extprof=$build/analyzer/extprof
-out=$(mktemp -d "${TMPDIR:-/tmp}/extprof-gate.XXXXXX")
-busy=()
-
-cleanup() {
-	if [ ${#busy[@]} -gt 0 ]; then
-		kill "${busy[@]}" 2>/dev/null || true
-		wait "${busy[@]}" 2>/dev/null || true
-	fi
-	if [ "${KEEP:-0}" = 0 ]; then
-		rm -rf "$out"
-	else
-		echo "runs and comparisons kept in $out"
+bench_tmp extprof-gate
+# KEEP=1: the directory is left, and said
+bench_at_exit() {
+	if [ "${KEEP:-0}" != 0 ]; then
+		echo "runs and comparisons kept in $tmp"
+		tmp=""
 	fi
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
-# one_run NAME EXE: the checker under the shim into $out/NAME
+# one_run NAME EXE: the checker under the shim into $tmp/NAME
 one_run() {
-	"$extprof" run -o "$out/$1" --counter "$counter" \
-		--spec "$EXTPROF_ROOT/examples/checker/checker.hooks" -- \
-		"$2" -n "$n" -m "$max_states" -w "$workers" >/dev/null 2>"$out/$1.err"
+	"$extprof" run -o "$tmp/$1" --counter "$counter" \
+		--spec "$spec" -- \
+		"$2" -n "$n" -m "$max_states" -w "$workers" >/dev/null 2>"$tmp/$1.err"
 }
 
-for _ in $(seq "$nbusy"); do
-	yes >/dev/null &
-	busy+=($!)
-done
+bench_busy_start "$nbusy"
 echo "checker -n $n -m $max_states -w $workers, all 18 predicates hooked, counter $counter;" \
 	"$runs identical runs and $nslow of the slower type_ok build, interleaved;" \
-	"$nbusy busy processes; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	"$nbusy busy processes; $(bench_cpu)"
+echo "load average before: $(bench_load)"
 for i in $(seq "$runs"); do
 	one_run "same-$i" "$build/tests/targets/checker-O2"
 	if [ "$i" -le "$nslow" ]; then
 		one_run "slow-$i" "$build/tests/targets/checker-slow-O2"
 	fi
 done
-echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average after:  $(bench_load)"
 
 # diff_json A B: the comparison as JSON, its exit status beside it
 diff_json() {
 	local st=0
-	"$extprof" diff --format json --fail-above "$pct" "$out/$1" "$out/$2" >"$out/$1-$2.json" ||
+	"$extprof" diff --format json --fail-above "$pct" "$tmp/$1" "$tmp/$2" >"$tmp/$1-$2.json" ||
 		st=$?
-	echo "$1 $2 $st" >>"$out/pairs"
+	echo "$1 $2 $st" >>"$tmp/pairs"
 }
 for i in $(seq "$runs"); do
 	for j in $(seq $((i + 1)) "$runs"); do
@@ -85,7 +69,7 @@ for i in $(seq "$runs"); do
 	done
 done
 
-python3 - "$out" "$pct" <<'EOF'
+python3 - "$tmp" "$pct" <<'EOF'
 import json, sys
 
 out, pct = sys.argv[1], sys.argv[2]

@@ -6,20 +6,14 @@
 # The target is under 1 s for 1000 dumps of 500 declarations on the 2-core
 # machine of docs/report.md ("Performance").
 #   scripts/bench-merge.sh [DUMPS [DECLS [WORKERS]]]     (default 1000 500 10)
-set -euo pipefail
-shopt -s inherit_errexit
-EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-. "$EXTPROF_ROOT/scripts/build.sh"
-build_extprof
+# shellcheck source=scripts/lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/bench.sh"
 
-build=${BUILD_DIR:-$EXTPROF_ROOT/build}
 dumps=${1:-1000}
 decls=${2:-500}
 workers=${3:-10}
 reps=${REPS:-3}
-extprof=$build/analyzer/extprof
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/extprof-bench-merge.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_tmp extprof-bench-merge
 
 gen=$tmp/merge_gen
 ${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -I"$EXTPROF_ROOT/include" -I"$EXTPROF_ROOT/preload" \

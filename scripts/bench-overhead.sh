@@ -18,33 +18,22 @@
 # BASE_BUILD=DIR (the build directory of another revision, e.g. main's) puts
 # that build's hook beside this one's, in turns in the same loop, and its
 # instructions per call beside these: what a change did to the hooked call.
-set -euo pipefail
-shopt -s inherit_errexit
-EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-. "$EXTPROF_ROOT/scripts/build.sh"
-build_extprof
+# shellcheck source=scripts/lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/bench.sh"
 
-build=${BUILD_DIR:-$EXTPROF_ROOT/build}
 n=${1:-7}
 reps=${REPS:-5}
 calls=${CALLS:-20000000}
-extprof=$build/analyzer/extprof
-shim=$build/preload/libextprof.so
 base_shim=${BASE_BUILD:+$BASE_BUILD/preload/libextprof.so}
 if [ -n "$base_shim" ] && [ ! -f "$base_shim" ]; then
-	echo "bench-overhead: no $base_shim (BASE_BUILD must be a build directory)" >&2
+	echo "$bench_name: no $base_shim (BASE_BUILD must be a build directory)" >&2
 	exit 2
 fi
-checker=$build/examples/checker/checker
-spec=$EXTPROF_ROOT/examples/checker/checker.hooks
 # the same 18 functions as checker.hooks, as uftrace's regex
 patch='^(type_ok|consistent|commit_justified|is_terminal|decision_is_stable|can_.*|do_.*)$'
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/extprof-overhead.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_tmp extprof-overhead
 
-for tool in cc /usr/bin/time python3 uftrace; do
-	command -v "$tool" >/dev/null || { echo "bench-overhead: $tool is missing" >&2; exit 2; }
-done
+bench_need cc /usr/bin/time python3 uftrace
 cc -O2 -g -Wall -pthread "$EXTPROF_ROOT/scripts/bench/call.c" -o "$tmp/call"
 
 # least FILE "FIELD...": for each FIELD, the least value of "FIELD x" in FILE, on one line
@@ -100,8 +89,8 @@ run_uftrace() {
 		-P "$patch" "$checker" -n "$n" -w 1
 }
 
-echo "extprof overhead, $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); best of $reps runs each"
+echo "extprof overhead, $(nproc) CPUs, $(bench_cpu)"
+echo "load average at start: $(bench_load); best of $reps runs each"
 echo
 
 # --- (a), (b): one call --------------------------------------------------------

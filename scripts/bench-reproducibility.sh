@@ -11,78 +11,52 @@
 # thousands of times (floors settle) and a run takes a second or two: with
 # N RMs, consistent compares N² pairs (about 11 µs), type_ok, is_terminal and
 # decision_is_stable scan N.  The guards and transitions are O(1) at any N.
-set -euo pipefail
-shopt -s inherit_errexit
-EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-. "$EXTPROF_ROOT/scripts/build.sh"
-build_extprof
+# shellcheck source=scripts/lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/bench.sh"
 
-build=${BUILD_DIR:-$EXTPROF_ROOT/build}
 n=${1:-128}
 max_states=${2:-30000}
 runs=${3:-8}
 nbusy=${4:-2}
-extprof=$build/analyzer/extprof
-shim=$build/preload/libextprof.so
-checker=$build/examples/checker/checker
-out=$(mktemp -d "${TMPDIR:-/tmp}/extprof-repro.XXXXXX")
+bench_tmp extprof-repro
 # Without address space randomisation, as `extprof run --no-aslr` runs a
 # program, to take where the heap and the stacks fall out of the comparison
 # (docs/measurement.md).  ASLR=1 keeps the randomisation.
 norand=(setarch "$(uname -m)" -R)
 [ "${ASLR:-0}" = 0 ] || norand=()
 aslr_note=$([ "${ASLR:-0}" = 0 ] && echo "no ASLR" || echo "ASLR on")
-busy=()
-
-stop_busy() {
-	if [ ${#busy[@]} -gt 0 ]; then
-		kill "${busy[@]}" 2>/dev/null || true
-		wait "${busy[@]}" 2>/dev/null || true
-	fi
-	busy=()
-}
-cleanup() {
-	stop_busy
-	rm -rf "$out"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 # one_run LABEL I: the checker under the shim, its report as JSON, its wall time
 one_run() {
-	local dir=$out/$1-$2 t0 t1
+	local dir=$tmp/$1-$2 t0 t1
 	t0=$(date +%s.%N)
 	"${norand[@]}" env LD_PRELOAD="$shim" EXTPROF_DIR="$dir" EXTPROF_COUNTER=tsc \
-		EXTPROF_LOG=off EXTPROF_SPEC="$EXTPROF_ROOT/examples/checker/checker.hooks" \
-		"$checker" -n "$n" -m "$max_states" -w 1 >"$out/$1-$2.out"
+		EXTPROF_LOG=off EXTPROF_SPEC="$spec" \
+		"$checker" -n "$n" -m "$max_states" -w 1 >"$tmp/$1-$2.out"
 	t1=$(date +%s.%N)
-	echo "$1 $2 $t0 $t1" >>"$out/times"
-	"$extprof" report --format json "$dir" >"$out/$1-$2.json"
+	echo "$1 $2 $t0 $t1" >>"$tmp/times"
+	"$extprof" report --format json "$dir" >"$tmp/$1-$2.json"
 	# the hook's own floor, measured by the shim at start-up: the speed of the
 	# CPU during this run, as a pure instruction stream that no load can enter
 	"$extprof" dump "$dir"/*.xpd | awk '$1 == "nested_overhead" && !n {print $2; n = 1}' \
-		>"$out/$1-$2.nested"
+		>"$tmp/$1-$2.nested"
 	rm -rf "$dir"
 }
 
 echo "checker -n $n -m $max_states -w 1, all 18 predicates hooked, counter tsc, $aslr_note;" \
 	"$runs runs idle, $runs beside $nbusy busy processes ($(nproc) CPUs)"
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average before: $(bench_load)"
 for i in $(seq "$runs"); do
 	one_run idle "$i"
 done
-for _ in $(seq "$nbusy"); do
-	# a spin loop that never sleeps: the worst neighbour for a timer
-	yes >/dev/null &
-	busy+=($!)
-done
+bench_busy_start "$nbusy"
 for i in $(seq "$runs"); do
 	one_run busy "$i"
 done
-echo "load average under load: $(cut -d' ' -f1-3 /proc/loadavg)"
-stop_busy
+echo "load average under load: $(bench_load)"
+bench_busy_stop
 
-python3 - "$out" "$runs" <<'EOF'
+python3 - "$tmp" "$runs" <<'EOF'
 import json, os, statistics, sys
 
 out, runs = sys.argv[1], int(sys.argv[2])

@@ -16,15 +16,10 @@
 # wall time) and of its wall time, with their ratios to native.  SHIM_BASE=path/to/other/libextprof.so adds
 # the unmatched case with that shim too, to compare two builds.
 #   scripts/bench-startup.sh
-set -euo pipefail
-EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-. "$EXTPROF_ROOT/scripts/build.sh"
-build_extprof
+# shellcheck source=scripts/lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/bench.sh"
 
-build=${BUILD_DIR:-$EXTPROF_ROOT/build}
-shim=$build/preload/libextprof.so
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/extprof-startup.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_tmp extprof-startup
 
 python3 - "$shim" "${SHIM_BASE:-}" "${RUNS:-300}" "$tmp" <<'EOF'
 import os, statistics, sys, time

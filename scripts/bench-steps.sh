@@ -12,26 +12,15 @@
 # costs; (c) gives the median and the range of its REPS runs, and the
 # ratios of the medians.  docs/measurement.md shows a run and reads it.
 #   scripts/bench-steps.sh [N]      N: the checker's -n (default 16, as scripts/example.sh)
-set -euo pipefail
-shopt -s inherit_errexit
-EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-. "$EXTPROF_ROOT/scripts/build.sh"
-build_extprof
+# shellcheck source=scripts/lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/bench.sh"
 
-build=${BUILD_DIR:-$EXTPROF_ROOT/build}
 n=${1:-16}
 reps=${REPS:-5}
-extprof=$build/analyzer/extprof
-shim=$build/preload/libextprof.so
 target=$build/tests/targets/steps
-checker=$build/examples/checker/checker
-spec=$EXTPROF_ROOT/examples/checker/checker.hooks
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/extprof-steps.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_tmp extprof-steps
 
-for tool in /usr/bin/time python3; do
-	command -v "$tool" >/dev/null || { echo "bench-steps: $tool is missing" >&2; exit 2; }
-done
+bench_need /usr/bin/time python3
 
 # wall seconds of CMD... (its output thrown away)
 wall() {
@@ -60,8 +49,8 @@ shimmed() {
 		EXTPROF_DIR="$tmp/d" EXTPROF_LOG=off "$@"
 }
 
-echo "extprof steps counter, $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "extprof steps counter, $(nproc) CPUs, $(bench_cpu)"
+echo "load average at start: $(bench_load)"
 echo
 
 # --- (a) a stepped instruction --------------------------------------------------------
