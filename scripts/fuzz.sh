@@ -5,12 +5,13 @@
 # (default 600) from the seed corpus tests/fuzz/corpus.
 #   scripts/fuzz.sh [SECONDS]
 # New inputs go to build-fuzz/fuzz-corpus/, findings (crashes, leaks,
-# timeouts) to build-fuzz/fuzz-findings/, the whole log to build-fuzz/fuzz.log;
+# timeouts) to build-fuzz/fuzz-findings/, the fuzzer's whole log to
+# build-fuzz/fuzz.log, the set-up's and the build's to build-fuzz/setup.log;
 # the status is 1 when there are findings.
 # FUZZ_JOBS runs that many fuzzers at once (default 1).
 set -euo pipefail
 EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-. "$EXTPROF_ROOT/scripts/deps.sh"
+. "$EXTPROF_ROOT/scripts/build.sh"
 
 seconds=${1:-600}
 case $seconds in
@@ -22,12 +23,8 @@ esac
 dir=${FUZZ_BUILD_DIR:-$EXTPROF_ROOT/build-fuzz}
 jobs=${FUZZ_JOBS:-1}
 
-deps_install
-if [ ! -f "$dir/build.ninja" ]; then
-	CC=clang CXX=clang++ meson setup "$dir" "$EXTPROF_ROOT" -Dfuzz=true -Dtests=false \
-		-Dbuildtype=debugoptimized >&2
-fi
-ninja -C "$dir" tests/fuzz/fuzz_dump >&2
+CC=clang CXX=clang++ build_dir "$dir" -Dfuzz=true -Dtests=false -Dbuildtype=debugoptimized \
+	-- tests/fuzz/fuzz_dump
 
 corpus=$dir/fuzz-corpus
 findings=$dir/fuzz-findings
