@@ -7,6 +7,9 @@
 # arguments name another.  Extra arguments go to extprof run (e.g. --counter
 # var:checker_work for the checker's own unit of work, --counter tsc for time).
 #   scripts/example.sh [extprof run options...]
+# It prints nothing else: the installation and the build are quiet, their
+# output in build/setup.log (BUILD_DIR/setup.log), shown when they fail
+# (scripts/build.sh).
 set -euo pipefail
 EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$EXTPROF_ROOT/scripts/build.sh"
