@@ -39,11 +39,20 @@ static void gen_meta(struct dump_meta *m, uint64_t p)
 	memset(m->build_id, 0xab, 20);
 }
 
-/* One declaration's evaluations in worker @w: about 20 buckets of deltas. */
-static void gen_decl(struct dump_map *m, uint32_t i, uint64_t w, unsigned *seed)
+/*
+ * One declaration's evaluations in worker @w: about 20 buckets of deltas, in
+ * the histogram row it takes as the shim does (dump_take_row).  0 or -errno.
+ */
+static int gen_decl(struct dump_map *m, uint32_t i, uint64_t w, unsigned *seed)
 {
 	struct extprof_dump_decl *d = &m->decls[i];
 	uint64_t base = 300 + (uint64_t)i * 97 % 5000;
+	uint64_t *row;
+	int err = dump_take_row(m, i);
+
+	if (err)
+		return err;
+	row = m->rows + (size_t)d->row * EXTPROF_HIST_BUCKETS;
 
 	d->evaluations = d->floor_hits = d->sum = d->max = 0;
 	d->floor = EXTPROF_FLOOR_NONE;
@@ -59,8 +68,9 @@ static void gen_decl(struct dump_map *m, uint32_t i, uint64_t w, unsigned *seed)
 		d->sum += v * n;
 		if (v > d->max)
 			d->max = v;
-		m->hist[(size_t)i * EXTPROF_HIST_BUCKETS + extprof_hist_bucket(v)] += n;
+		row[extprof_hist_bucket(v)] += n;
 	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -104,8 +114,12 @@ int main(int argc, char **argv)
 		snprintf(m.path, sizeof(m.path), "%s/checker.bench.%llu.%016llx.w%03llu.xpd",
 			 argv[1], (unsigned long long)meta.pid, (unsigned long long)meta.process_id,
 			 (unsigned long long)w);
-		for (uint32_t i = 0; i < ndecls; i++)
-			gen_decl(&m, i, w, &seed);
+		for (uint32_t i = 0; i < ndecls && !err; i++)
+			err = gen_decl(&m, i, w, &seed);
+		if (err) {
+			dump_unmap(&m);
+			break;
+		}
 		m.hdr->run_total = 4000000000ull;
 		m.hdr->threads = 1;
 		m.hdr->end_ns = meta.start_ns + 2000000000ll;
