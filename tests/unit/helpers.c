@@ -53,6 +53,20 @@ char *xt_tmpdir(void)
 	return dir;
 }
 
+char *xt_dir;
+
+void xt_dir_init(void)
+{
+	xt_dir = xt_tmpdir();
+}
+
+void xt_dir_fini(void)
+{
+	xt_rmtree(xt_dir);
+	free(xt_dir);
+	xt_dir = NULL;
+}
+
 char *xt_path(const char *dir, const char *name)
 {
 	char *p;
@@ -177,8 +191,7 @@ int xt_run(const char *const *argv, const char *const *env, char **out, char **e
 	return xt_run_stdin(argv, env, -1, out, err);
 }
 
-int xt_run_stdin(const char *const *argv, const char *const *env, int in, char **out,
-		 char **err)
+int xt_run_stdin(const char *const *argv, const char *const *env, int in, char **out, char **err)
 {
 	const char *bin = getenv("EXTPROF_BIN");
 	int ofd = capture_fd(), efd = capture_fd(), status;

@@ -19,6 +19,15 @@ void xt_meta(struct dump_meta *m, const char *counter, uint64_t calibration, uin
 
 /* A fresh private directory under $TMPDIR or /tmp; free() the result. */
 char *xt_tmpdir(void);
+
+/*
+ * The test's own directory: a suite whose .init and .fini are xt_dir_init
+ * and xt_dir_fini gives each test a fresh xt_dir, removed after it.
+ */
+extern char *xt_dir;
+void xt_dir_init(void);
+void xt_dir_fini(void);
+
 /* "@dir/@name", malloc'd. */
 char *xt_path(const char *dir, const char *name);
 
@@ -44,8 +53,7 @@ void xt_spit(const char *path, const void *buf, size_t size);
  */
 int xt_run(const char *const *argv, const char *const *env, char **out, char **err);
 /* The same with @in as its stdin (xt_run: /dev/null). */
-int xt_run_stdin(const char *const *argv, const char *const *env, int in, char **out,
-		 char **err);
+int xt_run_stdin(const char *const *argv, const char *const *env, int in, char **out, char **err);
 
 /* Remove a directory tree made by a test. */
 void xt_rmtree(const char *dir);

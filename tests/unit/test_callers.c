@@ -19,20 +19,7 @@
 #include "report/report.h"
 #include "xt_json.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = xt_tmpdir();
-}
-
-static void teardown(void)
-{
-	xt_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(callers, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(callers, .init = xt_dir_init, .fini = xt_dir_fini, .timeout = 60);
 
 /* What the shim's resolver would say of the test's addresses. */
 static int resolve(uint64_t pc, char *buf, size_t len, uint64_t *off)
@@ -59,7 +46,7 @@ struct chain_spec {
 static void worker(const char *name, uint64_t pid, uint64_t cal, uint32_t w,
 		   const struct chain_spec *c, int n, bool compact)
 {
-	char *path = xt_path(dir, name);
+	char *path = xt_path(xt_dir, name);
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -95,7 +82,7 @@ static void report_of(struct xp_report *r, enum xp_stat stat)
 	xp_report_opts_init(&o);
 	o.stat = stat;
 	xp_load_init(&l, false);
-	cr_assert_eq(xp_load_arg(&l, dir, &e), 0, "%s", e.msg);
+	cr_assert_eq(xp_load_arg(&l, xt_dir, &e), 0, "%s", e.msg);
 	cr_assert_eq(xp_report_build(r, &l.set, &o, l.skipped, &e), 0, "%s", e.msg);
 	xp_load_free(&l);
 }
@@ -226,7 +213,7 @@ Test(callers, report_callers_text_and_json)
 	char *out, *err;
 
 	worker("w0.xpd", 10, 5, 0, c, 2, true);
-	cr_assert_eq(run((const char *[]){"x", "report", "--callers", dir, NULL}, &out, &err), 0,
+	cr_assert_eq(run((const char *[]){"x", "report", "--callers", xt_dir, NULL}, &out, &err), 0,
 		     "%s", err);
 	cr_expect_not_null(strstr(out,
 				  "callers      up to 2 frames deep: each declaration's chains "
@@ -240,14 +227,14 @@ Test(callers, report_callers_text_and_json)
 	free(out);
 	free(err);
 	/* without --callers the chains are said to exist, not shown */
-	cr_assert_eq(run((const char *[]){"x", "report", dir, NULL}, &out, &err), 0, "%s", err);
+	cr_assert_eq(run((const char *[]){"x", "report", xt_dir, NULL}, &out, &err), 0, "%s", err);
 	cr_expect_not_null(strstr(out, "recorded; --callers shows them"), "%s", out);
 	cr_expect_null(strstr(out, "<- from_a"), "%s", out);
 	free(out);
 	free(err);
 	cr_assert_eq(
-		run((const char *[]){"x", "report", "--format", "json", dir, NULL}, &out, &err), 0,
-		"%s", err);
+		run((const char *[]){"x", "report", "--format", "json", xt_dir, NULL}, &out, &err),
+		0, "%s", err);
 	root = xt_json_parse(out);
 	cr_expect_eq(xt_json_int(root, "callers_depth"), 2);
 	ch = json_object_get(xt_json_decl(root, "pred"), "callers");
@@ -268,11 +255,11 @@ Test(callers, report_callers_text_and_json)
 
 Test(callers, no_callers_key_without_callers)
 {
-	char *path = xt_path(dir, "s.xpd"), *out, *err;
+	char *path = xt_path(xt_dir, "s.xpd"), *out, *err;
 
 	xt_sample_dump(path, 5, 2);
 	cr_assert_eq(
-		run((const char *[]){"x", "report", "--format", "json", "--callers", dir, NULL},
+		run((const char *[]){"x", "report", "--format", "json", "--callers", xt_dir, NULL},
 		    &out, &err),
 		0, "%s", err);
 	cr_expect_null(strstr(out, "\"callers\":"), "%s", out);
@@ -333,7 +320,7 @@ static void expect_real(json_t *root, size_t depth)
 Test(callers, real_shim_one_frame)
 {
 	const char *shim = xt_real_shim();
-	char *data = xt_path(dir, "data"), *out, *err;
+	char *data = xt_path(xt_dir, "data"), *out, *err;
 	char *preload, *env_dir;
 	pid_t pid;
 	int status;
@@ -382,7 +369,7 @@ Test(callers, real_shim_one_frame)
 Test(callers, real_shim_two_frames_through_run)
 {
 	const char *shim = xt_real_shim();
-	char *data = xt_path(dir, "data"), *shim_env, *out, *err;
+	char *data = xt_path(xt_dir, "data"), *shim_env, *out, *err;
 	json_t *root;
 	int status;
 

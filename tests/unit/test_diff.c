@@ -18,21 +18,20 @@
 #include "helpers.h"
 #include "xt_json.h"
 
-static char *dir, *base, *next;
+static char *base, *next;
 
 static void setup(void)
 {
-	dir = xt_tmpdir();
-	base = xt_path(dir, "base");
-	next = xt_path(dir, "new");
+	xt_dir_init();
+	base = xt_path(xt_dir, "base");
+	next = xt_path(xt_dir, "new");
 	cr_assert_eq(mkdir(base, 0700), 0);
 	cr_assert_eq(mkdir(next, 0700), 0);
 }
 
 static void teardown(void)
 {
-	xt_rmtree(dir);
-	free(dir);
+	xt_dir_fini();
 	free(base);
 	free(next);
 }
@@ -270,7 +269,7 @@ Test(diff, warns_when_the_sides_differ)
  */
 Test(diff, several_paths_a_side)
 {
-	char *b2 = xt_path(dir, "base2"), *out, *err, *f1, *f2;
+	char *b2 = xt_path(xt_dir, "base2"), *out, *err, *f1, *f2;
 	json_t *root, *f;
 
 	sides();
@@ -391,7 +390,7 @@ Test(diff, tsc_margin_of_two_steps)
  */
 Test(diff, tsc_margin_from_the_runs_spread)
 {
-	char *b2 = xt_path(dir, "base2"), *out, *err;
+	char *b2 = xt_path(xt_dir, "base2"), *out, *err;
 	json_t *root, *f;
 
 	cr_assert_eq(mkdir(b2, 0700), 0);

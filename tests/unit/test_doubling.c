@@ -280,19 +280,6 @@ Test(doubling_fit, huge_sizes_stay_finite)
 
 /* ---- reading runs ------------------------------------------------------- */
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = xt_tmpdir();
-}
-
-static void teardown(void)
-{
-	xt_rmtree(dir);
-	free(dir);
-}
-
 /*
  * One run at size @n in its own directory: "sq" costs n² per evaluation
  * plus @extra once (its floor stays n²), called 3 times; "lin" costs n,
@@ -305,7 +292,7 @@ static char *make_run(const char *name, uint64_t n, uint64_t extra, uint64_t pid
 		{"function", "sq", "prog", 0x1000},
 		{"function", "lin", "prog", 0x2000},
 	};
-	char *sub = xt_path(dir, name), *file;
+	char *sub = xt_path(xt_dir, name), *file;
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -332,7 +319,7 @@ static const struct xp_dbl_decl *find(const struct xp_doubling *d, const char *s
 	return NULL;
 }
 
-TestSuite(doubling_build, .init = setup, .fini = teardown, .timeout = 30);
+TestSuite(doubling_build, .init = xt_dir_init, .fini = xt_dir_fini, .timeout = 30);
 
 Test(doubling_build, sizes_fits_and_split)
 {
@@ -478,7 +465,7 @@ Test(doubling_build, zeros_of_a_time_counter_are_no_points)
 		struct dump_map m;
 
 		snprintf(name, sizeof(name), "t%d", i);
-		sub = xt_path(dir, name);
+		sub = xt_path(xt_dir, name);
 		cr_assert_eq(mkdir(sub, 0700), 0);
 		file = xt_path(sub, "a.xpd");
 		xt_meta(&meta, "tsc", 24, 40 + (uint64_t)i, 40 + (uint64_t)i);
@@ -506,7 +493,7 @@ Test(doubling_build, zeros_of_a_time_counter_are_no_points)
 /* A directory of "extprof run --repeat" (DIR/repeat-K) is that many repeats. */
 Test(doubling_build, run_repeat_directories_are_repeats)
 {
-	char *a = xt_path(dir, "a"), *b = xt_path(dir, "b"), *na, *nb, *out, *err;
+	char *a = xt_path(xt_dir, "a"), *b = xt_path(xt_dir, "b"), *na, *nb, *out, *err;
 	char *runs[4];
 
 	cr_assert_eq(mkdir(a, 0700), 0);
@@ -582,7 +569,7 @@ Test(doubling_build, bad_command_lines_say_one_line_and_exit_2)
 		{"extprof", "doubling", "--stat", "avg", "1=a", "2=b", NULL},
 	};
 
-	cr_assert(asprintf(&na, "100=%s/nope", dir) > 0);
+	cr_assert(asprintf(&na, "100=%s/nope", xt_dir) > 0);
 	cr_assert(asprintf(&nb, "200=%s", b) > 0);
 	for (size_t i = 0; i < NELEM(cases); i++) {
 		char *out, *err;

@@ -20,20 +20,7 @@ static const struct dump_decl_info decls3[] = {
 	{"function", "hash_state", "libstate.so", 0x40},
 };
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = xt_tmpdir();
-}
-
-static void teardown(void)
-{
-	xt_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(dump_read, .init = setup, .fini = teardown, .timeout = 20);
+TestSuite(dump_read, .init = xt_dir_init, .fini = xt_dir_fini, .timeout = 20);
 
 /* Three declarations with known deltas, including one far above 128. */
 static void fill(struct dump_map *m)
@@ -130,7 +117,7 @@ static void write_filled(const char *path, bool compact)
 
 static void round_trip(bool compact)
 {
-	char *path = xt_path(dir, "w.xpd");
+	char *path = xt_path(xt_dir, "w.xpd");
 	struct xp_dump d;
 
 	write_filled(path, compact);
@@ -153,7 +140,7 @@ Test(dump_read, compact_dump_round_trips)
 
 Test(dump_read, compact_has_only_nonempty_buckets)
 {
-	char *path = xt_path(dir, "w.xpd");
+	char *path = xt_path(xt_dir, "w.xpd");
 	struct dump_meta meta;
 	struct dump_map m;
 	struct xp_dump d;
@@ -172,7 +159,7 @@ Test(dump_read, compact_has_only_nonempty_buckets)
 
 Test(dump_read, no_declarations)
 {
-	char *path = xt_path(dir, "w.xpd");
+	char *path = xt_path(xt_dir, "w.xpd");
 	struct dump_meta meta;
 	struct dump_map m;
 	struct xp_dump d;
@@ -188,7 +175,7 @@ Test(dump_read, no_declarations)
 
 Test(dump_read, callers_section)
 {
-	char *path = xt_path(dir, "w.xpd");
+	char *path = xt_path(xt_dir, "w.xpd");
 	struct dump_meta meta;
 	struct dump_map m;
 	struct xp_dump d;
@@ -213,7 +200,7 @@ Test(dump_read, callers_section)
 
 Test(dump_read, huge_deltas_keep_their_bucket)
 {
-	char *path = xt_path(dir, "w.xpd");
+	char *path = xt_path(xt_dir, "w.xpd");
 	struct dump_meta meta;
 	struct dump_map m;
 	struct xp_dump d;
@@ -306,7 +293,7 @@ static void write_v1(const char *from, const char *to)
 
 static void version_1(bool compact)
 {
-	char *path = xt_path(dir, "w.xpd"), *v1 = xt_path(dir, "v1.xpd");
+	char *path = xt_path(xt_dir, "w.xpd"), *v1 = xt_path(xt_dir, "v1.xpd");
 	struct xp_dump d;
 
 	write_filled(path, compact);

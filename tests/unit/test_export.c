@@ -21,20 +21,7 @@
 #include "export/profile.pb-c.h"
 #include "report/report.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = xt_tmpdir();
-}
-
-static void teardown(void)
-{
-	xt_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(export, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(export, .init = xt_dir_init, .fini = xt_dir_fini, .timeout = 120);
 
 /* A C++ symbol of some 4000 bytes, as templates make them. */
 static char *long_symbol(void)
@@ -76,7 +63,7 @@ static char *hostile_dump(char *longsym)
 	struct dump_decl_info decls[NHOSTILE];
 	struct dump_meta meta;
 	struct dump_map m;
-	char *path = xt_path(dir, "hostile.xpd");
+	char *path = xt_path(xt_dir, "hostile.xpd");
 
 	for (int i = 0; i < NHOSTILE; i++) {
 		decls[i] = (struct dump_decl_info){"function", hostile[i] ? hostile[i] : longsym,
@@ -195,7 +182,7 @@ Test(export, callgrind_hostile_names)
 	cr_expect(strstr(cg, "cmd: /opt/odd dir/prog\n"));
 	cr_expect(strstr(cg, ") /opt/odd dir/prog\n") && !strstr(cg, ") prog\n"),
 		  "the executable by its path:\n%s", cg);
-	cgpath = xt_path(dir, "hostile.cg");
+	cgpath = xt_path(xt_dir, "hostile.cg");
 	spit_text(cgpath, cg, len);
 	ann = annotate(cgpath);
 	/* every declaration with its evaluations (100 + i), self cost (10 + i) x that */
@@ -343,7 +330,7 @@ static char *many_dump(uint32_t n)
 	char **names = calloc(n + 1, sizeof(*names));
 	struct dump_meta meta;
 	struct dump_map m;
-	char *path = xt_path(dir, "many.xpd");
+	char *path = xt_path(xt_dir, "many.xpd");
 
 	cr_assert(decls && names);
 	for (uint32_t i = 0; i < n; i++) {
@@ -388,7 +375,7 @@ Test(export, a_very_large_report)
 	for (const char *s = cg; (s = strstr(s, "\nfn=(")); s++)
 		fns++;
 	cr_expect_eq(fns, n);
-	cgpath = xt_path(dir, "many.cg");
+	cgpath = xt_path(xt_dir, "many.cg");
 	spit_text(cgpath, cg, len);
 	ann = annotate(cgpath);
 	cr_expect(strstr(ann, "200,010,000 (100.0%)"), "the total of evaluations: %.2000s", ann);
@@ -418,7 +405,7 @@ Test(export, an_empty_report)
 	cg = render(&r, xp_report_callgrind, &len);
 	expect_callgrind_lines(cg, len);
 	cr_expect(strstr(cg, "\ntotals: 0 0 0\n"), "%s", cg);
-	cgpath = xt_path(dir, "empty.cg");
+	cgpath = xt_path(xt_dir, "empty.cg");
 	spit_text(cgpath, cg, len);
 	ann = annotate(cgpath);
 	free(ann);
@@ -432,7 +419,7 @@ Test(export, an_empty_report)
  */
 Test(export, the_binary_writes_o_file)
 {
-	char *path = many_dump(3), *out = xt_path(dir, "p.pb.gz"), *so, *se;
+	char *path = many_dump(3), *out = xt_path(xt_dir, "p.pb.gz"), *so, *se;
 	const char *argv[] = {"extprof", "report", "--format", "pprof", "-o", out, path, NULL};
 	struct stat st;
 	size_t len;
@@ -450,7 +437,7 @@ Test(export, the_binary_writes_o_file)
 	free(se);
 	/* a report that fails leaves the file as it was */
 	const char *bad[] = {"extprof", "report", "--format",	  "pprof", "-o",
-			     out,	dir,	  "/nonexistent", NULL};
+			     out,	xt_dir,	  "/nonexistent", NULL};
 	cr_expect_eq(WEXITSTATUS(xt_run(bad, NULL, &so, &se)), 2);
 	gz = xt_slurp(out, &len);
 	cr_expect_eq(len, (size_t)st.st_size);

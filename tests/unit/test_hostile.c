@@ -26,7 +26,6 @@
 #include "cmd/cmd.h"
 #include "report/report.h"
 
-static char *dir;
 static unsigned char *good;
 static size_t good_size;
 
@@ -41,8 +40,8 @@ static void setup(void)
 	struct dump_map m;
 	char *path;
 
-	dir = xt_tmpdir();
-	path = xt_path(dir, "good.xpd");
+	xt_dir_init();
+	path = xt_path(xt_dir, "good.xpd");
 	xt_meta(&meta, NULL, 3, 77, 0x77);
 	meta.caller_slots = 2;
 	meta.callers_depth = 1;
@@ -63,8 +62,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	xt_rmtree(dir);
-	free(dir);
+	xt_dir_fini();
 	free(good);
 }
 
@@ -213,7 +211,7 @@ Test(hostile, every_defect_is_one_line_and_exit_2)
 		char name[64], *path, *sub;
 
 		snprintf(name, sizeof(name), "%s.xpd", c->name);
-		path = xt_path(dir, name);
+		path = xt_path(xt_dir, name);
 		write_case(c, path);
 		expect_one_line((const char *[]){"x", "report", path, NULL}, path, c->want,
 				c->name);
@@ -222,7 +220,7 @@ Test(hostile, every_defect_is_one_line_and_exit_2)
 				c->name);
 		free(path);
 		snprintf(name, sizeof(name), "d-%s", c->name);
-		sub = xt_path(dir, name);
+		sub = xt_path(xt_dir, name);
 		cr_assert_eq(mkdir(sub, 0700), 0);
 		path = xt_path(sub, "p.w000.xpd");
 		write_case(c, path);
@@ -241,7 +239,7 @@ Test(hostile, every_defect_is_one_line_and_exit_2)
 /* Without --strict a bad file among good ones is skipped, with its line. */
 Test(hostile, a_bad_file_among_good_ones_is_skipped)
 {
-	char *sub = xt_path(dir, "data"), *bad, *ok, *out, *err, want[512];
+	char *sub = xt_path(xt_dir, "data"), *bad, *ok, *out, *err, want[512];
 
 	cr_assert_eq(mkdir(sub, 0700), 0);
 	bad = xt_path(sub, "a.xpd");
@@ -270,7 +268,8 @@ Test(hostile, thousands_of_dumps, .timeout = 120)
 {
 	static const struct dump_decl_info d[] = {{"function", "f", "checker", 0x10},
 						  {"guard", "g", "checker", 0x20}};
-	char *sub = xt_path(dir, "many"), name[64], *out, *err, *tpl = xt_path(dir, "tpl.xpd");
+	char *sub = xt_path(xt_dir, "many"), name[64], *out, *err,
+	     *tpl = xt_path(xt_dir, "tpl.xpd");
 	struct extprof_dump_hist_entry *h;
 	struct extprof_dump_decl *x;
 	struct dump_meta meta;
@@ -329,12 +328,12 @@ Test(hostile, thousands_of_dumps, .timeout = 120)
 /* A link in a dump directory is refused, one line; the real dumps are read. */
 Test(hostile, symlinks_in_a_directory_are_refused)
 {
-	char *sub = xt_path(dir, "data"), *ok, *link, *target, *out, *err, want[512];
+	char *sub = xt_path(xt_dir, "data"), *ok, *link, *target, *out, *err, want[512];
 
 	cr_assert_eq(mkdir(sub, 0700), 0);
 	ok = xt_path(sub, "b.xpd");
 	link = xt_path(sub, "a.xpd");
-	target = xt_path(dir, "elsewhere.xpd");
+	target = xt_path(xt_dir, "elsewhere.xpd");
 	xt_sample_dump(ok, 9, 2);
 	xt_sample_dump(target, 10, 2);
 	cr_assert_eq(symlink(target, link), 0);
@@ -409,7 +408,7 @@ static void *rewrite_loop(void *arg)
 
 Test(hostile, a_file_rewritten_while_read)
 {
-	char *path = xt_path(dir, "moving.xpd");
+	char *path = xt_path(xt_dir, "moving.xpd");
 	struct rewriter r = {path, 0, 0};
 	FILE *sink = fopen("/dev/null", "w");
 	size_t ok = 0, bad = 0;
@@ -457,7 +456,7 @@ Test(hostile, a_file_rewritten_while_read)
 /* The binary too, while the file moves: status 0 or 2, never a crash. */
 Test(hostile, the_binary_on_a_moving_file)
 {
-	char *path = xt_path(dir, "moving.xpd"), *out, *err;
+	char *path = xt_path(xt_dir, "moving.xpd"), *out, *err;
 	struct rewriter r = {path, 0, 0};
 	pthread_t t;
 
@@ -485,7 +484,7 @@ static void dump_as(const char *name, uint64_t pid, const char *counter, const c
 		    const char *exe)
 {
 	static const struct dump_decl_info d = {"function", "f", "checker", 0x10};
-	char *path = xt_path(dir, name);
+	char *path = xt_path(xt_dir, name);
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -505,9 +504,9 @@ static void dump_as(const char *name, uint64_t pid, const char *counter, const c
 /* One line naming both files, exit 2; --allow-mixed merges with a warning. */
 static void expect_mixed(const char *want, bool allowed, const char *warning)
 {
-	char *out, *err, *a = xt_path(dir, "a.xpd"), *b = xt_path(dir, "b.xpd");
+	char *out, *err, *a = xt_path(xt_dir, "a.xpd"), *b = xt_path(xt_dir, "b.xpd");
 
-	cr_expect_eq(run((const char *[]){"x", "report", dir, NULL}, &out, &err), 2, "%s", out);
+	cr_expect_eq(run((const char *[]){"x", "report", xt_dir, NULL}, &out, &err), 2, "%s", out);
 	cr_expect_not_null(strstr(err, want), "%s lacks %s", err, want);
 	cr_expect_not_null(strstr(err, a), "%s does not name %s", err, a);
 	cr_expect_not_null(strstr(err, b), "%s does not name %s", err, b);
@@ -515,8 +514,9 @@ static void expect_mixed(const char *want, bool allowed, const char *warning)
 	cr_expect_str_empty(out);
 	free(out);
 	free(err);
-	cr_expect_eq(run((const char *[]){"x", "report", "--allow-mixed", dir, NULL}, &out, &err),
-		     allowed ? 0 : 2, "%s", err);
+	cr_expect_eq(
+		run((const char *[]){"x", "report", "--allow-mixed", xt_dir, NULL}, &out, &err),
+		allowed ? 0 : 2, "%s", err);
 	if (warning)
 		cr_expect_not_null(strstr(out, warning), "%s lacks %s", out, warning);
 	free(out);
@@ -549,15 +549,17 @@ Test(hostile, different_executables_are_kept_apart_unless_allowed)
 
 	dump_as("a.xpd", 1, NULL, NULL, NULL);
 	dump_as("b.xpd", 2, NULL, NULL, "/opt/other");
-	cr_expect_eq(run((const char *[]){"x", "report", dir, NULL}, &out, &err), 0, "%s", err);
-	cr_expect_not_null(strstr(out, "executables  2, each with rows of its own: checker, other\n"),
-			   "%s", out);
+	cr_expect_eq(run((const char *[]){"x", "report", xt_dir, NULL}, &out, &err), 0, "%s", err);
+	cr_expect_not_null(
+		strstr(out, "executables  2, each with rows of its own: checker, other\n"), "%s",
+		out);
 	cr_expect_not_null(strstr(out, "kind      executable  declaration"), "%s", out);
 	cr_expect_null(strstr(out, "warning"), "%s", out);
 	free(out);
 	free(err);
-	cr_expect_eq(run((const char *[]){"x", "report", "--allow-mixed", dir, NULL}, &out, &err), 0,
-		     "%s", err);
+	cr_expect_eq(
+		run((const char *[]){"x", "report", "--allow-mixed", xt_dir, NULL}, &out, &err), 0,
+		"%s", err);
 	cr_expect_not_null(strstr(out, "\nwarning: processes ran different executables: "), "%s",
 			   out);
 	cr_expect_null(strstr(out, "executable  declaration"), "%s", out);
@@ -577,7 +579,7 @@ struct snap {
 static void snap_take(struct snap *s, const char *const *names, int n)
 {
 	for (int i = 0; i < n; i++) {
-		char *p = xt_path(dir, names[i]);
+		char *p = xt_path(xt_dir, names[i]);
 
 		snprintf(s[i].name, sizeof(s[i].name), "%s", names[i]);
 		cr_assert_eq(lstat(p, &s[i].st), 0, "%s", p);
@@ -589,7 +591,7 @@ static void snap_take(struct snap *s, const char *const *names, int n)
 static void snap_same(const struct snap *s, int n)
 {
 	for (int i = 0; i < n; i++) {
-		char *p = xt_path(dir, s[i].name);
+		char *p = xt_path(xt_dir, s[i].name);
 		struct stat st;
 		size_t size;
 
@@ -612,20 +614,21 @@ Test(hostile, nothing_is_overwritten)
 {
 	static const char *const names[] = {"a.xpd", "b.xpd", "bad.xpd", "notes.txt", "link.xpd"};
 	const char *shim = getenv("EXTPROF_FAKE_SHIM");
-	char *a = xt_path(dir, "a.xpd"), *out, *err, *shim_env, *notes = xt_path(dir, "notes.txt");
-	char *link = xt_path(dir, "link.xpd"), *bad = xt_path(dir, "bad.xpd");
+	char *a = xt_path(xt_dir, "a.xpd"), *out, *err, *shim_env,
+	     *notes = xt_path(xt_dir, "notes.txt");
+	char *link = xt_path(xt_dir, "link.xpd"), *bad = xt_path(xt_dir, "bad.xpd");
 	struct snap before[5];
 	int st;
 
 	xt_sample_dump(a, 1, 2);
 	free(a);
-	a = xt_path(dir, "b.xpd");
+	a = xt_path(xt_dir, "b.xpd");
 	xt_sample_dump(a, 2, 2);
 	write_case(&cases[4], bad);
 	xt_spit(notes, "mine\n", 5);
 	cr_assert_eq(symlink(notes, link), 0);
 	snap_take(before, names, 5);
-	run((const char *[]){"x", "report", "--callers", dir, NULL}, &out, &err);
+	run((const char *[]){"x", "report", "--callers", xt_dir, NULL}, &out, &err);
 	free(out);
 	free(err);
 	run((const char *[]){"x", "report", "--format", "csv", a, bad, NULL}, &out, &err);
@@ -634,12 +637,12 @@ Test(hostile, nothing_is_overwritten)
 	run((const char *[]){"x", "dump", bad, NULL}, &out, &err);
 	free(out);
 	free(err);
-	run((const char *[]){"x", "diff", dir, a, NULL}, &out, &err);
+	run((const char *[]){"x", "diff", xt_dir, a, NULL}, &out, &err);
 	free(out);
 	free(err);
 	/* run refuses the directory (notes.txt is not a dump): before starting anything */
 	cr_assert(asprintf(&shim_env, "EXTPROF_SHIM=%s", shim) > 0);
-	st = xt_run((const char *[]){"x", "run", "-o", dir, "-H", "function:f", "--repeat", "2",
+	st = xt_run((const char *[]){"x", "run", "-o", xt_dir, "-H", "function:f", "--repeat", "2",
 				     "--", "/bin/sh", "-c", "echo ran", NULL},
 		    (const char *[]){shim_env, NULL}, &out, &err);
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s", err);

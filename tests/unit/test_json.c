@@ -14,20 +14,7 @@
 #include "helpers.h"
 #include "xt_json.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = xt_tmpdir();
-}
-
-static void teardown(void)
-{
-	xt_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(json, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(json, .init = xt_dir_init, .fini = xt_dir_fini, .timeout = 60);
 
 static int resolve(uint64_t pc, char *buf, size_t len, uint64_t *off)
 {
@@ -58,7 +45,7 @@ static void fixture(void)
 		struct dump_map m;
 
 		snprintf(name, sizeof(name), "p%d.xpd", p);
-		path = xt_path(dir, name);
+		path = xt_path(xt_dir, name);
 		xt_meta(&meta, NULL, 24 + 6 * (uint64_t)p, 100 + (uint64_t)p, 7 + (uint64_t)p);
 		meta.caller_slots = 4;
 		meta.callers_depth = 2;
@@ -98,7 +85,7 @@ static char *report(const char *format, const char *stat)
 {
 	char *out, *err;
 	int st = xt_run((const char *[]){"x", "report", "--callers", "--format", format, "--stat",
-					 stat, dir, NULL},
+					 stat, xt_dir, NULL},
 			NULL, &out, &err);
 
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", err);

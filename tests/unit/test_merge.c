@@ -16,20 +16,7 @@
 #include "model/load.h"
 #include "report/report.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = xt_tmpdir();
-}
-
-static void teardown(void)
-{
-	xt_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(merge, .init = setup, .fini = teardown, .timeout = 30);
+TestSuite(merge, .init = xt_dir_init, .fini = xt_dir_fini, .timeout = 30);
 
 static struct xp_acc acc_of(uint64_t evals, uint64_t floor, uint64_t hits, uint64_t sum,
 			    uint64_t max)
@@ -153,7 +140,7 @@ static const struct dump_decl_info f_decl = {"function", "f", "checker", 0x10};
 static void worker(const char *name, uint64_t pid, uint64_t cal, uint32_t w, const uint64_t *deltas,
 		   const uint64_t *times, int n)
 {
-	char *path = xt_path(dir, name);
+	char *path = xt_path(xt_dir, name);
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -181,7 +168,7 @@ Test(merge, calibration_once_per_process_then_min_across_processes)
 	worker("a0.xpd", 100, 20, 0, (uint64_t[]){120}, (uint64_t[]){4}, 1);
 	worker("a1.xpd", 100, 20, 1, (uint64_t[]){150, 118}, (uint64_t[]){2, 1}, 2);
 	worker("b0.xpd", 200, 30, 0, (uint64_t[]){125}, (uint64_t[]){3}, 1);
-	report_of(dir, &r, NULL);
+	report_of(xt_dir, &r, NULL);
 	cr_assert_eq(r.nrows, 1);
 	f = row_named(&r, "f");
 	cr_expect_eq(f->fin.evaluations, 10);
@@ -213,7 +200,7 @@ Test(merge, histogram_restores_hits_within_the_margin)
 
 	worker("a0.xpd", 100, 20, 0, (uint64_t[]){120}, (uint64_t[]){4}, 1);
 	worker("a1.xpd", 100, 20, 1, (uint64_t[]){150, 118}, (uint64_t[]){2, 1}, 2);
-	report_of(dir, &r, NULL);
+	report_of(xt_dir, &r, NULL);
 	f = row_named(&r, "f");
 	cr_expect_eq(f->per_eval, 98);
 	cr_expect_eq(f->fin.hits, 5);
@@ -230,7 +217,7 @@ Test(merge, hits_beyond_the_margin_stay_out)
 
 	worker("a0.xpd", 100, 20, 0, (uint64_t[]){121}, (uint64_t[]){4}, 1);
 	worker("a1.xpd", 100, 20, 1, (uint64_t[]){150, 118}, (uint64_t[]){2, 1}, 2);
-	report_of(dir, &r, NULL);
+	report_of(xt_dir, &r, NULL);
 	f = row_named(&r, "f");
 	cr_expect_eq(f->per_eval, 98);
 	cr_expect_eq(f->fin.hits, 1);
@@ -248,18 +235,18 @@ Test(merge, stat_min_median_mean)
 
 	worker("a0.xpd", 100, 10, 0, (uint64_t[]){110, 150}, (uint64_t[]){3, 1}, 2);
 	xp_report_opts_init(&o);
-	report_of(dir, &r, &o);
+	report_of(xt_dir, &r, &o);
 	f = row_named(&r, "f");
 	cr_expect_eq(f->per_eval, 100);
 	cr_expect_eq(f->p50, 100);
 	cr_expect_eq(f->p99, 140);
 	xp_report_free(&r);
 	o.stat = XP_STAT_MEDIAN;
-	report_of(dir, &r, &o);
+	report_of(xt_dir, &r, &o);
 	cr_expect_eq(row_named(&r, "f")->per_eval, 100);
 	xp_report_free(&r);
 	o.stat = XP_STAT_MEAN;
-	report_of(dir, &r, &o);
+	report_of(xt_dir, &r, &o);
 	f = row_named(&r, "f");
 	cr_expect_eq(f->per_eval, 110);
 	cr_expect_eq(f->cost, 440);
@@ -275,7 +262,7 @@ Test(merge, median_from_wide_buckets)
 	worker("a0.xpd", 100, 7, 0, (uint64_t[]){1000, 2000}, (uint64_t[]){1, 2}, 2);
 	xp_report_opts_init(&o);
 	o.stat = XP_STAT_MEDIAN;
-	report_of(dir, &r, &o);
+	report_of(xt_dir, &r, &o);
 	/* 2000 lies in [2000, 2015], midpoint 2007, clamped to max 2000 */
 	cr_expect_eq(row_named(&r, "f")->per_eval, 2000 - 7);
 	cr_expect_eq(row_named(&r, "f")->p50, 2000 - 7);
@@ -440,7 +427,7 @@ static void two_decl_worker(const char *name, uint64_t pid, uint32_t w, int ndec
 		{"function", "f", "checker", 0x10},
 		{"guard", "g", "checker", 0x20},
 	};
-	char *path = xt_path(dir, name);
+	char *path = xt_path(xt_dir, name);
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -463,7 +450,7 @@ static void expect_load_error(const char *want)
 
 	xp_report_opts_init(&o);
 	xp_load_init(&l, false);
-	err = xp_load_arg(&l, dir, &e);
+	err = xp_load_arg(&l, xt_dir, &e);
 	if (!err) {
 		err = xp_report_build(&r, &l.set, &o, 0, &e);
 		if (!err)
@@ -522,7 +509,7 @@ Test(merge, different_cpu_is_refused_unless_mixed_is_allowed)
 	expect_load_error("a0.xpd ran on \"CPU one\"; --allow-mixed merges them anyway");
 	xp_report_opts_init(&o);
 	o.allow_mixed = true;
-	report_of(dir, &r, &o);
+	report_of(xt_dir, &r, &o);
 	cr_assert_eq(r.nwarnings, 1);
 	cr_expect_str_eq(
 		r.warnings[0],
@@ -545,7 +532,7 @@ Test(merge, different_executables_are_kept_apart_unless_mixed_is_allowed)
 	char *path;
 
 	two_decl_worker("a0.xpd", 100, 0, 1, NULL, NULL, 5);
-	path = xt_path(dir, "b0.xpd");
+	path = xt_path(xt_dir, "b0.xpd");
 	xt_meta(&meta, NULL, 5, 200, 200000);
 	meta.build_id[0] = 0x01; /* deadbeef -> 01adbeef */
 	strcpy(meta.exe_path, "/usr/bin/checker-new");
@@ -553,7 +540,7 @@ Test(merge, different_executables_are_kept_apart_unless_mixed_is_allowed)
 	xt_record(&m, 0, 100, 3);
 	xt_finish(&m, true);
 	free(path);
-	report_of(dir, &r, NULL);
+	report_of(xt_dir, &r, NULL);
 	cr_expect(r.by_exe);
 	cr_expect_eq(r.nwarnings, 0);
 	cr_assert_eq(r.nexes, 2);
@@ -566,7 +553,7 @@ Test(merge, different_executables_are_kept_apart_unless_mixed_is_allowed)
 	xp_report_free(&r);
 	xp_report_opts_init(&o);
 	o.allow_mixed = true;
-	report_of(dir, &r, &o);
+	report_of(xt_dir, &r, &o);
 	cr_assert_eq(r.nwarnings, 1);
 	cr_expect_str_eq(
 		r.warnings[0],
@@ -581,7 +568,7 @@ Test(merge, zero_evaluation_declarations_are_listed)
 	const struct xp_row *g;
 
 	two_decl_worker("a0.xpd", 100, 0, 2, NULL, NULL, 5);
-	report_of(dir, &r, NULL);
+	report_of(xt_dir, &r, NULL);
 	cr_assert_eq(r.nrows, 2);
 	g = row_named(&r, "g");
 	cr_expect_eq(g->fin.evaluations, 0);
@@ -830,18 +817,18 @@ Test(merge, random_combine_across_processes_is_associative_and_commutative)
 Test(merge, worker_count_does_not_change_the_report)
 {
 	struct xp_report one, many;
-	char *sub = xt_path(dir, "one");
+	char *sub = xt_path(xt_dir, "one");
 	const struct xp_row *a, *b;
-	char *keep = dir;
+	char *keep = xt_dir;
 
 	worker("w0.xpd", 100, 20, 0, (uint64_t[]){120, 130}, (uint64_t[]){2, 1}, 2);
 	worker("w1.xpd", 100, 20, 1, (uint64_t[]){121, 500}, (uint64_t[]){2, 1}, 2);
 	worker("w2.xpd", 100, 20, 2, (uint64_t[]){120}, (uint64_t[]){1}, 1);
-	report_of(dir, &many, NULL);
+	report_of(xt_dir, &many, NULL);
 	cr_assert_eq(mkdir(sub, 0700), 0);
-	dir = sub;
+	xt_dir = sub;
 	worker("w0.xpd", 100, 20, 0, (uint64_t[]){120, 130, 121, 500}, (uint64_t[]){3, 1, 2, 1}, 4);
-	dir = keep;
+	xt_dir = keep;
 	report_of(sub, &one, NULL);
 	a = row_named(&one, "f");
 	b = row_named(&many, "f");
@@ -862,7 +849,7 @@ Test(merge, worker_count_does_not_change_the_report)
 /* One worker of process @pid: @n evaluations at 40, @negative of them below zero. */
 static void negative_worker(const char *name, uint64_t pid, uint32_t w, uint64_t negative)
 {
-	char *path = xt_path(dir, name);
+	char *path = xt_path(xt_dir, name);
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -876,7 +863,7 @@ static void negative_worker(const char *name, uint64_t pid, uint32_t w, uint64_t
 
 Test(merge, negative_adds_up_over_workers_and_processes_and_is_flagged)
 {
-	const char *argv[] = {"extprof", "report", "--format", "json", dir, NULL};
+	const char *argv[] = {"extprof", "report", "--format", "json", xt_dir, NULL};
 	char *out = NULL, *err = NULL;
 	struct xp_report r;
 	const struct xp_row *f;
@@ -884,7 +871,7 @@ Test(merge, negative_adds_up_over_workers_and_processes_and_is_flagged)
 	negative_worker("a0.xpd", 100, 0, 3);
 	negative_worker("a1.xpd", 100, 1, 4);
 	negative_worker("b0.xpd", 200, 0, 5);
-	report_of(dir, &r, NULL);
+	report_of(xt_dir, &r, NULL);
 	f = row_named(&r, "f");
 	cr_expect_eq(f->fin.negative, 12);
 	cr_expect_eq(f->fin.evaluations, 30);
@@ -901,7 +888,7 @@ Test(merge, no_negative_no_flag)
 	struct xp_report r;
 
 	negative_worker("a0.xpd", 100, 0, 0);
-	report_of(dir, &r, NULL);
+	report_of(xt_dir, &r, NULL);
 	cr_expect_eq(row_named(&r, "f")->fin.negative, 0);
 	cr_expect(!(row_named(&r, "f")->flags & F(NEGATIVE)));
 	xp_report_free(&r);
@@ -915,7 +902,7 @@ Test(merge, no_negative_no_flag)
  */
 static void lost_worker(const char *name, uint64_t pid, uint32_t w, bool lost)
 {
-	char *path = xt_path(dir, name);
+	char *path = xt_path(xt_dir, name);
 	struct extprof_dump_section *sec;
 	struct dump_meta meta;
 	struct dump_map m;
@@ -942,7 +929,7 @@ Test(merge, histogram_lost_adds_up_over_workers_and_processes_and_is_flagged)
 	lost_worker("a0.xpd", 100, 0, true);
 	lost_worker("a1.xpd", 100, 1, false);
 	lost_worker("b0.xpd", 200, 0, true);
-	report_of(dir, &r, NULL);
+	report_of(xt_dir, &r, NULL);
 	f = row_named(&r, "f");
 	cr_expect_eq(f->fin.hist_lost, 20);
 	cr_expect_eq(f->fin.evaluations, 30);
@@ -957,7 +944,7 @@ Test(merge, no_histogram_lost_no_flag)
 	struct xp_report r;
 
 	lost_worker("a0.xpd", 100, 0, false);
-	report_of(dir, &r, NULL);
+	report_of(xt_dir, &r, NULL);
 	cr_expect_eq(row_named(&r, "f")->fin.hist_lost, 0);
 	cr_expect(!(row_named(&r, "f")->flags & F(HIST_LOST)));
 	xp_report_free(&r);
@@ -972,7 +959,7 @@ Test(merge, no_histogram_lost_no_flag)
  */
 static void stepped_worker(const char *counter, uint64_t cal, uint64_t step, uint64_t at)
 {
-	char *path = xt_path(dir, "w0.xpd");
+	char *path = xt_path(xt_dir, "w0.xpd");
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -993,7 +980,7 @@ static uint64_t stepped_per_eval(const char *counter, uint64_t step)
 	uint64_t per_eval;
 
 	stepped_worker(counter, 50, step, 52);
-	report_of(dir, &r, NULL);
+	report_of(xt_dir, &r, NULL);
 	per_eval = row_named(&r, "f")->per_eval;
 	xp_report_free(&r);
 	return per_eval;
@@ -1025,7 +1012,7 @@ Test(merge, a_stepped_floor_above_128_counts_its_own_bucket_at_the_floor)
 	struct xp_report r;
 
 	stepped_worker("tsc", 50, 26, 1010);
-	report_of(dir, &r, NULL);
+	report_of(xt_dir, &r, NULL);
 	cr_expect_eq(row_named(&r, "f")->per_eval, 967);
 	xp_report_free(&r);
 }

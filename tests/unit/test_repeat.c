@@ -21,16 +21,16 @@
 #include "report/report.h"
 #include "xt_json.h"
 
-static char *dir, *out_dir, *tmp_dir, *shim_env, *tmp_env;
+static char *out_dir, *tmp_dir, *shim_env, *tmp_env;
 
 static void setup(void)
 {
 	const char *shim = getenv("EXTPROF_FAKE_SHIM");
 
 	cr_assert_not_null(shim, "EXTPROF_FAKE_SHIM is not set (run through meson test)");
-	dir = xt_tmpdir();
-	out_dir = xt_path(dir, "data");
-	tmp_dir = xt_path(dir, "tmp");
+	xt_dir_init();
+	out_dir = xt_path(xt_dir, "data");
+	tmp_dir = xt_path(xt_dir, "tmp");
 	cr_assert_eq(mkdir(tmp_dir, 0700), 0);
 	cr_assert(asprintf(&shim_env, "EXTPROF_SHIM=%s", shim) > 0);
 	cr_assert(asprintf(&tmp_env, "TMPDIR=%s", tmp_dir) > 0);
@@ -38,8 +38,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	xt_rmtree(dir);
-	free(dir);
+	xt_dir_fini();
 	free(out_dir);
 	free(tmp_dir);
 	free(shim_env);
@@ -223,7 +222,7 @@ static void one_run(struct xp_report *r, const char *name, uint64_t pid, uint64_
 		    enum xp_stat stat)
 {
 	static const struct dump_decl_info f = {"function", "f", "checker", 0x10};
-	char *sub = xt_path(dir, name), *path;
+	char *sub = xt_path(xt_dir, name), *path;
 	struct xp_report_opts o;
 	struct xp_err e = {""};
 	struct dump_meta meta;
@@ -344,10 +343,16 @@ Test(repeat, real_shim_runs_agree)
 /* Every run of a series reads the same stdin, saved once: a pipe, here. */
 Test(repeat, every_run_reads_the_same_stdin)
 {
-	const char *argv[32] = {"x", "run", "-o", out_dir, "-H", "function:work", "--warmup",
-				"1", "--repeat", "3", "--", "/bin/sh", "-c",
-				"n=$(wc -l); echo \"lines $n\" >> \"$LOG\"; echo \"lines $n\"", NULL};
-	char *log = xt_path(dir, "lines.log"), *logenv, *out, *err, *got;
+	const char *argv[32] = {
+		"x",	    "run",
+		"-o",	    out_dir,
+		"-H",	    "function:work",
+		"--warmup", "1",
+		"--repeat", "3",
+		"--",	    "/bin/sh",
+		"-c",	    "n=$(wc -l); echo \"lines $n\" >> \"$LOG\"; echo \"lines $n\"",
+		NULL};
+	char *log = xt_path(xt_dir, "lines.log"), *logenv, *out, *err, *got;
 	const char *env[] = {shim_env, tmp_env, "LD_PRELOAD=", NULL, NULL};
 	int in[2], status;
 	size_t n;

@@ -13,20 +13,7 @@
 
 #include "helpers.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = xt_tmpdir();
-}
-
-static void teardown(void)
-{
-	xt_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(report, .init = setup, .fini = teardown, .timeout = 30);
+TestSuite(report, .init = xt_dir_init, .fini = xt_dir_fini, .timeout = 30);
 
 static int run(const char *const *argv, char **out, char **err)
 {
@@ -49,7 +36,7 @@ static void checker_run(bool complete_b)
 		{"function", "odd,\"name\"", "libodd.so", 0x40},
 		{"terminal", "never_called", "checker", 0x1300},
 	};
-	char *a = xt_path(dir, "a.xpd"), *b = xt_path(dir, "b.xpd");
+	char *a = xt_path(xt_dir, "a.xpd"), *b = xt_path(xt_dir, "b.xpd");
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -75,7 +62,7 @@ Test(report, text_header_table_and_legend)
 	char *out, *err;
 
 	checker_run(true);
-	cr_assert_eq(run((const char *[]){"x", "report", dir, NULL}, &out, &err), 0, "%s", err);
+	cr_assert_eq(run((const char *[]){"x", "report", xt_dir, NULL}, &out, &err), 0, "%s", err);
 	cr_expect_not_null(strstr(out, "extprof report: 2 processes (pids 100, 200), 2 workers"),
 			   "%s", out);
 	cr_expect_not_null(strstr(out, "counter      var:steps (steps), deterministic"), "%s", out);
@@ -112,8 +99,8 @@ Test(report, json_has_the_contract_keys_and_exact_numbers)
 
 	checker_run(true);
 	cr_assert_eq(
-		run((const char *[]){"x", "report", "--format", "json", dir, NULL}, &out, &err), 0,
-		"%s", err);
+		run((const char *[]){"x", "report", "--format", "json", xt_dir, NULL}, &out, &err),
+		0, "%s", err);
 	cr_expect_not_null(strstr(out, "\"counter\": {\n    \"name\": \"var:steps\",\n    "
 				       "\"unit\": \"steps\",\n    \"deterministic\": true\n  }"),
 			   "%s", out);
@@ -160,7 +147,7 @@ Test(report, steps_sampled_figures)
 		{"invariant", "check", "checker", 0x1130},
 		{"guard", "idle", "checker", 0x1200},
 	};
-	char *a = xt_path(dir, "a.xpd"), *out, *err;
+	char *a = xt_path(xt_dir, "a.xpd"), *out, *err;
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -178,8 +165,8 @@ Test(report, steps_sampled_figures)
 	m.hdr->run_total = 12345;
 	xt_finish(&m, true);
 	cr_assert_eq(
-		run((const char *[]){"x", "report", "--format", "json", dir, NULL}, &out, &err), 0,
-		"%s", err);
+		run((const char *[]){"x", "report", "--format", "json", xt_dir, NULL}, &out, &err),
+		0, "%s", err);
 	cr_expect_not_null(strstr(out, "\"deterministic\": true,\n    \"sampled\": true,\n    "
 				       "\"step_first\": 1,\n    \"step_every\": 1048576,\n    "
 				       "\"step_limit\": 1000000\n  }"),
@@ -202,7 +189,7 @@ Test(report, steps_sampled_figures)
 			   "%s", out);
 	free(out);
 	free(err);
-	cr_assert_eq(run((const char *[]){"x", "report", dir, NULL}, &out, &err), 0, "%s", err);
+	cr_assert_eq(run((const char *[]){"x", "report", xt_dir, NULL}, &out, &err), 0, "%s", err);
 	cr_expect_not_null(strstr(out, "counter      steps (instructions), deterministic"), "%s",
 			   out);
 	cr_expect_not_null(strstr(out, "sampled      10 of 1,050 evaluations stepped: the first 1 "
@@ -218,8 +205,8 @@ Test(report, steps_sampled_figures)
 	free(out);
 	free(err);
 	cr_assert_eq(
-		run((const char *[]){"x", "report", "--format", "csv", dir, NULL}, &out, &err), 0,
-		"%s", err);
+		run((const char *[]){"x", "report", "--format", "csv", xt_dir, NULL}, &out, &err),
+		0, "%s", err);
 	cr_expect_not_null(strstr(out, ",flags,observed_share,stepped\r\n"), "%s", out);
 	cr_expect_not_null(strstr(out, "invariant,check,checker,1000,100,100000,"), "%s", out);
 	cr_expect_not_null(strstr(out, ",state-dependent,0,10\r\n"), "%s", out);
@@ -234,7 +221,7 @@ Test(report, csv_quotes_by_rfc4180)
 	char *out, *err;
 
 	checker_run(true);
-	cr_assert_eq(run((const char *[]){"x", "report", "--format=csv", dir, NULL}, &out, &err),
+	cr_assert_eq(run((const char *[]){"x", "report", "--format=csv", xt_dir, NULL}, &out, &err),
 		     0);
 	cr_expect_eq(strncmp(out, "kind,name,object,evaluations,per_eval,cost,share,observed,", 57),
 		     0, "%s", out);
@@ -254,15 +241,16 @@ Test(report, sort_by_name_and_evaluations)
 	char *out, *err;
 
 	checker_run(true);
-	cr_assert_eq(run((const char *[]){"x", "report", "--sort", "name", dir, NULL}, &out, &err),
-		     0);
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--sort", "name", xt_dir, NULL}, &out, &err),
+		0);
 	cr_expect_lt(strstr(out, "can_vote@"), strstr(out, "never_called@"));
 	cr_expect_lt(strstr(out, "never_called@"), strstr(out, "odd,"));
 	cr_expect_lt(strstr(out, "odd,"), strstr(out, "quorum_agrees@"));
 	free(out);
 	free(err);
-	cr_assert_eq(run((const char *[]){"x", "report", "--sort", "evaluations", dir, NULL}, &out,
-			 &err),
+	cr_assert_eq(run((const char *[]){"x", "report", "--sort", "evaluations", xt_dir, NULL},
+			 &out, &err),
 		     0);
 	cr_expect_lt(strstr(out, "quorum_agrees@"), strstr(out, "can_vote@"));
 	cr_expect_lt(strstr(out, "can_vote@"), strstr(out, "odd,"));
@@ -275,18 +263,19 @@ Test(report, incomplete_process_is_said_and_refused_with_strict)
 	char *out, *err;
 
 	checker_run(false);
-	cr_assert_eq(run((const char *[]){"x", "report", dir, NULL}, &out, &err), 0, "%s", err);
+	cr_assert_eq(run((const char *[]){"x", "report", xt_dir, NULL}, &out, &err), 0, "%s", err);
 	cr_expect_not_null(strstr(out, "status       incomplete: pid 200 did not finish cleanly"),
 			   "%s", out);
 	free(out);
 	free(err);
 	cr_assert_eq(
-		run((const char *[]){"x", "report", "--format", "json", dir, NULL}, &out, &err), 0);
+		run((const char *[]){"x", "report", "--format", "json", xt_dir, NULL}, &out, &err),
+		0);
 	cr_expect_not_null(strstr(out, "\"complete\": false,"), "%s", out);
 	cr_expect_not_null(strstr(out, "\"incomplete_pids\": [\n    200\n  ]"), "%s", out);
 	free(out);
 	free(err);
-	cr_assert_eq(run((const char *[]){"x", "report", "--strict", dir, NULL}, &out, &err), 2);
+	cr_assert_eq(run((const char *[]){"x", "report", "--strict", xt_dir, NULL}, &out, &err), 2);
 	cr_expect_not_null(strstr(err, "b.xpd: incomplete: process 200 did not finish cleanly, and "
 				       "--strict refuses incomplete runs (offset 20)\n"),
 			   "%s", err);
@@ -299,8 +288,8 @@ Test(report, stat_option_changes_per_eval)
 	char *out, *err;
 
 	checker_run(true);
-	cr_assert_eq(run((const char *[]){"x", "report", "--stat", "mean", "--format", "json", dir,
-					  NULL},
+	cr_assert_eq(run((const char *[]){"x", "report", "--stat", "mean", "--format", "json",
+					  xt_dir, NULL},
 			 &out, &err),
 		     0);
 	/* can_vote mean: 13000 / 100 = 130 */
@@ -363,7 +352,7 @@ Test(report, dump_command_shows_fields)
 	char *out, *err, *a;
 
 	checker_run(true);
-	a = xt_path(dir, "a.xpd");
+	a = xt_path(xt_dir, "a.xpd");
 	cr_assert_eq(run((const char *[]){"x", "dump", a, NULL}, &out, &err), 0, "%s", err);
 	cr_expect_not_null(strstr(out, "magic            \"XPROFDMP\""), "%s", out);
 	cr_expect_not_null(strstr(out, "flags            0x3 complete compact"), "%s", out);
@@ -391,15 +380,15 @@ Test(report, directory_of_many_dumps, .timeout = 60)
 		char *path;
 
 		snprintf(name, sizeof(name), "p.w%04u.xpd", w);
-		path = xt_path(dir, name);
+		path = xt_path(xt_dir, name);
 		xt_create(&m, path, &meta, &d, 1, w);
 		xt_record(&m, 0, 110 + w % 7, 3);
 		xt_finish(&m, true);
 		free(path);
 	}
 	cr_assert_eq(
-		run((const char *[]){"x", "report", "--format", "json", dir, NULL}, &out, &err), 0,
-		"%s", err);
+		run((const char *[]){"x", "report", "--format", "json", xt_dir, NULL}, &out, &err),
+		0, "%s", err);
 	cr_expect_not_null(strstr(out, "\"workers\": 2000,"), "%s", out);
 	cr_expect_not_null(strstr(out, "\"evaluations\": 6000,\n      \"per_eval\": 100,"), "%s",
 			   out);
@@ -410,7 +399,7 @@ Test(report, directory_of_many_dumps, .timeout = 60)
 Test(report, window_and_outside_in_the_header)
 {
 	static const struct dump_decl_info d = {"guard", "g", "checker", 0x10};
-	char *path = xt_path(dir, "w.xpd"), *out, *err;
+	char *path = xt_path(xt_dir, "w.xpd"), *out, *err;
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -421,7 +410,7 @@ Test(report, window_and_outside_in_the_header)
 	xt_record(&m, 0, 11, 4);
 	m.decls[0].outside = 7;
 	xt_finish(&m, true);
-	cr_assert_eq(run((const char *[]){"x", "report", dir, NULL}, &out, &err), 0, "%s", err);
+	cr_assert_eq(run((const char *[]){"x", "report", xt_dir, NULL}, &out, &err), 0, "%s", err);
 	cr_expect_not_null(
 		strstr(out, "window       search@checker: 7 evaluations outside it are left out"),
 		"%s", out);
@@ -429,7 +418,8 @@ Test(report, window_and_outside_in_the_header)
 	free(out);
 	free(err);
 	cr_assert_eq(
-		run((const char *[]){"x", "report", "--format", "json", dir, NULL}, &out, &err), 0);
+		run((const char *[]){"x", "report", "--format", "json", xt_dir, NULL}, &out, &err),
+		0);
 	cr_expect_not_null(strstr(out, "\"window\": \"search@checker\","), "%s", out);
 	cr_expect_not_null(strstr(out, "\"outside\": 7,"), "%s", out);
 	free(out);
@@ -441,7 +431,7 @@ Test(report, window_and_outside_in_the_header)
 Test(report, exec_ended_image_is_complete)
 {
 	static const struct dump_decl_info d = {"function", "f", "checker", 0x10};
-	char *path = xt_path(dir, "e.xpd"), *out, *err;
+	char *path = xt_path(xt_dir, "e.xpd"), *out, *err;
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -450,9 +440,10 @@ Test(report, exec_ended_image_is_complete)
 	xt_record(&m, 0, 11, 4);
 	m.hdr->flags |= EXTPROF_DUMP_F_EXEC;
 	xt_finish(&m, false);
-	cr_assert_eq(run((const char *[]){"x", "report", "--strict", "--format", "json", dir, NULL},
-			 &out, &err),
-		     0, "%s", err);
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--strict", "--format", "json", xt_dir, NULL},
+		    &out, &err),
+		0, "%s", err);
 	cr_expect_not_null(strstr(out, "\"complete\": true,"), "%s", out);
 	free(out);
 	free(err);
@@ -473,7 +464,7 @@ static void tsc_run(void)
 		{"function", "steady", "python3", 0x2000},
 		{"function", "cheap", "python3", 0x3000},
 	};
-	char *a = xt_path(dir, "t.xpd");
+	char *a = xt_path(xt_dir, "t.xpd");
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -496,7 +487,7 @@ Test(report, heavy_state_dependent_first_noise_not_flagged)
 	char *out, *err, *json;
 
 	tsc_run();
-	cr_assert_eq(run((const char *[]){"x", "report", dir, NULL}, &out, &err), 0, "%s", err);
+	cr_assert_eq(run((const char *[]){"x", "report", xt_dir, NULL}, &out, &err), 0, "%s", err);
 	cr_expect_not_null(strstr(out,
 				  "resolution   1 ticks: the smallest step the counter was seen"
 				  " to take; its deltas move in steps of 26 ticks\n"),
@@ -514,13 +505,14 @@ Test(report, heavy_state_dependent_first_noise_not_flagged)
 			   "%s", out);
 	free(out);
 	free(err);
-	cr_assert_eq(run((const char *[]){"x", "report", "--sort", "cost", dir, NULL}, &out, &err),
-		     0);
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--sort", "cost", xt_dir, NULL}, &out, &err),
+		0);
 	cr_expect_lt(strstr(out, "steady@"), strstr(out, "eval@"), "%s", out);
 	free(out);
 	free(err);
 	cr_assert_eq(
-		run((const char *[]){"x", "report", "--format", "json", dir, NULL}, &json, &err),
+		run((const char *[]){"x", "report", "--format", "json", xt_dir, NULL}, &json, &err),
 		0);
 	cr_expect_not_null(strstr(json, "\"step\": 26,"), "%s", json);
 	cr_expect_not_null(strstr(json, "\"observed_share\": 0.5000077"), "%s", json);

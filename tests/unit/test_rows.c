@@ -25,20 +25,7 @@
 #include "helpers.h"
 #include "xt_json.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = xt_tmpdir();
-}
-
-static void teardown(void)
-{
-	xt_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(rows, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(rows, .init = xt_dir_init, .fini = xt_dir_fini, .timeout = 60);
 
 #define NDECLS 5000
 
@@ -94,7 +81,7 @@ static void read_ok(struct xp_dump *d, const char *path)
 Test(rows, a_dump_holds_rows_only_for_what_is_evaluated)
 {
 	struct dump_decl_info *decls = many(NDECLS);
-	char *path = xt_path(dir, "w.xpd");
+	char *path = xt_path(xt_dir, "w.xpd");
 	struct dump_meta meta;
 	struct dump_map m;
 	struct xp_dump d;
@@ -147,7 +134,7 @@ Test(rows, a_dump_holds_rows_only_for_what_is_evaluated)
 Test(rows, the_file_grows_in_chunks)
 {
 	struct dump_decl_info *decls = many(400);
-	char *path = xt_path(dir, "w.xpd");
+	char *path = xt_path(xt_dir, "w.xpd");
 	struct dump_meta meta;
 	struct dump_map m;
 	uint64_t size = 0;
@@ -214,7 +201,7 @@ static uint32_t record_all(struct dump_map *m, uint32_t n)
 Test(rows, past_rlimit_fsize_rows_go_to_memory_without_a_signal)
 {
 	struct dump_decl_info *decls = many(60);
-	char *path = xt_path(dir, "w.xpd"), *copy = xt_path(dir, "live-copy.xpd");
+	char *path = xt_path(xt_dir, "w.xpd"), *copy = xt_path(xt_dir, "live-copy.xpd");
 	struct dump_meta meta;
 	struct dump_map m;
 	struct rlimit rl, was;
@@ -251,7 +238,7 @@ Test(rows, past_rlimit_fsize_rows_go_to_memory_without_a_signal)
 Test(rows, a_removed_file_is_not_grown_again)
 {
 	struct dump_decl_info *decls = many(40);
-	char *path = xt_path(dir, "w.xpd");
+	char *path = xt_path(xt_dir, "w.xpd");
 	struct dump_meta meta;
 	struct dump_map m;
 	uint32_t first;
@@ -273,7 +260,7 @@ Test(rows, a_removed_file_is_not_grown_again)
 Test(rows, another_file_in_its_place_is_left_alone)
 {
 	struct dump_decl_info *decls = many(40);
-	char *path = xt_path(dir, "w.xpd"), *other = xt_path(dir, "other");
+	char *path = xt_path(xt_dir, "w.xpd"), *other = xt_path(xt_dir, "other");
 	struct dump_meta meta;
 	struct dump_map m;
 	uint32_t first;
@@ -297,7 +284,7 @@ Test(rows, the_report_says_histograms_lost)
 {
 	static const struct dump_decl_info two[] = {{"function", "kept", "prog", 0x10},
 						    {"function", "lost", "prog", 0x20}};
-	char *path = xt_path(dir, "w.xpd"), *out, *err;
+	char *path = xt_path(xt_dir, "w.xpd"), *out, *err;
 	struct dump_meta meta;
 	struct dump_map m;
 	json_t *r;
@@ -312,8 +299,8 @@ Test(rows, the_report_says_histograms_lost)
 	((struct extprof_dump_section *)(m.hdr + 1))[2].count = 2;
 	m.hdr->flags |= EXTPROF_DUMP_F_COMPLETE;
 	xt_finish(&m, false);
-	status = xt_run((const char *[]){"x", "report", "--format", "json", dir, NULL}, NULL, &out,
-			&err);
+	status = xt_run((const char *[]){"x", "report", "--format", "json", xt_dir, NULL}, NULL,
+			&out, &err);
 	cr_assert_eq(status, 0, "%s", err);
 	r = xt_json_parse(out);
 	cr_expect_eq(xt_json_int(xt_json_decl(r, "kept"), "histogram_lost"), 0);
@@ -324,7 +311,7 @@ Test(rows, the_report_says_histograms_lost)
 	json_decref(r);
 	free(out);
 	free(err);
-	status = xt_run((const char *[]){"x", "report", dir, NULL}, NULL, &out, &err);
+	status = xt_run((const char *[]){"x", "report", xt_dir, NULL}, NULL, &out, &err);
 	cr_assert_eq(status, 0, "%s", err);
 	cr_expect_not_null(strstr(out, "  histogram-lost\n"), "%s", out);
 	cr_expect_not_null(strstr(out, "histogram-lost    some deltas are in no histogram"), "%s",
@@ -339,7 +326,7 @@ Test(rows, no_row_at_all_is_said)
 {
 	static const struct dump_decl_info two[] = {{"function", "kept", "prog", 0x10},
 						    {"function", "lost", "prog", 0x20}};
-	char *path = xt_path(dir, "w.xpd");
+	char *path = xt_path(xt_dir, "w.xpd");
 	struct dump_meta meta;
 	struct dump_map m;
 	struct xp_acc acc[2];

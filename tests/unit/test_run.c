@@ -19,22 +19,21 @@
 #include "helpers.h"
 #include "xt_json.h"
 
-static char *dir, *out_dir, *shim_env;
+static char *out_dir, *shim_env;
 
 static void setup(void)
 {
 	const char *shim = getenv("EXTPROF_FAKE_SHIM");
 
 	cr_assert_not_null(shim, "EXTPROF_FAKE_SHIM is not set (run through meson test)");
-	dir = xt_tmpdir();
-	out_dir = xt_path(dir, "data");
+	xt_dir_init();
+	out_dir = xt_path(xt_dir, "data");
 	cr_assert(asprintf(&shim_env, "EXTPROF_SHIM=%s", shim) > 0);
 }
 
 static void teardown(void)
 {
-	xt_rmtree(dir);
-	free(dir);
+	xt_dir_fini();
 	free(out_dir);
 	free(shim_env);
 }
@@ -97,7 +96,7 @@ Test(run, clean_exit_is_complete)
 
 Test(run, passes_the_options_as_environment)
 {
-	char *out, *err, *spec = xt_path(dir, "hooks.spec"), *want;
+	char *out, *err, *spec = xt_path(xt_dir, "hooks.spec"), *want;
 	const char *extra[] = {"-H",	    "function:a", "--hook",   "guard:b@lib.so",
 			       "--counter", "var:steps",  "--window", "search@checker",
 			       "--callers", "3",	  "--spec",   spec,
@@ -281,7 +280,7 @@ static bool file_has(const char *path, const char *needle)
 /* kill(extprof, SIGTERM) is passed on: the program's trap decides the status. */
 Test(run, forwards_a_signal_sent_to_extprof)
 {
-	char *log = xt_path(dir, "out.log");
+	char *log = xt_path(xt_dir, "out.log");
 	struct timespec pause = {0, 20 * 1000 * 1000};
 	int status, tries = 0;
 	pid_t pid;
@@ -318,16 +317,18 @@ Test(run, the_programs_stdout_is_its_own)
 	const char *script = "printf 'line 1\\n\\0binary\\377\\n'; echo to stderr >&2";
 	const char *formats[] = {"text", "json", "csv"};
 	static const char plain[] = "line 1\n\0binary\377\n";
-	char *out, *err, *report = xt_path(dir, "report.json"), *got;
+	char *out, *err, *report = xt_path(xt_dir, "report.json"), *got;
 	size_t n;
 
 	for (size_t i = 0; i < 3; i++) {
-		int status = run_sh(script, (const char *[]){"-H", "function:work", "--format",
-							    formats[i], NULL},
-				    &out, &err);
+		int status = run_sh(
+			script,
+			(const char *[]){"-H", "function:work", "--format", formats[i], NULL}, &out,
+			&err);
 
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", err);
-		cr_expect_eq(memcmp(out, plain, sizeof(plain)), 0, "--format %s: the output changed", formats[i]);
+		cr_expect_eq(memcmp(out, plain, sizeof(plain)), 0,
+			     "--format %s: the output changed", formats[i]);
 		cr_expect_not_null(strstr(err, "to stderr\n"), "%s", err);
 		free(out);
 		free(err);

@@ -19,7 +19,6 @@
 #include "cmd/cmd.h"
 #include "report/report.h"
 
-static char *dir;
 static unsigned char *good;
 static size_t good_size;
 
@@ -34,8 +33,8 @@ static void setup(void)
 	struct dump_map m;
 	char *path;
 
-	dir = xt_tmpdir();
-	path = xt_path(dir, "good.xpd");
+	xt_dir_init();
+	path = xt_path(xt_dir, "good.xpd");
 	xt_meta(&meta, NULL, 3, 77, 0x77);
 	meta.caller_slots = 1;
 	meta.callers_depth = 1;
@@ -51,8 +50,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	xt_rmtree(dir);
-	free(dir);
+	xt_dir_fini();
 	free(good);
 }
 
@@ -425,7 +423,7 @@ static struct extprof_dump_decl *live_rows(unsigned char **b, size_t *n)
 {
 	static const struct dump_decl_info three[] = {
 		{"function", "f", "o", 0}, {"function", "g", "o", 8}, {"function", "h", "o", 16}};
-	char *path = xt_path(dir, "live.xpd");
+	char *path = xt_path(xt_dir, "live.xpd");
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -520,7 +518,7 @@ Test(validate, random_corruption_never_crashes)
 
 Test(validate, symlink_inside_directory_is_refused)
 {
-	char *target = xt_path(dir, "good.xpd"), *link = xt_path(dir, "link.xpd");
+	char *target = xt_path(xt_dir, "good.xpd"), *link = xt_path(xt_dir, "link.xpd");
 	struct xp_err e = {""};
 	struct xp_dump d;
 
@@ -533,7 +531,7 @@ Test(validate, symlink_inside_directory_is_refused)
 
 Test(validate, fifo_is_not_a_dump)
 {
-	char *fifo = xt_path(dir, "pipe.xpd");
+	char *fifo = xt_path(xt_dir, "pipe.xpd");
 	struct xp_err e = {""};
 	struct xp_dump d;
 
@@ -546,7 +544,7 @@ Test(validate, fifo_is_not_a_dump)
 /* The binary: one line, the file and the offset, exit status 2. */
 Test(validate, dump_command_reports_one_line)
 {
-	char *path = xt_path(dir, "bad.xpd"), *out, *err, want[512];
+	char *path = xt_path(xt_dir, "bad.xpd"), *out, *err, want[512];
 	unsigned char *b = copy();
 	int status;
 
@@ -576,7 +574,7 @@ static int run_report(const char *const *argv, char **out, char **err)
 
 Test(validate, report_on_directory_with_only_a_symlink_fails)
 {
-	char *sub = xt_path(dir, "data"), *target = xt_path(dir, "good.xpd");
+	char *sub = xt_path(xt_dir, "data"), *target = xt_path(xt_dir, "good.xpd");
 	char *link = xt_path(sub, "a.xpd"), *out, *err;
 
 	cr_assert_eq(mkdir(sub, 0700), 0);
@@ -597,7 +595,7 @@ Test(validate, report_on_directory_with_only_a_symlink_fails)
 
 Test(validate, report_skips_a_corrupt_file_unless_strict)
 {
-	char *sub = xt_path(dir, "data"), *bad, *ok, *out, *err;
+	char *sub = xt_path(xt_dir, "data"), *bad, *ok, *out, *err;
 	unsigned char *b = copy();
 
 	cr_assert_eq(mkdir(sub, 0700), 0);
@@ -631,7 +629,7 @@ Test(validate, report_skips_a_corrupt_file_unless_strict)
 
 Test(validate, report_on_missing_path_or_empty_directory)
 {
-	char *sub = xt_path(dir, "empty"), *missing = xt_path(dir, "nope"), *out, *err;
+	char *sub = xt_path(xt_dir, "empty"), *missing = xt_path(xt_dir, "nope"), *out, *err;
 
 	cr_assert_eq(mkdir(sub, 0700), 0);
 	cr_assert_eq(run_report((const char *[]){"extprof", "report", sub, NULL}, &out, &err), 2);
