@@ -135,6 +135,53 @@ void xt_sample_dump(const char *path, uint64_t pid, uint32_t n)
 	xt_finish(&m, true);
 }
 
+void xt_hostile_create(struct dump_map *m, const char *path, uint32_t slots, uint64_t delta)
+{
+	static const struct dump_decl_info decls[] = {
+		{"invariant", "quorum_agrees", "checker", 0x1130},
+		{"guard", "can_vote", "checker", 0x1200},
+	};
+	struct dump_meta meta;
+
+	xt_meta(&meta, NULL, 3, 77, 0x77);
+	meta.caller_slots = slots;
+	meta.callers_depth = 1;
+	xt_create(m, path, &meta, decls, 2, 0);
+	xt_record(m, 0, delta, 4);
+	xt_record(m, 1, delta + 4900, 2);
+}
+
+unsigned char *xt_hostile_keep(struct dump_map *m, const char *path, size_t *size)
+{
+	xt_finish(m, true);
+	return xt_slurp(path, size);
+}
+
+unsigned char *xt_memdup(const void *b, size_t size)
+{
+	unsigned char *copy = malloc(size);
+
+	cr_assert_not_null(copy);
+	memcpy(copy, b, size);
+	return copy;
+}
+
+struct extprof_dump_header *xt_hdr(unsigned char *b)
+{
+	return (struct extprof_dump_header *)b;
+}
+
+struct extprof_dump_section *xt_section(unsigned char *b, uint32_t type)
+{
+	struct extprof_dump_section *s = (void *)(b + sizeof(struct extprof_dump_header));
+
+	for (unsigned i = 0; i < xt_hdr(b)->nsections; i++)
+		if (s[i].type == type)
+			return &s[i];
+	cr_assert_fail("no section %u", type);
+	return NULL;
+}
+
 void *xt_slurp(const char *path, size_t *size)
 {
 	struct stat st;
@@ -224,6 +271,32 @@ int xt_run_stdin(const char *const *argv, const char *const *env, int in, char *
 	*out = read_all(ofd);
 	*err = read_all(efd);
 	return status;
+}
+
+char *xt_fake_shim_env(void)
+{
+	const char *shim = getenv("EXTPROF_FAKE_SHIM");
+	char *env;
+
+	cr_assert_not_null(shim, "EXTPROF_FAKE_SHIM is not set (run through meson test)");
+	cr_assert(asprintf(&env, "EXTPROF_SHIM=%s", shim) > 0);
+	return env;
+}
+
+int xt_run_sh(const char *out_dir, const char *script, const char *const *extra,
+	      const char *const *env, char **out, char **err)
+{
+	const char *argv[32] = {"x", "run", "-o", out_dir};
+	size_t n = 4;
+
+	for (size_t i = 0; extra && extra[i] && n < 27; i++)
+		argv[n++] = extra[i];
+	argv[n++] = "--";
+	argv[n++] = "/bin/sh";
+	argv[n++] = "-c";
+	argv[n++] = script;
+	argv[n] = NULL;
+	return xt_run(argv, env, out, err);
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -42,6 +42,22 @@ void xt_finish(struct dump_map *m, bool complete);
 /* One compact, complete dump of @n declarations with some evaluations. */
 void xt_sample_dump(const char *path, uint64_t pid, uint32_t n);
 
+/*
+ * Hostile files: a good dump kept in memory, copied and damaged.
+ * xt_hostile_create makes a dump of 2 declarations, quorum_agrees (4
+ * evaluations of @delta) and can_vote (2 of @delta + 4900), with @slots
+ * caller slots each, for the caller to fill its chains; xt_hostile_keep
+ * compacts it and reads it into memory (*@size bytes, malloc'd).
+ */
+void xt_hostile_create(struct dump_map *m, const char *path, uint32_t slots, uint64_t delta);
+unsigned char *xt_hostile_keep(struct dump_map *m, const char *path, size_t *size);
+/* A malloc'd copy of @size bytes at @b, to damage. */
+unsigned char *xt_memdup(const void *b, size_t size);
+/* The header of dump bytes @b. */
+struct extprof_dump_header *xt_hdr(unsigned char *b);
+/* The section of @type in dump bytes @b (asserted to be there). */
+struct extprof_dump_section *xt_section(unsigned char *b, uint32_t type);
+
 /* A whole file into memory (malloc'd), and back. */
 void *xt_slurp(const char *path, size_t *size);
 void xt_spit(const char *path, const void *buf, size_t size);
@@ -54,6 +70,15 @@ void xt_spit(const char *path, const void *buf, size_t size);
 int xt_run(const char *const *argv, const char *const *env, char **out, char **err);
 /* The same with @in as its stdin (xt_run: /dev/null). */
 int xt_run_stdin(const char *const *argv, const char *const *env, int in, char **out, char **err);
+
+/* "EXTPROF_SHIM=" the stand-in shim (EXTPROF_FAKE_SHIM, asserted), malloc'd. */
+char *xt_fake_shim_env(void);
+/*
+ * `extprof run -o @out_dir [@extra...] -- /bin/sh -c @script` with @env
+ * entries added (xt_fake_shim_env's, for one): xt_run's wait status.
+ */
+int xt_run_sh(const char *out_dir, const char *script, const char *const *extra,
+	      const char *const *env, char **out, char **err);
 
 /* Remove a directory tree made by a test. */
 void xt_rmtree(const char *dir);

@@ -32,30 +32,19 @@ static size_t good_size;
 /* A compact dump of 2 declarations with a caller chain, kept to be damaged. */
 static void setup(void)
 {
-	static const struct dump_decl_info decls[] = {
-		{"invariant", "quorum_agrees", "checker", 0x1130},
-		{"guard", "can_vote", "checker", 0x1200},
-	};
-	struct dump_meta meta;
 	struct dump_map m;
 	char *path;
 
 	xt_dir_init();
 	path = xt_path(xt_dir, "good.xpd");
-	xt_meta(&meta, NULL, 3, 77, 0x77);
-	meta.caller_slots = 2;
-	meta.callers_depth = 1;
-	xt_create(&m, path, &meta, decls, 2, 0);
-	xt_record(&m, 0, 103, 4);
-	xt_record(&m, 1, 5003, 2);
+	xt_hostile_create(&m, path, 2, 103);
 	m.callers[0].depth = 1;
 	m.callers[0].pc[0] = 0x1234;
 	m.callers[0].evaluations = 4;
 	m.callers[0].floor = 103;
 	m.callers[0].floor_hits = 4;
 	m.callers[0].sum = 412;
-	xt_finish(&m, true);
-	good = xt_slurp(path, &good_size);
+	good = xt_hostile_keep(&m, path, &good_size);
 	unlink(path);
 	free(path);
 }
@@ -68,25 +57,9 @@ static void teardown(void)
 
 TestSuite(hostile, .init = setup, .fini = teardown, .timeout = 120);
 
-static struct extprof_dump_header *hdr(unsigned char *b)
-{
-	return (struct extprof_dump_header *)b;
-}
-
-static struct extprof_dump_section *sec_of(unsigned char *b, uint32_t type)
-{
-	struct extprof_dump_section *s = (void *)(b + sizeof(struct extprof_dump_header));
-
-	for (unsigned i = 0; i < hdr(b)->nsections; i++)
-		if (s[i].type == type)
-			return &s[i];
-	cr_assert_fail("no section %u", type);
-	return NULL;
-}
-
 static void *sec_data(unsigned char *b, uint32_t type)
 {
-	return b + sec_of(b, type)->offset;
+	return b + xt_section(b, type)->offset;
 }
 
 struct hostile {
@@ -106,20 +79,20 @@ static void d_magic(unsigned char *b)
 }
 static void d_version(unsigned char *b)
 {
-	hdr(b)->version = 3;
+	xt_hdr(b)->version = 3;
 }
 static void d_offset_outside(unsigned char *b)
 {
-	sec_of(b, EXTPROF_SECTION_STRINGS)->offset = 1ull << 40;
+	xt_section(b, EXTPROF_SECTION_STRINGS)->offset = 1ull << 40;
 }
 static void d_length_outside(unsigned char *b)
 {
-	sec_of(b, EXTPROF_SECTION_HIST_SPARSE)->count += 1000;
+	xt_section(b, EXTPROF_SECTION_HIST_SPARSE)->count += 1000;
 }
 static void d_count_overflow(unsigned char *b)
 {
 	/* 2^60 + 1 entries of 112 bytes wrap to a small size */
-	sec_of(b, EXTPROF_SECTION_DECLS)->count = (1ull << 60) + 1;
+	xt_section(b, EXTPROF_SECTION_DECLS)->count = (1ull << 60) + 1;
 }
 static void d_string_outside(unsigned char *b)
 {
@@ -135,15 +108,15 @@ static void d_callers_depth(unsigned char *b)
 }
 static void d_nsections(unsigned char *b)
 {
-	hdr(b)->nsections = 0xffffffffu;
+	xt_hdr(b)->nsections = 0xffffffffu;
 }
 static void d_unterminated(unsigned char *b)
 {
-	memset(hdr(b)->cpu_model, 'C', sizeof(hdr(b)->cpu_model));
+	memset(xt_hdr(b)->cpu_model, 'C', sizeof(xt_hdr(b)->cpu_model));
 }
 static void d_file_size(unsigned char *b)
 {
-	hdr(b)->file_size = UINT64_MAX;
+	xt_hdr(b)->file_size = UINT64_MAX;
 }
 
 static const struct hostile cases[] = {
@@ -168,9 +141,8 @@ static const struct hostile cases[] = {
 static void write_case(const struct hostile *c, const char *path)
 {
 	size_t size = c->size ? c->size : c->damage == d_empty ? 0 : good_size;
-	unsigned char *b = malloc(good_size);
+	unsigned char *b = xt_memdup(good, good_size);
 
-	memcpy(b, good, good_size);
 	if (c->damage)
 		c->damage(b);
 	xt_spit(path, b, size);
@@ -293,9 +265,9 @@ Test(hostile, thousands_of_dumps, .timeout = 120)
 		for (uint32_t w = 0; w < 10; w++) {
 			char *path;
 
-			hdr(b)->pid = 1000 + p;
-			hdr(b)->process_id = 5000 + p;
-			hdr(b)->worker = w;
+			xt_hdr(b)->pid = 1000 + p;
+			xt_hdr(b)->process_id = 5000 + p;
+			xt_hdr(b)->worker = w;
 			x[0].floor = x[0].max = 110 + w;
 			x[0].sum = 3 * (110 + w);
 			h[0].bucket = 110 + w;

@@ -25,14 +25,11 @@ static char *out_dir, *tmp_dir, *shim_env, *tmp_env;
 
 static void setup(void)
 {
-	const char *shim = getenv("EXTPROF_FAKE_SHIM");
-
-	cr_assert_not_null(shim, "EXTPROF_FAKE_SHIM is not set (run through meson test)");
 	xt_dir_init();
 	out_dir = xt_path(xt_dir, "data");
 	tmp_dir = xt_path(xt_dir, "tmp");
 	cr_assert_eq(mkdir(tmp_dir, 0700), 0);
-	cr_assert(asprintf(&shim_env, "EXTPROF_SHIM=%s", shim) > 0);
+	shim_env = xt_fake_shim_env();
 	cr_assert(asprintf(&tmp_env, "TMPDIR=%s", tmp_dir) > 0);
 }
 
@@ -49,18 +46,9 @@ TestSuite(repeat, .init = setup, .fini = teardown, .timeout = 60);
 
 static int run_sh(const char *script, const char *const *extra, char **out, char **err)
 {
-	const char *argv[32] = {"x", "run", "-o", out_dir};
 	const char *env[] = {shim_env, tmp_env, "LD_PRELOAD=", NULL};
-	size_t n = 4;
 
-	for (size_t i = 0; extra && extra[i]; i++)
-		argv[n++] = extra[i];
-	argv[n++] = "--";
-	argv[n++] = "/bin/sh";
-	argv[n++] = "-c";
-	argv[n++] = script;
-	argv[n] = NULL;
-	return xt_run(argv, env, out, err);
+	return xt_run_sh(out_dir, script, extra, env, out, err);
 }
 
 static size_t entries(const char *d)

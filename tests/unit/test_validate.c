@@ -25,26 +25,15 @@ static size_t good_size;
 /* A compact dump of 2 declarations with callers, kept in memory to be damaged. */
 static void setup(void)
 {
-	static const struct dump_decl_info decls[] = {
-		{"invariant", "quorum_agrees", "checker", 0x1130},
-		{"guard", "can_vote", "checker", 0x1200},
-	};
-	struct dump_meta meta;
 	struct dump_map m;
 	char *path;
 
 	xt_dir_init();
 	path = xt_path(xt_dir, "good.xpd");
-	xt_meta(&meta, NULL, 3, 77, 0x77);
-	meta.caller_slots = 1;
-	meta.callers_depth = 1;
-	xt_create(&m, path, &meta, decls, 2, 0);
-	xt_record(&m, 0, 100, 4);
-	xt_record(&m, 1, 5000, 2);
+	xt_hostile_create(&m, path, 1, 100);
 	m.callers[0].depth = 1;
 	m.callers[0].symbol[0] = m.decls[1].symbol;
-	xt_finish(&m, true);
-	good = xt_slurp(path, &good_size);
+	good = xt_hostile_keep(&m, path, &good_size);
 	free(path);
 }
 
@@ -56,32 +45,14 @@ static void teardown(void)
 
 TestSuite(validate, .init = setup, .fini = teardown, .timeout = 30);
 
-static struct extprof_dump_header *hdr(unsigned char *b)
-{
-	return (struct extprof_dump_header *)b;
-}
-
 static struct extprof_dump_section *sec(unsigned char *b, unsigned i)
 {
 	return (struct extprof_dump_section *)(b + sizeof(struct extprof_dump_header)) + i;
 }
 
-/* The section of @type in the damaged copy. */
-static struct extprof_dump_section *sec_of(unsigned char *b, uint32_t type)
-{
-	for (unsigned i = 0; i < hdr(b)->nsections; i++)
-		if (sec(b, i)->type == type)
-			return sec(b, i);
-	cr_assert_fail("no section %u", type);
-	return NULL;
-}
-
 static unsigned char *copy(void)
 {
-	unsigned char *b = malloc(good_size);
-
-	memcpy(b, good, good_size);
-	return b;
+	return xt_memdup(good, good_size);
 }
 
 /* Parse @size bytes of @b (consumed); expect failure with @want in the message. */
@@ -166,11 +137,11 @@ Test(validate, wrong_version)
 {
 	unsigned char *b = copy();
 
-	hdr(b)->version = 3;
+	xt_hdr(b)->version = 3;
 	expect_bad(b, good_size,
 		   "unsupported format version 3 (this extprof reads versions 1 to 2) (offset 8)");
 	b = copy();
-	hdr(b)->version = 0;
+	xt_hdr(b)->version = 0;
 	expect_bad(b, good_size,
 		   "unsupported format version 0 (this extprof reads versions 1 to 2) (offset 8)");
 }
@@ -181,7 +152,7 @@ Test(validate, version_1_with_version_2_tables)
 	unsigned char *b = copy();
 	char want[64];
 
-	hdr(b)->version = 1;
+	xt_hdr(b)->version = 1;
 	snprintf(want, sizeof(want), "(DECLS): entry_size %zu, expected %u",
 		 sizeof(struct extprof_dump_decl), XP_DUMP_V1_DECL_SIZE);
 	expect_bad(b, good_size, want);
@@ -191,7 +162,7 @@ Test(validate, other_byte_order)
 {
 	unsigned char *b = copy();
 
-	hdr(b)->byte_order = 0x04030201;
+	xt_hdr(b)->byte_order = 0x04030201;
 	expect_bad(b, good_size, "other byte order (big-endian)");
 }
 
@@ -199,7 +170,7 @@ Test(validate, garbage_byte_order)
 {
 	unsigned char *b = copy();
 
-	hdr(b)->byte_order = 0x12345678;
+	xt_hdr(b)->byte_order = 0x12345678;
 	expect_bad(b, good_size, "bad byte order mark 0x12345678 (offset 16)");
 }
 
@@ -207,7 +178,7 @@ Test(validate, wrong_header_size)
 {
 	unsigned char *b = copy();
 
-	hdr(b)->header_size = 64;
+	xt_hdr(b)->header_size = 64;
 	expect_bad(b, good_size, "header_size 64, expected");
 }
 
@@ -215,10 +186,10 @@ Test(validate, nsections_zero_and_too_many)
 {
 	unsigned char *b = copy();
 
-	hdr(b)->nsections = 0;
+	xt_hdr(b)->nsections = 0;
 	expect_bad(b, good_size, "nsections 0 out of range (1..16)");
 	b = copy();
-	hdr(b)->nsections = 17;
+	xt_hdr(b)->nsections = 17;
 	expect_bad(b, good_size, "nsections 17 out of range");
 }
 
@@ -226,13 +197,13 @@ Test(validate, unterminated_header_strings)
 {
 	unsigned char *b = copy();
 
-	memset(hdr(b)->hostname, 'a', sizeof(hdr(b)->hostname));
+	memset(xt_hdr(b)->hostname, 'a', sizeof(xt_hdr(b)->hostname));
 	expect_bad(b, good_size, "header field hostname is not NUL-terminated");
 	b = copy();
-	memset(hdr(b)->exe_path, 'x', sizeof(hdr(b)->exe_path));
+	memset(xt_hdr(b)->exe_path, 'x', sizeof(xt_hdr(b)->exe_path));
 	expect_bad(b, good_size, "header field exe_path is not NUL-terminated");
 	b = copy();
-	memset(hdr(b)->counter_name, 'v', sizeof(hdr(b)->counter_name));
+	memset(xt_hdr(b)->counter_name, 'v', sizeof(xt_hdr(b)->counter_name));
 	expect_bad(b, good_size, "header field counter_name is not NUL-terminated (offset 88)");
 }
 
@@ -240,16 +211,16 @@ Test(validate, unknown_counter_flags_and_sizes)
 {
 	unsigned char *b = copy();
 
-	hdr(b)->counter = 99;
+	xt_hdr(b)->counter = 99;
 	expect_bad(b, good_size, "unknown counter kind 99");
 	b = copy();
-	hdr(b)->flags |= 1u << 20;
+	xt_hdr(b)->flags |= 1u << 20;
 	expect_bad(b, good_size, "unknown flags 0x100000");
 	b = copy();
-	hdr(b)->build_id_size = 33;
+	xt_hdr(b)->build_id_size = 33;
 	expect_bad(b, good_size, "build_id_size 33 larger than 32");
 	b = copy();
-	hdr(b)->callers_depth = 9;
+	xt_hdr(b)->callers_depth = 9;
 	expect_bad(b, good_size, "callers_depth 9 larger than 8");
 }
 
@@ -257,7 +228,7 @@ Test(validate, section_out_of_range)
 {
 	unsigned char *b = copy();
 
-	sec_of(b, EXTPROF_SECTION_DECLS)->offset = good_size + 8;
+	xt_section(b, EXTPROF_SECTION_DECLS)->offset = good_size + 8;
 	expect_bad(b, good_size, "run past the end of the file");
 }
 
@@ -266,11 +237,11 @@ Test(validate, section_count_overflows)
 	unsigned char *b = copy();
 
 	/* count * entry_size wraps around to a small number */
-	sec_of(b, EXTPROF_SECTION_DECLS)->count =
+	xt_section(b, EXTPROF_SECTION_DECLS)->count =
 		(UINT64_MAX / sizeof(struct extprof_dump_decl)) + 2;
 	expect_bad(b, good_size, "run past the end of the file");
 	b = copy();
-	sec_of(b, EXTPROF_SECTION_STRINGS)->offset = UINT64_MAX - 7;
+	xt_section(b, EXTPROF_SECTION_STRINGS)->offset = UINT64_MAX - 7;
 	expect_bad(b, good_size, "run past the end of the file");
 }
 
@@ -278,10 +249,10 @@ Test(validate, section_misaligned_or_in_header)
 {
 	unsigned char *b = copy();
 
-	sec_of(b, EXTPROF_SECTION_STRINGS)->offset += 4;
+	xt_section(b, EXTPROF_SECTION_STRINGS)->offset += 4;
 	expect_bad(b, good_size, "not 8-byte aligned");
 	b = copy();
-	sec_of(b, EXTPROF_SECTION_STRINGS)->offset = 8;
+	xt_section(b, EXTPROF_SECTION_STRINGS)->offset = 8;
 	expect_bad(b, good_size, "is inside the header");
 }
 
@@ -292,7 +263,7 @@ Test(validate, section_type_and_entry_size)
 	sec(b, 0)->type = 42;
 	expect_bad(b, good_size, "section 0: unknown type 42");
 	b = copy();
-	sec_of(b, EXTPROF_SECTION_DECLS)->entry_size = 8;
+	xt_section(b, EXTPROF_SECTION_DECLS)->entry_size = 8;
 	expect_bad(b, good_size, "(DECLS): entry_size 8, expected 136");
 	b = copy();
 	sec(b, 1)->type = sec(b, 0)->type;
@@ -305,7 +276,8 @@ Test(validate, sections_overlap)
 {
 	unsigned char *b = copy();
 
-	sec_of(b, EXTPROF_SECTION_STRINGS)->offset = sec_of(b, EXTPROF_SECTION_DECLS)->offset + 8;
+	xt_section(b, EXTPROF_SECTION_STRINGS)->offset =
+		xt_section(b, EXTPROF_SECTION_DECLS)->offset + 8;
 	expect_bad(b, good_size, "overlaps");
 }
 
@@ -313,7 +285,7 @@ Test(validate, missing_sections)
 {
 	unsigned char *b = copy();
 
-	hdr(b)->nsections = 1; /* DECLS alone */
+	xt_hdr(b)->nsections = 1; /* DECLS alone */
 	expect_bad(b, good_size, "lacks the STRINGS section");
 }
 
@@ -321,21 +293,21 @@ Test(validate, compact_flag_against_dense_histogram)
 {
 	unsigned char *b = copy();
 
-	hdr(b)->flags &= ~EXTPROF_DUMP_F_COMPACT;
+	xt_hdr(b)->flags &= ~EXTPROF_DUMP_F_COMPACT;
 	expect_bad(b, good_size, "flags say live but the histogram is sparse");
 }
 
 Test(validate, string_offsets_out_of_range)
 {
 	unsigned char *b = copy();
-	struct extprof_dump_decl *d = (void *)(b + sec_of(b, EXTPROF_SECTION_DECLS)->offset);
+	struct extprof_dump_decl *d = (void *)(b + xt_section(b, EXTPROF_SECTION_DECLS)->offset);
 	char want[96];
 
 	d[1].symbol = 99999;
 	snprintf(want, sizeof(want),
 		 "decls[1].symbol: string offset 99999 outside STRINGS or unterminated (offset "
 		 "%llu)",
-		 (unsigned long long)(sec_of(b, EXTPROF_SECTION_DECLS)->offset + sizeof(*d) +
+		 (unsigned long long)(xt_section(b, EXTPROF_SECTION_DECLS)->offset + sizeof(*d) +
 				      offsetof(struct extprof_dump_decl, symbol)));
 	expect_bad(b, good_size, want);
 }
@@ -343,7 +315,7 @@ Test(validate, string_offsets_out_of_range)
 Test(validate, unterminated_string)
 {
 	unsigned char *b = copy();
-	struct extprof_dump_section *s = sec_of(b, EXTPROF_SECTION_STRINGS);
+	struct extprof_dump_section *s = xt_section(b, EXTPROF_SECTION_STRINGS);
 
 	/* Cut the last string's NUL off the section. */
 	s->count -= 1;
@@ -353,12 +325,12 @@ Test(validate, unterminated_string)
 Test(validate, bad_kind_and_empty_symbol)
 {
 	unsigned char *b = copy();
-	struct extprof_dump_decl *d = (void *)(b + sec_of(b, EXTPROF_SECTION_DECLS)->offset);
+	struct extprof_dump_decl *d = (void *)(b + xt_section(b, EXTPROF_SECTION_DECLS)->offset);
 
 	d[0].kind = 0; /* "" */
 	expect_bad(b, good_size, "decls[0].kind is not a kind name");
 	b = copy();
-	d = (void *)(b + sec_of(b, EXTPROF_SECTION_DECLS)->offset);
+	d = (void *)(b + xt_section(b, EXTPROF_SECTION_DECLS)->offset);
 	d[1].symbol = 0;
 	expect_bad(b, good_size, "decls[1].symbol is empty");
 }
@@ -366,7 +338,7 @@ Test(validate, bad_kind_and_empty_symbol)
 Test(validate, repeated_declaration)
 {
 	unsigned char *b = copy();
-	struct extprof_dump_decl *d = (void *)(b + sec_of(b, EXTPROF_SECTION_DECLS)->offset);
+	struct extprof_dump_decl *d = (void *)(b + xt_section(b, EXTPROF_SECTION_DECLS)->offset);
 
 	d[1].kind = d[0].kind;
 	d[1].symbol = d[0].symbol;
@@ -378,12 +350,12 @@ Test(validate, sparse_histogram_indices)
 {
 	unsigned char *b = copy();
 	struct extprof_dump_hist_entry *h =
-		(void *)(b + sec_of(b, EXTPROF_SECTION_HIST_SPARSE)->offset);
+		(void *)(b + xt_section(b, EXTPROF_SECTION_HIST_SPARSE)->offset);
 
 	h[0].decl = 2;
 	expect_bad(b, good_size, "hist[0].decl 2 out of range (2 declarations)");
 	b = copy();
-	h = (void *)(b + sec_of(b, EXTPROF_SECTION_HIST_SPARSE)->offset);
+	h = (void *)(b + xt_section(b, EXTPROF_SECTION_HIST_SPARSE)->offset);
 	h[1].bucket = EXTPROF_HIST_BUCKETS;
 	expect_bad(b, good_size, "hist[1].bucket 3776 out of range");
 }
@@ -392,7 +364,7 @@ Test(validate, sparse_padding_is_legal)
 {
 	unsigned char *b = copy();
 	struct extprof_dump_hist_entry *h =
-		(void *)(b + sec_of(b, EXTPROF_SECTION_HIST_SPARSE)->offset);
+		(void *)(b + xt_section(b, EXTPROF_SECTION_HIST_SPARSE)->offset);
 	struct xp_err e = {""};
 	struct xp_dump d;
 
@@ -404,16 +376,17 @@ Test(validate, sparse_padding_is_legal)
 Test(validate, callers_indices)
 {
 	unsigned char *b = copy();
-	struct extprof_dump_caller *c = (void *)(b + sec_of(b, EXTPROF_SECTION_CALLERS)->offset);
+	struct extprof_dump_caller *c =
+		(void *)(b + xt_section(b, EXTPROF_SECTION_CALLERS)->offset);
 
 	c[1].decl = 7;
 	expect_bad(b, good_size, "callers[1].decl 7 out of range");
 	b = copy();
-	c = (void *)(b + sec_of(b, EXTPROF_SECTION_CALLERS)->offset);
+	c = (void *)(b + xt_section(b, EXTPROF_SECTION_CALLERS)->offset);
 	c[0].depth = 9;
 	expect_bad(b, good_size, "callers[0].depth 9 larger than 8");
 	b = copy();
-	c = (void *)(b + sec_of(b, EXTPROF_SECTION_CALLERS)->offset);
+	c = (void *)(b + xt_section(b, EXTPROF_SECTION_CALLERS)->offset);
 	c[0].symbol[0] = 1u << 30;
 	expect_bad(b, good_size, "callers[0].symbol[0]: string offset 1073741824 outside STRINGS");
 }
@@ -435,7 +408,7 @@ static struct extprof_dump_decl *live_rows(unsigned char **b, size_t *n)
 	xt_finish(&m, false);
 	*b = xt_slurp(path, n);
 	free(path);
-	return (struct extprof_dump_decl *)(*b + sec_of(*b, EXTPROF_SECTION_DECLS)->offset);
+	return (struct extprof_dump_decl *)(*b + xt_section(*b, EXTPROF_SECTION_DECLS)->offset);
 }
 
 Test(validate, live_rows)
@@ -449,7 +422,7 @@ Test(validate, live_rows)
 	decls = live_rows(&b, &n);
 	cr_assert_eq(decls[2].row, 1);
 	cr_assert_eq(decls[0].row, 2);
-	cr_assert_eq(sec_of(b, EXTPROF_SECTION_HIST_ROWS)->count, 3);
+	cr_assert_eq(xt_section(b, EXTPROF_SECTION_HIST_ROWS)->count, 3);
 	/* a row past HIST_ROWS is not in the file (memory, or being given): no histogram */
 	decls[1].row = 77;
 	cr_assert_eq(xp_dump_parse(&d, b, n, "live.xpd", &e), 0, "%s", e.msg);
@@ -461,17 +434,17 @@ Test(validate, live_rows)
 	decls[1].row = decls[0].row;
 	expect_bad(b, n, "decls[1].row 2 is another declaration's too");
 	live_rows(&b, &n);
-	sec_of(b, EXTPROF_SECTION_HIST_ROWS)->count = 0;
+	xt_section(b, EXTPROF_SECTION_HIST_ROWS)->count = 0;
 	expect_bad(b, n, "HIST_ROWS has no row 0");
 	live_rows(&b, &n);
-	sec_of(b, EXTPROF_SECTION_HIST_ROWS)->count = n;
+	xt_section(b, EXTPROF_SECTION_HIST_ROWS)->count = n;
 	expect_bad(b, n, "(HIST_ROWS): ");
 	live_rows(&b, &n);
-	sec_of(b, EXTPROF_SECTION_HIST_ROWS)->type = EXTPROF_SECTION_HIST_DENSE;
+	xt_section(b, EXTPROF_SECTION_HIST_ROWS)->type = EXTPROF_SECTION_HIST_DENSE;
 	expect_bad(b, n, "type 3 (HIST_DENSE) is not one of version 2");
 	/* a compact dump has no rows */
 	b = copy();
-	((struct extprof_dump_decl *)(b + sec_of(b, EXTPROF_SECTION_DECLS)->offset))[1].row = 1;
+	((struct extprof_dump_decl *)(b + xt_section(b, EXTPROF_SECTION_DECLS)->offset))[1].row = 1;
 	expect_bad(b, good_size, "decls[1].row 1 in a dump without rows");
 }
 
@@ -484,11 +457,11 @@ Test(validate, live_dump_longer_than_its_header_says)
 	size_t n;
 
 	live_rows(&b, &n);
-	hdr(b)->file_size -= 4096;
+	xt_hdr(b)->file_size -= 4096;
 	cr_assert_eq(xp_dump_parse(&d, b, n, "live.xpd", &e), 0, "%s", e.msg);
 	xp_dump_free(&d);
 	b = copy();
-	hdr(b)->file_size -= 8;
+	xt_hdr(b)->file_size -= 8;
 	expect_bad(b, good_size, "but the header says the dump ends at");
 }
 
@@ -548,7 +521,7 @@ Test(validate, dump_command_reports_one_line)
 	unsigned char *b = copy();
 	int status;
 
-	hdr(b)->version = 7;
+	xt_hdr(b)->version = 7;
 	xt_spit(path, b, good_size);
 	free(b);
 	status = xt_run((const char *[]){"extprof", "dump", path, NULL}, NULL, &out, &err);
@@ -658,9 +631,9 @@ Test(validate, absurd_numbers_go_through_the_whole_report)
 	for (int round = 0; round < 300; round++) {
 		unsigned char *b = copy();
 		struct extprof_dump_decl *d =
-			(void *)(b + sec_of(b, EXTPROF_SECTION_DECLS)->offset);
+			(void *)(b + xt_section(b, EXTPROF_SECTION_DECLS)->offset);
 		struct extprof_dump_hist_entry *h =
-			(void *)(b + sec_of(b, EXTPROF_SECTION_HIST_SPARSE)->offset);
+			(void *)(b + xt_section(b, EXTPROF_SECTION_HIST_SPARSE)->offset);
 		uint64_t *fields = &d[round % 2].evaluations;
 		struct xp_report_opts o;
 		struct xp_procset s = {0};
@@ -674,8 +647,8 @@ Test(validate, absurd_numbers_go_through_the_whole_report)
 					? ((uint64_t)rand_r(&seed) << 33) ^ (uint64_t)rand_r(&seed)
 					: UINT64_MAX - (uint64_t)(rand_r(&seed) % 3);
 		h[round % 2].count = UINT64_MAX - (uint64_t)round;
-		hdr(b)->run_total = round % 3 ? UINT64_MAX : 0;
-		hdr(b)->calibration = (uint64_t)rand_r(&seed) << (round % 40);
+		xt_hdr(b)->run_total = round % 3 ? UINT64_MAX : 0;
+		xt_hdr(b)->calibration = (uint64_t)rand_r(&seed) << (round % 40);
 		cr_assert_eq(xp_dump_parse(&dump, b, good_size, "absurd.xpd", &e), 0, "%s", e.msg);
 		cr_assert_eq(xp_procset_add(&s, &dump, &e), 0, "%s", e.msg);
 		xp_report_opts_init(&o);
