@@ -229,7 +229,8 @@ json_t *harness_decl(json_t *report, const char *name)
 	json_t *decls = json_object_get(report, "declarations"), *d;
 	size_t i;
 
-	json_array_foreach(decls, i, d) {
+	json_array_foreach(decls, i, d)
+	{
 		if (!strcmp(json_string_value(json_object_get(d, "name")), name))
 			return d;
 	}
@@ -608,30 +609,30 @@ void matrix_summary(const struct matrix_tally *t)
 		if (!t->failed[i])
 			continue;
 		bad++;
-		used += (size_t)snprintf(failed + used, used < sizeof(failed) ? sizeof(failed) - used : 0,
+		used += (size_t)snprintf(failed + used,
+					 used < sizeof(failed) ? sizeof(failed) - used : 0,
 					 " %s(%d)", matrix_cells[i].name, t->failed[i]);
 		if (used >= sizeof(failed))
 			used = sizeof(failed) - 1;
 	}
-	fprintf(stderr, "matrix %s: %d/%d cells pass, %d checks%s%s\n", t->test, cells - bad,
-		cells, t->checks, bad ? "; failed:" : "", failed);
+	fprintf(stderr, "matrix %s: %d/%d cells pass, %d checks%s%s\n", t->test, cells - bad, cells,
+		t->checks, bad ? "; failed:" : "", failed);
 }
 
-void matrix_expect_same(struct matrix_tally *t, const struct matrix_cell *cell,
-			const char *what, const struct run_result *plain,
-			const struct run_result *hooked)
+void matrix_expect_same(struct matrix_tally *t, const struct matrix_cell *cell, const char *what,
+			const struct run_result *plain, const struct run_result *hooked)
 {
 	MX_EXPECT(t, cell, hooked->status == plain->status,
 		  "[%s %s] %s: exit status %d under the shim, %d without; stderr: %.600s", t->test,
 		  cell->name, what, hooked->status, plain->status, hooked->err);
-	MX_EXPECT(t, cell, !strcmp(hooked->out, plain->out),
-		  "[%s %s] %s: stdout differs under the shim:\n--- without\n%.400s\n--- with\n%.400s",
-		  t->test, cell->name, what, plain->out, hooked->out);
+	MX_EXPECT(
+		t, cell, !strcmp(hooked->out, plain->out),
+		"[%s %s] %s: stdout differs under the shim:\n--- without\n%.400s\n--- with\n%.400s",
+		t->test, cell->name, what, plain->out, hooked->out);
 }
 
-int matrix_expect_tagged(struct matrix_tally *t, const struct matrix_cell *cell,
-			 const char *what, json_t *report, const char *err, const char *tag,
-			 const char *key)
+int matrix_expect_tagged(struct matrix_tally *t, const struct matrix_cell *cell, const char *what,
+			 json_t *report, const char *err, const char *tag, const char *key)
 {
 	char prefix[64];
 	const char *p = err;
@@ -652,4 +653,78 @@ int matrix_expect_tagged(struct matrix_tally *t, const struct matrix_cell *cell,
 			  t->test, cell->name, what, symbol, key, got, want);
 	}
 	return checked;
+}
+
+void matrix_pass_run(struct matrix_tally *t, const struct matrix_cell *cell,
+		     const struct matrix_case *k, const char *what, struct matrix_pass *p)
+{
+	const char *argv[16] = {NULL};
+	char why[512], line[64];
+	int n = 1, truths;
+
+	memset(p, 0, sizeof(*p));
+	p->what = what;
+	p->exe = matrix_exe(k->kase, cell);
+	p->dir = matrix_tmpdir(k->kase, cell);
+	argv[0] = p->exe;
+	for (int i = 0; k->args && k->args[i] && n < 15; i++)
+		argv[n++] = k->args[i];
+	matrix_run(argv, NULL, NULL, k->env, &p->plain);
+	matrix_run(argv, k->hooks, p->dir, k->env, &p->hooked);
+	if (k->status >= 0)
+		MX_EXPECT(
+			t, cell, p->plain.status == k->status,
+			"[%s %s] %s: the target fails by itself: status %d, want %d: %.300s %.300s",
+			t->test, cell->name, what, p->plain.status, k->status, p->plain.out,
+			p->plain.err);
+	matrix_expect_same(t, cell, what, &p->plain, &p->hooked);
+	if (k->hooked) {
+		snprintf(line, sizeof(line), "extprof: hooked %d/%d", k->hooked, k->hooked);
+		MX_EXPECT(t, cell, !strcmp(harness_hook_line(p->hooked.err), line),
+			  "[%s %s] %s: want \"%s\", the shim said: %s", t->test, cell->name, what,
+			  line, p->hooked.err);
+	}
+	if (k->no_report)
+		return;
+	p->report = harness_report_try(p->dir, NULL, why, sizeof(why));
+	MX_EXPECT(t, cell, p->report, "[%s %s] %s: %s (shim: %.300s)", t->test, cell->name, what,
+		  why, p->hooked.err);
+	if (k->truths >= 0) {
+		truths = matrix_expect_tagged(t, cell, what, p->report, p->hooked.err, "truth",
+					      "evaluations");
+		if (k->truths)
+			MX_EXPECT(t, cell, truths == k->truths,
+				  "[%s %s] %s: %d checker-truth lines, want %d: %s", t->test,
+				  cell->name, what, truths, k->truths, p->hooked.err);
+	}
+	if (k->abandoned)
+		matrix_expect_tagged(t, cell, what, p->report, p->hooked.err, "abandoned",
+				     "abandoned");
+}
+
+void matrix_pass_free(struct matrix_pass *p)
+{
+	json_decref(p->report);
+	harness_free(&p->plain);
+	harness_free(&p->hooked);
+	harness_rmdir(p->dir);
+	free(p->exe);
+	memset(p, 0, sizeof(*p));
+}
+
+void matrix_run_cells(const char *test, const struct matrix_case *k, matrix_check_fn *check,
+		      void *arg)
+{
+	struct matrix_tally t = {.test = test};
+
+	MATRIX_FOR_EACH_CELL(c)
+	{
+		struct matrix_pass p;
+
+		matrix_pass_run(&t, c, k, "run", &p);
+		if (check)
+			check(&t, c, &p, arg);
+		matrix_pass_free(&p);
+	}
+	matrix_summary(&t);
 }

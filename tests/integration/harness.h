@@ -12,11 +12,11 @@
 #include <stddef.h>
 
 struct run_result {
-	int status;   /* exit status, or 128 + signal */
-	int signal;   /* the signal that ended it, 0 if it exited */
+	int status;	/* exit status, or 128 + signal */
+	int signal;	/* the signal that ended it, 0 if it exited */
 	bool timed_out; /* killed (SIGKILL) after the run's timeout */
-	char *out;    /* stdout, NUL-terminated */
-	char *err;    /* stderr, NUL-terminated */
+	char *out;	/* stdout, NUL-terminated */
+	char *err;	/* stderr, NUL-terminated */
 };
 
 /* Paths the build passes in the environment (meson test(..., env: ...)). */
@@ -31,9 +31,9 @@ void harness_free(struct run_result *r);
 
 /* How harness_run_with() sets the child up; zero for "as this process". */
 struct run_opts {
-	const char *cwd;      /* working directory */
-	int uid;	      /* > 0: setgid and setuid to it (we are root) */
-	int umask;	      /* when umask_set */
+	const char *cwd; /* working directory */
+	int uid;	 /* > 0: setgid and setuid to it (we are root) */
+	int umask;	 /* when umask_set */
 	bool umask_set;
 	const char *hostname; /* in a UTS namespace of its own (we are root) */
 	unsigned as_mb;	      /* RLIMIT_AS, in MiB */
@@ -50,11 +50,11 @@ int harness_run_with(const char *const argv[], const char *const env[], const st
  */
 struct spawned {
 	int pid;
-	int out;	/* the read end of the child's stdout */
-	void *err;	/* FILE *: the child's stderr */
-	char *buf;	/* all of stdout read so far, NUL-terminated */
+	int out;   /* the read end of the child's stdout */
+	void *err; /* FILE *: the child's stderr */
+	char *buf; /* all of stdout read so far, NUL-terminated */
 	size_t len, cap;
-	size_t pos;	/* where the next line starts in buf */
+	size_t pos; /* where the next line starts in buf */
 };
 
 void harness_spawn(const char *const argv[], const char *const env[], struct spawned *s);
@@ -108,7 +108,7 @@ const char *harness_hook_line(const char *err);
 /* One cell: compiler, -O level, PIE or not, CET or not. */
 struct matrix_cell {
 	const char *name; /* "gcc-O2-pie-cet", as tests/targets/meson.build names it */
-	const char *cc;   /* "gcc" or "clang" */
+	const char *cc;	  /* "gcc" or "clang" */
 	int opt;
 	bool pie;
 	bool cet;
@@ -125,10 +125,9 @@ extern const struct matrix_cell matrix_cells[MATRIX_NCELLS];
 bool matrix_cell_wanted(const struct matrix_cell *cell);
 
 /* for each cell the tests go through, as @c */
-#define MATRIX_FOR_EACH_CELL(c)                                                             \
-	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS;  \
-	     c++)                                                                           \
-		if (!matrix_cell_wanted(c)) {                                               \
+#define MATRIX_FOR_EACH_CELL(c)                                                                    \
+	for (const struct matrix_cell *c = matrix_cells; c < matrix_cells + MATRIX_NCELLS; c++)    \
+		if (!matrix_cell_wanted(c)) {                                                      \
 		} else
 
 /* Path of case @kase's binary for @cell (malloc'd). */
@@ -152,33 +151,76 @@ struct matrix_tally {
 	int checks;
 };
 
-#define MX_EXPECT(tally, cell, cond, ...)                                                   \
-	do {                                                                                \
-		(tally)->checks++;                                                          \
-		if (!(cond)) {                                                              \
-			(tally)->failed[(cell) - matrix_cells]++;                           \
-			cr_expect(0, __VA_ARGS__);                                          \
-		}                                                                           \
+#define MX_EXPECT(tally, cell, cond, ...)                                                          \
+	do {                                                                                       \
+		(tally)->checks++;                                                                 \
+		if (!(cond)) {                                                                     \
+			(tally)->failed[(cell)-matrix_cells]++;                                    \
+			cr_expect(0, __VA_ARGS__);                                                 \
+		}                                                                                  \
 	} while (0)
 
 /* Print "matrix TEST: N/24 cells pass; failed: ..." on stderr (of the cells gone through). */
 void matrix_summary(const struct matrix_tally *t);
 
 /* Same exit status, signal and stdout as the unhooked run. */
-void matrix_expect_same(struct matrix_tally *t, const struct matrix_cell *cell,
-			const char *what, const struct run_result *plain,
-			const struct run_result *hooked);
+void matrix_expect_same(struct matrix_tally *t, const struct matrix_cell *cell, const char *what,
+			const struct run_result *plain, const struct run_result *hooked);
 
 /*
  * Every "checker-TAG: SYMBOL COUNT" line of @err equals the report row's @key
  * for SYMBOL ("checker-truth:" against "evaluations", "checker-abandoned:"
  * against "abandoned", ...).  Returns how many lines were checked.
  */
-int matrix_expect_tagged(struct matrix_tally *t, const struct matrix_cell *cell,
-			 const char *what, json_t *report, const char *err, const char *tag,
-			 const char *key);
+int matrix_expect_tagged(struct matrix_tally *t, const struct matrix_cell *cell, const char *what,
+			 json_t *report, const char *err, const char *tag, const char *key);
 
 /* A fresh dump directory, removed (and freed) by harness_rmdir(). */
 char *matrix_tmpdir(const char *kase, const struct matrix_cell *cell);
+
+/*
+ * One driver for the cases: what each of them checks of its program in a
+ * cell, before the checks that are the test's own.
+ */
+struct matrix_case {
+	const char *kase;	 /* the program, tests/targets/KASE.c built as KASE-CELL */
+	const char *const *args; /* after the program's path, NULL-terminated; NULL: none */
+	const char *const *env;	 /* "NAME=value" strings for both runs; NULL: none */
+	const char *hooks;	 /* EXTPROF_HOOKS of the hooked run */
+	int status;		 /* the unhooked run's exit status; -1: not checked */
+	int hooked;		 /* the shim says "extprof: hooked N/N"; 0: not checked */
+	bool no_report;		 /* the hooked run's dumps are not read */
+	int truths;		 /* checker-truth lines against "evaluations": how many; 0: any
+				    number; -1: not checked */
+	bool abandoned;		 /* checker-abandoned lines against "abandoned" */
+};
+
+/* One cell's runs of a case, as the test's own checks see them. */
+struct matrix_pass {
+	const char *what; /* what the messages call the run: "run", or its mode */
+	char *exe, *dir;  /* the program, and the hooked run's dump directory */
+	struct run_result plain, hooked;
+	json_t *report; /* of the hooked run's dumps; NULL when extprof failed */
+};
+
+/*
+ * Run case @k in @cell without the shim and with it, into @p, and check
+ * what struct matrix_case asks: the same status and stdout, the shim's
+ * line, the report, the program's own counts.  matrix_pass_free() after.
+ */
+void matrix_pass_run(struct matrix_tally *t, const struct matrix_cell *cell,
+		     const struct matrix_case *k, const char *what, struct matrix_pass *p);
+void matrix_pass_free(struct matrix_pass *p);
+
+/* A test's own checks of one cell's runs. */
+typedef void matrix_check_fn(struct matrix_tally *t, const struct matrix_cell *cell,
+			     const struct matrix_pass *p, void *arg);
+
+/*
+ * Case @k in every cell the tests go through: matrix_pass_run(), then
+ * @check (NULL: none) with @arg; ends with matrix_summary() for @test.
+ */
+void matrix_run_cells(const char *test, const struct matrix_case *k, matrix_check_fn *check,
+		      void *arg);
 
 #endif

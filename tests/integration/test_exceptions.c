@@ -11,44 +11,21 @@
 
 #include "harness.h"
 
-#define HOOKS                                                                          \
-	"function:ex_thrower,function:ex_middle,function:ex_catcher,function:ex_inside,"  \
+#define HOOKS                                                                                      \
+	"function:ex_thrower,function:ex_middle,function:ex_catcher,function:ex_inside,"           \
 	"function:ex_rethrow"
 
 static void exceptions_cells(const char *test, const char *hooks, int nhooks, bool counts)
 {
-	struct matrix_tally t = {.test = test};
-	char line[64];
+	const struct matrix_case k = {.kase = "exceptions",
+				      .hooks = hooks,
+				      .status = 0,
+				      .hooked = nhooks,
+				      .no_report = !counts,
+				      .truths = counts ? 0 : -1,
+				      .abandoned = counts};
 
-	snprintf(line, sizeof(line), "extprof: hooked %d/%d", nhooks, nhooks);
-	MATRIX_FOR_EACH_CELL(c) {
-		char *exe = matrix_exe("exceptions", c), *dir = matrix_tmpdir("ex", c), why[512];
-		const char *argv[] = {exe, NULL};
-		struct run_result plain, hooked;
-		json_t *report;
-
-		matrix_run(argv, NULL, NULL, NULL, &plain);
-		matrix_run(argv, hooks, dir, NULL, &hooked);
-		MX_EXPECT(&t, c, plain.status == 0, "[%s %s] the target fails by itself", test,
-			  c->name);
-		matrix_expect_same(&t, c, "run", &plain, &hooked);
-		MX_EXPECT(&t, c, !strcmp(harness_hook_line(hooked.err), line), "[%s %s] %s", test,
-			  c->name, hooked.err);
-		if (counts) {
-			report = harness_report_try(dir, NULL, why, sizeof(why));
-			MX_EXPECT(&t, c, report, "[%s %s] %s", test, c->name, why);
-			matrix_expect_tagged(&t, c, "run", report, hooked.err, "truth",
-					     "evaluations");
-			matrix_expect_tagged(&t, c, "run", report, hooked.err, "abandoned",
-					     "abandoned");
-			json_decref(report);
-		}
-		harness_free(&plain);
-		harness_free(&hooked);
-		harness_rmdir(dir);
-		free(exe);
-	}
-	matrix_summary(&t);
+	matrix_run_cells(test, &k, NULL, NULL);
 }
 
 /* Thrown and caught inside one hooked function: no hooked frame is crossed. */

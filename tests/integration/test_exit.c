@@ -35,43 +35,33 @@ static void exit_cells(const char *test, bool abandons_always)
 {
 	struct matrix_tally t = {.test = test};
 
-	MATRIX_FOR_EACH_CELL(c) {
-		char *exe = matrix_exe("exit", c);
-
+	MATRIX_FOR_EACH_CELL(c)
+	{
 		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
 			const struct exit_mode *x = &modes[m];
-			char *dir = matrix_tmpdir("exit", c), why[512];
-			const char *argv[] = {exe, x->mode, NULL};
-			struct run_result plain, hooked;
-			json_t *report, *complete;
+			const char *args[] = {x->mode, NULL};
+			const struct matrix_case k = {.kase = "exit",
+						      .args = args,
+						      .hooks = HOOKS,
+						      .status = x->status,
+						      .abandoned = x->abandons || abandons_always};
+			struct matrix_pass p;
+			json_t *complete;
 
-			matrix_run(argv, NULL, NULL, NULL, &plain);
-			matrix_run(argv, HOOKS, dir, NULL, &hooked);
-			MX_EXPECT(&t, c, plain.status == x->status,
-				  "[exit %s] %s: status %d without the shim", c->name, x->mode,
-				  plain.status);
-			matrix_expect_same(&t, c, x->mode, &plain, &hooked);
-			report = harness_report_try(dir, NULL, why, sizeof(why));
-			MX_EXPECT(&t, c, report, "[exit %s] %s: %s", c->name, x->mode, why);
+			matrix_pass_run(&t, c, &k, x->mode, &p);
 			/* xt_counted's ten, whatever the end */
-			MX_EXPECT(&t, c, harness_decl_int(report, "xt_counted", "evaluations") == 10,
-				  "[exit %s] %s: xt_counted has %lld evaluations", c->name,
-				  x->mode, harness_decl_int(report, "xt_counted", "evaluations"));
-			matrix_expect_tagged(&t, c, x->mode, report, hooked.err, "truth",
-					     "evaluations");
-			if (x->abandons || abandons_always)
-				matrix_expect_tagged(&t, c, x->mode, report, hooked.err,
-						     "abandoned", "abandoned");
-			complete = report ? json_object_get(report, "complete") : NULL;
-			MX_EXPECT(&t, c, json_is_boolean(complete) && json_is_true(complete) == x->complete,
+			MX_EXPECT(&t, c,
+				  harness_decl_int(p.report, "xt_counted", "evaluations") == 10,
+				  "[exit %s] %s: xt_counted has %lld evaluations", c->name, x->mode,
+				  harness_decl_int(p.report, "xt_counted", "evaluations"));
+			complete = p.report ? json_object_get(p.report, "complete") : NULL;
+			MX_EXPECT(&t, c,
+				  json_is_boolean(complete) &&
+					  json_is_true(complete) == x->complete,
 				  "[exit %s] %s: complete is %s", c->name, x->mode,
 				  json_is_true(complete) ? "true" : "false");
-			json_decref(report);
-			harness_free(&plain);
-			harness_free(&hooked);
-			harness_rmdir(dir);
+			matrix_pass_free(&p);
 		}
-		free(exe);
 	}
 	matrix_summary(&t);
 }

@@ -16,10 +16,9 @@
 
 #include "harness.h"
 
-static const char *const hookable[] = {"rip_load",   "rip_lea",     "rip_store",
-				       "rip_cmp",    "call_first",  "icall_first",
-				       "jmp_first",  "jcc_first",   "ret_last",
-				       "mov_ret",    "plain_c"};
+static const char *const hookable[] = {"rip_load",   "rip_lea",	    "rip_store", "rip_cmp",
+				       "call_first", "icall_first", "jmp_first", "jcc_first",
+				       "ret_last",   "mov_ret",	    "plain_c"};
 
 /* The reason the shim gives for @fn in @cell ("" when it should hook it). */
 static void refusal_reason(const char *fn, const struct matrix_cell *c, char *buf, size_t n)
@@ -48,7 +47,8 @@ Test(refusals, each_reason)
 {
 	struct matrix_tally t = {.test = "refusals reasons"};
 
-	MATRIX_FOR_EACH_CELL(c) {
+	MATRIX_FOR_EACH_CELL(c)
+	{
 		char *exe = matrix_exe("refusals", c);
 		const char *argv[] = {exe, NULL};
 		struct run_result plain;
@@ -78,11 +78,34 @@ Test(refusals, each_reason)
 	matrix_summary(&t);
 }
 
+/* The refusals' line, the hookable ones counted, the refused ones not. */
+static void refusals_check(struct matrix_tally *t, const struct matrix_cell *c,
+			   const struct matrix_pass *p, void *arg)
+{
+	(void)arg;
+	MX_EXPECT(t, c,
+		  !strncmp(harness_hook_line(p->hooked.err),
+			   "extprof: hooked 11/16; refused 5: ", 34),
+		  "[refusals %s] %s", c->name, p->hooked.err);
+	for (size_t i = 0; i < sizeof(hookable) / sizeof(hookable[0]); i++) {
+		long long want = harness_tagged(p->hooked.err, "truth", hookable[i]);
+		long long got = harness_decl_int(p->report, hookable[i], "evaluations");
+
+		MX_EXPECT(t, c, want == 40 && got == want,
+			  "[refusals %s] %s: %lld evaluations, %lld calls", c->name, hookable[i],
+			  got, want);
+	}
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		MX_EXPECT(t, c, harness_decl_int(p->report, refused[i], "evaluations") <= 0,
+			  "[refusals %s] %s was refused but has evaluations", c->name, refused[i]);
+}
+
 /* All at once: the refused ones run unhooked, the others are counted. */
 Test(refusals, hooked_beside_refused)
 {
-	struct matrix_tally t = {.test = "refusals all"};
 	char hooks[1024] = "";
+	const struct matrix_case k = {
+		.kase = "refusals", .hooks = hooks, .status = -1, .truths = -1};
 
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
 		snprintf(hooks + strlen(hooks), sizeof(hooks) - strlen(hooks), "%sfunction:%s",
@@ -91,38 +114,5 @@ Test(refusals, hooked_beside_refused)
 		snprintf(hooks + strlen(hooks), sizeof(hooks) - strlen(hooks), ",function:%s",
 			 hookable[i]);
 
-	MATRIX_FOR_EACH_CELL(c) {
-		char *exe = matrix_exe("refusals", c), *dir = matrix_tmpdir("ref", c), why[512];
-		const char *argv[] = {exe, NULL};
-		struct run_result plain, hooked;
-		const char *line;
-		json_t *report;
-
-		matrix_run(argv, NULL, NULL, NULL, &plain);
-		matrix_run(argv, hooks, dir, NULL, &hooked);
-		matrix_expect_same(&t, c, "run", &plain, &hooked);
-		line = harness_hook_line(hooked.err);
-		MX_EXPECT(&t, c, !strncmp(line, "extprof: hooked 11/16; refused 5: ", 34),
-			  "[refusals %s] %s", c->name, hooked.err);
-		report = harness_report_try(dir, NULL, why, sizeof(why));
-		MX_EXPECT(&t, c, report, "[refusals %s] %s", c->name, why);
-		for (size_t i = 0; i < sizeof(hookable) / sizeof(hookable[0]); i++) {
-			long long want = harness_tagged(hooked.err, "truth", hookable[i]);
-			long long got = harness_decl_int(report, hookable[i], "evaluations");
-
-			MX_EXPECT(&t, c, want == 40 && got == want,
-				  "[refusals %s] %s: %lld evaluations, %lld calls", c->name,
-				  hookable[i], got, want);
-		}
-		for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
-			MX_EXPECT(&t, c, harness_decl_int(report, refused[i], "evaluations") <= 0,
-				  "[refusals %s] %s was refused but has evaluations", c->name,
-				  refused[i]);
-		json_decref(report);
-		harness_free(&plain);
-		harness_free(&hooked);
-		harness_rmdir(dir);
-		free(exe);
-	}
-	matrix_summary(&t);
+	matrix_run_cells("refusals all", &k, refusals_check, NULL);
 }

@@ -17,20 +17,18 @@
 
 #include "harness.h"
 
-#define HOOKS                                                                          \
-	"function:lib_add@libspec.so,function:lib_mul@libspec.so,"                       \
+#define HOOKS                                                                                      \
+	"function:lib_add@libspec.so,function:lib_mul@libspec.so,"                                 \
 	"function:lib_chain@libspec.so,function:lib_internal@libspec.so"
 
 static void spec_cells(const char *kase, bool linked)
 {
 	struct matrix_tally t = {.test = kase};
 
-	MATRIX_FOR_EACH_CELL(c) {
-		char *exe = matrix_exe(kase, c), *dir = matrix_tmpdir("spec", c), *libdir, *lib,
-		     *link, *ldpath, why[512];
-		const char *argv[] = {exe, NULL};
-		struct run_result plain, hooked;
-		json_t *report;
+	MATRIX_FOR_EACH_CELL(c)
+	{
+		char *libdir, *lib, *link, *ldpath;
+		struct matrix_pass p;
 
 		cr_assert(asprintf(&lib, "%s/libspec-%s.so", harness_path("EXTPROF_TARGETS"),
 				   c->name) > 0);
@@ -39,44 +37,33 @@ static void spec_cells(const char *kase, bool linked)
 		cr_assert(symlink(lib, link) == 0, "symlink %s: %s", link, strerror(errno));
 		cr_assert(asprintf(&ldpath, "LD_LIBRARY_PATH=%s", libdir) > 0);
 		const char *env[] = {ldpath, NULL};
+		const struct matrix_case k = {.kase = kase,
+					      .env = env,
+					      .hooks = HOOKS,
+					      .status = 0,
+					      .hooked = linked ? 4 : 0,
+					      .truths = 4};
 
-		matrix_run(argv, NULL, NULL, env, &plain);
-		matrix_run(argv, HOOKS, dir, env, &hooked);
-		MX_EXPECT(&t, c, plain.status == 0, "[%s %s] the target fails by itself: %s %s",
-			  kase, c->name, plain.out, plain.err);
-		matrix_expect_same(&t, c, "run", &plain, &hooked);
-		if (linked)
-			MX_EXPECT(&t, c,
-				  !strcmp(harness_hook_line(hooked.err), "extprof: hooked 4/4"),
-				  "[%s %s] %s", kase, c->name, hooked.err);
-		report = harness_report_try(dir, NULL, why, sizeof(why));
-		MX_EXPECT(&t, c, report, "[%s %s] %s (shim: %s)", kase, c->name, why, hooked.err);
-		MX_EXPECT(&t, c,
-			  matrix_expect_tagged(&t, c, "run", report, hooked.err, "truth",
-					       "evaluations") == 4,
-			  "[%s %s] truth lines: %s", kase, c->name, hooked.err);
-		for (const char *p = hooked.err; report && (p = strstr(p, "checker-truth: ")); p++) {
+		matrix_pass_run(&t, c, &k, "run", &p);
+		for (const char *s = p.hooked.err; p.report && (s = strstr(s, "checker-truth: "));
+		     s++) {
 			char symbol[64];
 			json_t *d;
 
-			if (sscanf(p + 15, "%63s", symbol) != 1)
+			if (sscanf(s + 15, "%63s", symbol) != 1)
 				continue;
-			d = harness_decl(report, symbol);
+			d = harness_decl(p.report, symbol);
 			MX_EXPECT(&t, c,
 				  d && !strcmp(json_string_value(json_object_get(d, "object")),
 					       "libspec.so"),
 				  "[%s %s] %s: the row's object is not libspec.so", kase, c->name,
 				  symbol);
 		}
-		json_decref(report);
-		harness_free(&plain);
-		harness_free(&hooked);
-		harness_rmdir(dir);
+		matrix_pass_free(&p);
 		harness_rmdir(libdir);
 		free(lib);
 		free(link);
 		free(ldpath);
-		free(exe);
 	}
 	matrix_summary(&t);
 }

@@ -13,7 +13,9 @@
 
 #include "harness.h"
 
-#define HOOKS "function:tc_a,function:tc_b,function:tc_c,function:tc_via,function:tc_even,function:tc_odd"
+#define HOOKS                                                                                      \
+	"function:tc_a,function:tc_b,function:tc_c,function:tc_via,function:tc_even,function:tc_"  \
+	"odd"
 
 /* Whether the disassembly of @fn in @exe (objdump -d) has a jmp to @to. */
 static int tail_jumps(const char *exe, const char *fn, const char *to)
@@ -42,54 +44,39 @@ static int tail_jumps(const char *exe, const char *fn, const char *to)
 	return found;
 }
 
+/* The jumps where the compiler tail-calls; recursive = total - outer, none abandoned. */
+static void tailcall_check(struct matrix_tally *t, const struct matrix_cell *c,
+			   const struct matrix_pass *p, void *arg)
+{
+	int *jumping_cells = arg;
+	int jumps =
+		tail_jumps(p->exe, "tc_a", "tc_b") == 1 && tail_jumps(p->exe, "tc_b", "tc_c") == 1;
+
+	*jumping_cells += jumps;
+	/* gcc and clang both tail-call at -O2 and -O3 */
+	if (c->opt >= 2)
+		MX_EXPECT(t, c, jumps, "[tailcall %s] no jmp tc_b in tc_a: not a tail call",
+			  c->name);
+	for (int i = 0; i < 2; i++) {
+		const char *fn = i ? "tc_odd" : "tc_even";
+		long long outer = harness_tagged(p->hooked.err, "truth", fn);
+		long long total = harness_tagged(p->hooked.err, "total", fn);
+
+		MX_EXPECT(t, c, harness_decl_int(p->report, fn, "recursive") == total - outer,
+			  "[tailcall %s] %s: recursive %lld, want %lld", c->name, fn,
+			  harness_decl_int(p->report, fn, "recursive"), total - outer);
+		MX_EXPECT(t, c, harness_decl_int(p->report, fn, "abandoned") == 0,
+			  "[tailcall %s] %s: abandoned %lld", c->name, fn,
+			  harness_decl_int(p->report, fn, "abandoned"));
+	}
+}
+
 Test(tailcall, all_cells)
 {
-	struct matrix_tally t = {.test = "tailcall"};
+	static const struct matrix_case k = {
+		.kase = "tailcall", .hooks = HOOKS, .status = 0, .hooked = 6, .truths = 6};
 	int jumping_cells = 0;
 
-	MATRIX_FOR_EACH_CELL(c) {
-		char *exe = matrix_exe("tailcall", c), *dir = matrix_tmpdir("tail", c), why[512];
-		const char *argv[] = {exe, NULL};
-		struct run_result plain, hooked;
-		json_t *report;
-		int jumps = tail_jumps(exe, "tc_a", "tc_b") == 1 && tail_jumps(exe, "tc_b", "tc_c") == 1;
-
-		jumping_cells += jumps;
-		/* gcc and clang both tail-call at -O2 and -O3 */
-		if (c->opt >= 2)
-			MX_EXPECT(&t, c, jumps, "[tailcall %s] no jmp tc_b in tc_a: not a tail call",
-				  c->name);
-		matrix_run(argv, NULL, NULL, NULL, &plain);
-		matrix_run(argv, HOOKS, dir, NULL, &hooked);
-		MX_EXPECT(&t, c, plain.status == 0, "[tailcall %s] the target fails by itself",
-			  c->name);
-		matrix_expect_same(&t, c, "run", &plain, &hooked);
-		MX_EXPECT(&t, c, !strcmp(harness_hook_line(hooked.err), "extprof: hooked 6/6"),
-			  "[tailcall %s] %s", c->name, hooked.err);
-		report = harness_report_try(dir, NULL, why, sizeof(why));
-		MX_EXPECT(&t, c, report, "[tailcall %s] %s", c->name, why);
-		MX_EXPECT(&t, c,
-			  matrix_expect_tagged(&t, c, "run", report, hooked.err, "truth",
-					       "evaluations") == 6,
-			  "[tailcall %s] truth lines: %s", c->name, hooked.err);
-		for (int i = 0; i < 2; i++) {
-			const char *fn = i ? "tc_odd" : "tc_even";
-			long long outer = harness_tagged(hooked.err, "truth", fn);
-			long long total = harness_tagged(hooked.err, "total", fn);
-
-			MX_EXPECT(&t, c, harness_decl_int(report, fn, "recursive") == total - outer,
-				  "[tailcall %s] %s: recursive %lld, want %lld", c->name, fn,
-				  harness_decl_int(report, fn, "recursive"), total - outer);
-			MX_EXPECT(&t, c, harness_decl_int(report, fn, "abandoned") == 0,
-				  "[tailcall %s] %s: abandoned %lld", c->name, fn,
-				  harness_decl_int(report, fn, "abandoned"));
-		}
-		json_decref(report);
-		harness_free(&plain);
-		harness_free(&hooked);
-		harness_rmdir(dir);
-		free(exe);
-	}
+	matrix_run_cells("tailcall", &k, tailcall_check, &jumping_cells);
 	fprintf(stderr, "tailcall: %d cells tail-call with jmp\n", jumping_cells);
-	matrix_summary(&t);
 }
