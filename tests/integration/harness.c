@@ -715,7 +715,13 @@ void matrix_pass_free(struct matrix_pass *p)
 void matrix_run_cells(const char *test, const struct matrix_case *k, matrix_check_fn *check,
 		      void *arg)
 {
+	char name[128];
 	struct matrix_tally t = {.test = test};
+
+	if (!test) {
+		snprintf(name, sizeof(name), "%s %s", k->kase, k->args ? k->args[0] : "");
+		t.test = name;
+	}
 
 	MATRIX_FOR_EACH_CELL(c)
 	{

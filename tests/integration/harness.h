@@ -218,7 +218,8 @@ typedef void matrix_check_fn(struct matrix_tally *t, const struct matrix_cell *c
 
 /*
  * Case @k in every cell the tests go through: matrix_pass_run(), then
- * @check (NULL: none) with @arg; ends with matrix_summary() for @test.
+ * @check (NULL: none) with @arg; ends with matrix_summary() for @test
+ * (NULL: the case and its first argument, "longjmp plain").
  */
 void matrix_run_cells(const char *test, const struct matrix_case *k, matrix_check_fn *check,
 		      void *arg);

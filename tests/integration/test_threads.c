@@ -62,10 +62,8 @@ static void threads_cells(const struct threads_mode *x)
 				      .status = 0,
 				      .hooked = 5,
 				      .abandoned = true};
-	char test[64];
 
-	snprintf(test, sizeof(test), "threads %s", x->mode);
-	matrix_run_cells(test, &k, threads_check, (void *)x);
+	matrix_run_cells(NULL, &k, threads_check, (void *)x);
 }
 
 Test(threads, wide_64_at_once)

@@ -135,25 +135,24 @@ void xt_sample_dump(const char *path, uint64_t pid, uint32_t n)
 	xt_finish(&m, true);
 }
 
-void xt_hostile_create(struct dump_map *m, const char *path, uint32_t slots, uint64_t delta)
+unsigned char *xt_hostile_good(const char *path, uint32_t slots, uint64_t delta,
+			       void (*chains)(struct dump_map *m), size_t *size)
 {
 	static const struct dump_decl_info decls[] = {
 		{"invariant", "quorum_agrees", "checker", 0x1130},
 		{"guard", "can_vote", "checker", 0x1200},
 	};
 	struct dump_meta meta;
+	struct dump_map m;
 
 	xt_meta(&meta, NULL, 3, 77, 0x77);
 	meta.caller_slots = slots;
 	meta.callers_depth = 1;
-	xt_create(m, path, &meta, decls, 2, 0);
-	xt_record(m, 0, delta, 4);
-	xt_record(m, 1, delta + 4900, 2);
-}
-
-unsigned char *xt_hostile_keep(struct dump_map *m, const char *path, size_t *size)
-{
-	xt_finish(m, true);
+	xt_create(&m, path, &meta, decls, 2, 0);
+	xt_record(&m, 0, delta, 4);
+	xt_record(&m, 1, delta + 4900, 2);
+	chains(&m);
+	xt_finish(&m, true);
 	return xt_slurp(path, size);
 }
 

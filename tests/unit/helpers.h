@@ -43,14 +43,13 @@ void xt_finish(struct dump_map *m, bool complete);
 void xt_sample_dump(const char *path, uint64_t pid, uint32_t n);
 
 /*
- * Hostile files: a good dump kept in memory, copied and damaged.
- * xt_hostile_create makes a dump of 2 declarations, quorum_agrees (4
- * evaluations of @delta) and can_vote (2 of @delta + 4900), with @slots
- * caller slots each, for the caller to fill its chains; xt_hostile_keep
- * compacts it and reads it into memory (*@size bytes, malloc'd).
+ * Hostile files: a good dump kept in memory, copied and damaged.  The good
+ * one is written at @path: 2 declarations, quorum_agrees (4 evaluations of
+ * @delta) and can_vote (2 of @delta + 4900), with @slots caller slots each
+ * that @chains fills; compacted, it is read back (*@size bytes, malloc'd).
  */
-void xt_hostile_create(struct dump_map *m, const char *path, uint32_t slots, uint64_t delta);
-unsigned char *xt_hostile_keep(struct dump_map *m, const char *path, size_t *size);
+unsigned char *xt_hostile_good(const char *path, uint32_t slots, uint64_t delta,
+			       void (*chains)(struct dump_map *m), size_t *size);
 /* A malloc'd copy of @size bytes at @b, to damage. */
 unsigned char *xt_memdup(const void *b, size_t size);
 /* The header of dump bytes @b. */

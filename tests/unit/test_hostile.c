@@ -29,22 +29,25 @@
 static unsigned char *good;
 static size_t good_size;
 
+/* One caller chain, of quorum_agrees: 4 evaluations from 0x1234. */
+static void chains(struct dump_map *m)
+{
+	m->callers[0].depth = 1;
+	m->callers[0].pc[0] = 0x1234;
+	m->callers[0].evaluations = 4;
+	m->callers[0].floor = 103;
+	m->callers[0].floor_hits = 4;
+	m->callers[0].sum = 412;
+}
+
 /* A compact dump of 2 declarations with a caller chain, kept to be damaged. */
 static void setup(void)
 {
-	struct dump_map m;
 	char *path;
 
 	xt_dir_init();
 	path = xt_path(xt_dir, "good.xpd");
-	xt_hostile_create(&m, path, 2, 103);
-	m.callers[0].depth = 1;
-	m.callers[0].pc[0] = 0x1234;
-	m.callers[0].evaluations = 4;
-	m.callers[0].floor = 103;
-	m.callers[0].floor_hits = 4;
-	m.callers[0].sum = 412;
-	good = xt_hostile_keep(&m, path, &good_size);
+	good = xt_hostile_good(path, 2, 103, chains, &good_size);
 	unlink(path);
 	free(path);
 }

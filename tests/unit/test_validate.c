@@ -22,18 +22,21 @@
 static unsigned char *good;
 static size_t good_size;
 
-/* A compact dump of 2 declarations with callers, kept in memory to be damaged. */
+/* One caller chain of quorum_agrees, its frame named by a string of the table. */
+static void chains(struct dump_map *m)
+{
+	m->callers[0].depth = 1;
+	m->callers[0].symbol[0] = m->decls[1].symbol;
+}
+
+/* A compact dump of 2 declarations with callers, kept in memory (and in good.xpd) to be damaged. */
 static void setup(void)
 {
-	struct dump_map m;
 	char *path;
 
 	xt_dir_init();
 	path = xt_path(xt_dir, "good.xpd");
-	xt_hostile_create(&m, path, 1, 100);
-	m.callers[0].depth = 1;
-	m.callers[0].symbol[0] = m.decls[1].symbol;
-	good = xt_hostile_keep(&m, path, &good_size);
+	good = xt_hostile_good(path, 1, 100, chains, &good_size);
 	free(path);
 }
 
