@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* dump_space: a dump's space on disk against its header (dump_space.h). */
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 
 #include "dump_space.h"
 #include "extprof/dump.h"
+#include "harness.h"
 
 int dump_space_of(const char *path, struct dump_space *s)
 {
@@ -55,27 +55,27 @@ unsigned long long dump_space_bound(const struct dump_space *s)
 	return s->rows_off + (s->rows + room + 2) * EXTPROF_HIST_ROW_BYTES + 8192;
 }
 
+struct dump_space_call {
+	dump_space_fn fn;
+	void *arg;
+};
+
+static void dump_space_one(const char *dir, const char *name, void *arg)
+{
+	struct dump_space_call *c = arg;
+	struct dump_space s;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	c->fn(path, dump_space_of(path, &s) ? NULL : &s, c->arg);
+}
+
 int dump_space_each(const char *dir, dump_space_fn fn, void *arg)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
+	struct dump_space_call c = {fn, arg};
+	int n = harness_each_file(dir, EXTPROF_DUMP_SUFFIX, dump_space_one, &c);
 
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name);
-		struct dump_space s;
-		char path[4096];
-
-		if (l < 4 || strcmp(e->d_name + l - 4, EXTPROF_DUMP_SUFFIX))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		fn(path, dump_space_of(path, &s) ? NULL : &s, arg);
-		n++;
-	}
-	closedir(d);
-	return n;
+	return n < 0 ? 0 : n;
 }
 
 struct dump_space_max {

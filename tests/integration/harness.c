@@ -94,6 +94,44 @@ static void harness_child_setup(const struct run_opts *o)
 	}
 }
 
+/*
+ * A child running @argv, its stdin /dev/null, its stdout @out and stderr
+ * @err, with @env and @o applied; it exits 127 when it cannot exec.
+ */
+static pid_t harness_fork(const char *const argv[], const char *const env[],
+			  const struct run_opts *o, int out, int err)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		dup2(devnull, 0);
+		dup2(out, 1);
+		dup2(err, 2);
+		harness_apply_env(env);
+		harness_child_setup(o);
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "harness: exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+/* @r's status and signal from a wait status. */
+static void harness_status(int status, struct run_result *r)
+{
+	if (WIFSIGNALED(status)) {
+		r->signal = WTERMSIG(status);
+		r->status = 128 + r->signal;
+	} else {
+		r->status = WEXITSTATUS(status);
+	}
+}
+
 int harness_run(const char *const argv[], const char *const env[], struct run_result *r)
 {
 	return harness_run_with(argv, env, NULL, r);
@@ -109,21 +147,7 @@ int harness_run_with(const char *const argv[], const char *const env[], const st
 
 	cr_assert(out && err);
 	memset(r, 0, sizeof(*r));
-	fflush(NULL);
-	pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-
-		dup2(devnull, 0);
-		dup2(fileno(out), 1);
-		dup2(fileno(err), 2);
-		harness_apply_env(env);
-		harness_child_setup(o);
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "harness: exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
+	pid = harness_fork(argv, env, o, fileno(out), fileno(err));
 	for (;;) {
 		pid_t w = waitpid(pid, &status, o && o->timeout_s ? WNOHANG : 0);
 
@@ -138,12 +162,7 @@ int harness_run_with(const char *const argv[], const char *const env[], const st
 			waited_ms += 10;
 		}
 	}
-	if (WIFSIGNALED(status)) {
-		r->signal = WTERMSIG(status);
-		r->status = 128 + r->signal;
-	} else {
-		r->status = WEXITSTATUS(status);
-	}
+	harness_status(status, r);
 	r->out = harness_slurp(fileno(out));
 	r->err = harness_slurp(fileno(err));
 	fclose(out);
@@ -204,11 +223,22 @@ void harness_rmdir(char *dir)
 	free(dir);
 }
 
+json_t *harness_json(const struct run_result *r, int status, const char *what)
+{
+	json_error_t jerr;
+	json_t *root;
+
+	if (status >= 0)
+		cr_assert_eq(r->status, status, "%s: status %d: %s", what, r->status, r->err);
+	root = json_loads(r->out, 0, &jerr);
+	cr_assert(root, "%s: not JSON (%s at line %d): %.400s", what, jerr.text, jerr.line, r->out);
+	return root;
+}
+
 json_t *harness_report(const char *dir, const char *const extra[])
 {
 	const char *argv[32] = {harness_path("EXTPROF_BIN"), "report", "--format", "json"};
 	struct run_result r;
-	json_error_t jerr;
 	json_t *root;
 	int n = 4;
 
@@ -217,9 +247,7 @@ json_t *harness_report(const char *dir, const char *const extra[])
 	argv[n++] = dir;
 	argv[n] = NULL;
 	harness_run(argv, NULL, &r);
-	cr_assert_eq(r.status, 0, "extprof report %s: status %d: %s", dir, r.status, r.err);
-	root = json_loads(r.out, 0, &jerr);
-	cr_assert(root, "report is not JSON (%s at line %d): %s", jerr.text, jerr.line, r.out);
+	root = harness_json(&r, 0, "extprof report");
 	harness_free(&r);
 	return root;
 }
@@ -258,7 +286,7 @@ long long harness_truth(const char *err, const char *symbol)
 	return -1;
 }
 
-int harness_count_files(const char *dir, const char *suffix)
+int harness_each_file(const char *dir, const char *suffix, harness_file_fn fn, void *arg)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -270,10 +298,19 @@ int harness_count_files(const char *dir, const char *suffix)
 	while ((e = readdir(d))) {
 		size_t l = strlen(e->d_name);
 
-		n += l >= sl && !strcmp(e->d_name + l - sl, suffix);
+		if (l < sl || strcmp(e->d_name + l - sl, suffix))
+			continue;
+		n++;
+		if (fn)
+			fn(dir, e->d_name, arg);
 	}
 	closedir(d);
 	return n;
+}
+
+int harness_count_files(const char *dir, const char *suffix)
+{
+	return harness_each_file(dir, suffix, NULL, NULL);
 }
 
 /* Append what the pipe holds; 0 at end of file. */
@@ -304,20 +341,7 @@ void harness_spawn(const char *const argv[], const char *const env[], struct spa
 	cr_assert(err);
 	memset(s, 0, sizeof(*s));
 	cr_assert(pipe2(fds, O_CLOEXEC) == 0);
-	fflush(NULL);
-	pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-
-		dup2(devnull, 0);
-		dup2(fds[1], 1);
-		dup2(fileno(err), 2);
-		harness_apply_env(env);
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "harness: exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
+	pid = harness_fork(argv, env, NULL, fds[1], fileno(err));
 	close(fds[1]);
 	s->pid = pid;
 	s->out = fds[0];
@@ -354,12 +378,7 @@ int harness_reap(struct spawned *s, struct run_result *r)
 	while (waitpid(s->pid, &status, 0) < 0)
 		cr_assert(errno == EINTR);
 	memset(r, 0, sizeof(*r));
-	if (WIFSIGNALED(status)) {
-		r->signal = WTERMSIG(status);
-		r->status = 128 + r->signal;
-	} else {
-		r->status = WEXITSTATUS(status);
-	}
+	harness_status(status, r);
 	r->out = s->buf;
 	r->err = harness_slurp(fileno((FILE *)s->err));
 	fclose(s->err);
@@ -407,58 +426,70 @@ static long harness_dump_pid(const char *name)
 	return p > name ? strtol(p, NULL, 10) : -1;
 }
 
+struct harness_pids {
+	long *pids;
+	int n, max;
+};
+
+static void harness_add_pid(const char *dir, const char *name, void *arg)
+{
+	struct harness_pids *p = arg;
+	long pid = harness_dump_pid(name);
+	int k;
+
+	(void)dir;
+	if (pid < 0)
+		return;
+	for (k = 0; k < p->n && p->pids[k] != pid; k++)
+		;
+	if (k == p->n && p->n < p->max)
+		p->pids[p->n++] = pid;
+}
+
 int harness_dump_pids(const char *dir, long *pids, int max)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
+	struct harness_pids p = {pids, 0, max};
 
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		long pid = harness_dump_pid(e->d_name);
-		int k;
+	harness_each_file(dir, ".xpd", harness_add_pid, &p);
+	return p.n;
+}
 
-		if (pid < 0)
-			continue;
-		for (k = 0; k < n && pids[k] != pid; k++)
-			;
-		if (k == n && n < max)
-			pids[n++] = pid;
-	}
-	closedir(d);
-	return n;
+/* The dumps of one process, as arguments for `extprof report`. */
+struct harness_pid_files {
+	long pid;
+	const char *files[28];
+	char *paths[28];
+	int n;
+};
+
+static void harness_add_pid_file(const char *dir, const char *name, void *arg)
+{
+	struct harness_pid_files *f = arg;
+
+	if (f->n >= 27 || harness_dump_pid(name) != f->pid)
+		return;
+	cr_assert(asprintf(&f->paths[f->n], "%s/%s", dir, name) > 0);
+	f->files[f->n] = f->paths[f->n];
+	f->n++;
 }
 
 json_t *harness_report_pid(const char *dir, long pid, char *why, size_t whylen)
 {
-	const char *files[28];
-	char *paths[28];
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct harness_pid_files f = {.pid = pid};
 	json_t *root;
-	int n = 0;
 
-	if (!d) {
+	if (harness_each_file(dir, "", harness_add_pid_file, &f) < 0) {
 		snprintf(why, whylen, "%s: %s", dir, strerror(errno));
 		return NULL;
 	}
-	while ((e = readdir(d)) && n < 27) {
-		if (harness_dump_pid(e->d_name) != pid)
-			continue;
-		cr_assert(asprintf(&paths[n], "%s/%s", dir, e->d_name) > 0);
-		files[n] = paths[n];
-		n++;
-	}
-	closedir(d);
-	files[n] = NULL;
-	if (!n) {
+	f.files[f.n] = NULL;
+	if (!f.n) {
 		snprintf(why, whylen, "no dump of pid %ld in %s", pid, dir);
 		return NULL;
 	}
-	root = harness_report_try(NULL, files, why, whylen);
-	for (int i = 0; i < n; i++)
-		free(paths[i]);
+	root = harness_report_try(NULL, f.files, why, whylen);
+	for (int i = 0; i < f.n; i++)
+		free(f.paths[i]);
 	return root;
 }
 

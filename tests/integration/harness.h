@@ -72,6 +72,13 @@ int harness_reap(struct spawned *s, struct run_result *r);
 char *harness_tmpdir(const char *tag);
 void harness_rmdir(char *dir);
 
+/*
+ * The JSON that run @r printed, parsed (asserted); its exit status asserted
+ * to be @status first, unless @status < 0.  @what names the run in the
+ * messages ("extprof attach").
+ */
+json_t *harness_json(const struct run_result *r, int status, const char *what);
+
 /* `extprof report --format json DIR [extra...]`: the parsed report, or NULL. */
 json_t *harness_report(const char *dir, const char *const extra[]);
 
@@ -82,7 +89,14 @@ long long harness_int(json_t *obj, const char *key);
 /* "checker-truth: SYMBOL COUNT" lines of a stderr: the count for @symbol, or -1. */
 long long harness_truth(const char *err, const char *symbol);
 
-/* Files in @dir whose name ends in @suffix. */
+/*
+ * @fn (when not NULL) for each file of @dir whose name ends in @suffix;
+ * how many there are, or -1 when @dir cannot be read.
+ */
+typedef void (*harness_file_fn)(const char *dir, const char *name, void *arg);
+int harness_each_file(const char *dir, const char *suffix, harness_file_fn fn, void *arg);
+
+/* Files in @dir whose name ends in @suffix (-1: no @dir). */
 int harness_count_files(const char *dir, const char *suffix);
 
 /* ---- the hooking matrix (issue 3) -------------------------------------- */

@@ -283,12 +283,8 @@ static void attach_run(const struct target *t, const char *const opts[], const c
 
 static json_t *attach_json(const struct run_result *r)
 {
-	json_error_t jerr;
-	json_t *root;
+	json_t *root = harness_json(r, 0, "extprof attach");
 
-	cr_assert_eq(r->status, 0, "extprof attach: status %d: %s", r->status, r->err);
-	root = json_loads(r->out, 0, &jerr);
-	cr_assert(root, "extprof attach: not JSON (%s): %s", jerr.text, r->out);
 	cr_assert(json_is_object(json_object_get(root, "attached")),
 		  "the report does not say it was an attachment: %s", r->out);
 	return root;
@@ -502,7 +498,6 @@ Test(attach, detach_ends_an_attachment_left_counting, .timeout = 120)
 			       NULL,
 			       NULL};
 	json_t *rep;
-	json_error_t jerr;
 
 	target_plain("-", &plain);
 	attach_target_start(&t, "-");
@@ -521,9 +516,7 @@ Test(attach, detach_ends_an_attachment_left_counting, .timeout = 120)
 	dargv[6] = t.pid;
 	harness_run(dargv, NULL, &d);
 	report_from(out, &d);
-	cr_assert_eq(d.status, 0, "extprof detach: %s", d.err);
-	rep = json_loads(d.out, 0, &jerr);
-	cr_assert(rep, "extprof detach: not JSON: %s", d.out);
+	rep = harness_json(&d, 0, "extprof detach");
 	cr_expect(harness_decl_int(rep, "at_work", "evaluations") > 0);
 	expect_let_go(&t);
 	json_decref(rep);

@@ -63,13 +63,7 @@ static void doubling(struct run_result *r, const char *const *args)
 
 static json_t *parse(const struct run_result *r)
 {
-	json_error_t je;
-	json_t *j;
-
-	cr_assert_eq(r->status, 0, "extprof doubling exited %d: %s", r->status, r->err);
-	j = json_loads(r->out, 0, &je);
-	cr_assert(j, "not JSON (%s): %.400s", je.text, r->out);
-	return j;
+	return harness_json(r, 0, "extprof doubling");
 }
 
 static json_t *growth_of(json_t *decl, const char *value)

@@ -498,15 +498,12 @@ Test(steps, doubling_classes_the_checker_invariants)
 			      "1",
 			      NULL};
 	struct run_result r;
-	json_error_t je;
 	json_t *report;
 
 	cr_assert(asprintf(&base, "%s/runs", tmp) > 0);
 	argv[11] = base;
 	harness_run(argv, NULL, &r);
-	cr_assert_eq(r.status, 0, "extprof doubling: %d: %s", r.status, r.err);
-	report = json_loads(r.out, 0, &je);
-	cr_assert(report, "not JSON (%s): %.400s", je.text, r.out);
+	report = harness_json(&r, 0, "extprof doubling");
 	expect_class(report, "type_ok", "O(N)");
 	expect_class(report, "consistent", "O(N^2)");
 	json_decref(report);
@@ -549,7 +546,6 @@ Test(steps, diff_names_the_slower_build_exactly)
 	const char *exes[] = {"CHECKER_PLAIN_O2", "CHECKER_SLOW_O2"};
 	char *dirs[] = {base, slow};
 	struct run_result r;
-	json_error_t je;
 	double change = -1;
 	json_t *diff;
 
@@ -565,8 +561,7 @@ Test(steps, diff_names_the_slower_build_exactly)
 	}
 	harness_run(argv, NULL, &r);
 	cr_expect_eq(r.status, 1, "diff --fail-above 10: status %d: %s", r.status, r.err);
-	diff = json_loads(r.out, 0, &je);
-	cr_assert(diff, "not JSON (%s): %.400s", je.text, r.out);
+	diff = harness_json(&r, -1, "extprof diff");
 	cr_expect_str_eq(diff_status(diff, "type_ok", &change), "changed");
 	cr_expect(change > 10, "type_ok: per_eval %+.1f%%", change);
 	cr_expect_str_eq(diff_status(diff, "consistent", &change), "same");

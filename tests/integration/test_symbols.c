@@ -36,7 +36,8 @@ static const char *symbols_row(const char *out, const char *name, char *status, 
 		unsigned long long size;
 		int used = 0;
 
-		if (sscanf(p, "%llu %15s %255s%n", &size, st, nm, &used) == 3 && !strcmp(nm, name)) {
+		if (sscanf(p, "%llu %15s %255s%n", &size, st, nm, &used) == 3 &&
+		    !strcmp(nm, name)) {
 			const char *r = p + used, *end = strchr(r, '\n');
 			size_t len;
 
@@ -56,23 +57,24 @@ static const char *symbols_row(const char *out, const char *name, char *status, 
 }
 
 static const char *const refusal_funcs[] = {
-	"tiny4", "ret_early", "loop_back", "endbr_back", "jrcxz_first", "rip_load", "rip_lea",
-	"rip_store", "rip_cmp", "call_first", "icall_first", "jmp_first", "jcc_first", "ret_last",
-	"mov_ret", "plain_c"};
+	"tiny4",     "ret_early", "loop_back", "endbr_back", "jrcxz_first", "rip_load",
+	"rip_lea",   "rip_store", "rip_cmp",   "call_first", "icall_first", "jmp_first",
+	"jcc_first", "ret_last",  "mov_ret",   "plain_c"};
 
 /* In every cell, each function's verdict is the one the shim gives when asked to hook it. */
 Test(symbols, same_verdict_as_the_shim)
 {
 	struct matrix_tally t = {.test = "symbols"};
 
-	MATRIX_FOR_EACH_CELL(c) {
+	MATRIX_FOR_EACH_CELL(c)
+	{
 		char *exe = matrix_exe("refusals", c);
 		const char *args[] = {exe, NULL}, *argv[] = {exe, NULL};
 		struct run_result sym;
 
 		symbols_run(args, &sym);
-		MX_EXPECT(&t, c, sym.status == 0, "[symbols %s] status %d: %s", c->name,
-			  sym.status, sym.err);
+		MX_EXPECT(&t, c, sym.status == 0, "[symbols %s] status %d: %s", c->name, sym.status,
+			  sym.err);
 		MX_EXPECT(&t, c, !strncmp(sym.out, "    SIZE  STATUS    NAME  REASON\n", 33),
 			  "[symbols %s] header: %.80s", c->name, sym.out);
 		for (size_t i = 0; i < sizeof(refusal_funcs) / sizeof(refusal_funcs[0]); i++) {
@@ -88,11 +90,11 @@ Test(symbols, same_verdict_as_the_shim)
 			if (!strcmp(status, "OK"))
 				snprintf(want, sizeof(want), "extprof: hooked 1/1");
 			else
-				snprintf(want, sizeof(want), "extprof: hooked 0/1; refused 1: %s %s",
-					 fn, reason);
+				snprintf(want, sizeof(want),
+					 "extprof: hooked 0/1; refused 1: %s %s", fn, reason);
 			MX_EXPECT(&t, c, !strcmp(harness_hook_line(hooked.err), want),
-				  "[symbols %s] %s: symbols says %s \"%s\", the shim: %s", c->name, fn,
-				  status, reason, hooked.err);
+				  "[symbols %s] %s: symbols says %s \"%s\", the shim: %s", c->name,
+				  fn, status, reason, hooked.err);
 			harness_free(&hooked);
 			harness_rmdir(dir);
 		}
@@ -129,13 +131,10 @@ Test(symbols, json)
 	char *exe = matrix_exe("refusals", &matrix_cells[4]);
 	const char *args[] = {"--format", "json", exe, "tiny4", NULL};
 	struct run_result r;
-	json_error_t jerr;
 	json_t *root, *fns, *f;
 
 	symbols_run(args, &r);
-	cr_assert_eq(r.status, 0, "%s", r.err);
-	root = json_loads(r.out, 0, &jerr);
-	cr_assert(root, "not JSON: %s", r.out);
+	root = harness_json(&r, 0, "extprof symbols");
 	cr_expect(json_is_true(json_object_get(root, "symtab")));
 	fns = json_object_get(root, "functions");
 	cr_assert_eq(json_array_size(fns), 1);
@@ -223,8 +222,8 @@ Test(symbols, stripped_executable)
 			cr_expect_str_eq(harness_hook_line(h.err), want, "%s: %s", hooks, h.err);
 			hooked++;
 		} else {
-			cr_expect(!strncmp(harness_hook_line(h.err), "extprof: hooked 0/1; refused 1: ",
-					   32),
+			cr_expect(!strncmp(harness_hook_line(h.err),
+					   "extprof: hooked 0/1; refused 1: ", 32),
 				  "%s: symbols says %s, the shim: %s", hooks, status, h.err);
 		}
 		harness_free(&h);
@@ -245,12 +244,10 @@ static void symbols_offset(const char *exe, const char *name, long long *off, lo
 {
 	const char *args[] = {"--format", "json", exe, name, NULL};
 	struct run_result r;
-	json_error_t jerr;
 	json_t *root, *f;
 
 	symbols_run(args, &r);
-	root = json_loads(r.out, 0, &jerr);
-	cr_assert(root, "not JSON: %s", r.out);
+	root = harness_json(&r, -1, "extprof symbols");
 	f = json_array_get(json_object_get(root, "functions"), 0);
 	cr_assert(f, "no %s in %s", name, r.out);
 	*off = json_integer_value(json_object_get(f, "offset"));
@@ -284,7 +281,8 @@ Test(symbols, offsets_inside_functions)
 
 			snprintf(hooks, sizeof(hooks), "function:0x%llx", off + d);
 			snprintf(want, sizeof(want),
-				 "extprof: hooked 0/1; refused 1: 0x%llx is inside %s (+0x%llx), not "
+				 "extprof: hooked 0/1; refused 1: 0x%llx is inside %s (+0x%llx), "
+				 "not "
 				 "a function's start; 0x%llx! hooks it all the same",
 				 off + d, fns[k], d, off + d);
 			matrix_run(argv, hooks, dir, NULL, &h);
@@ -302,7 +300,8 @@ Test(symbols, offsets_inside_functions)
 
 			snprintf(hooks, sizeof(hooks), "function:0x%llx", off);
 			matrix_run(argv, hooks, dir, NULL, &h);
-			cr_expect_str_eq(harness_hook_line(h.err), "extprof: hooked 1/1", "%s", h.err);
+			cr_expect_str_eq(harness_hook_line(h.err), "extprof: hooked 1/1", "%s",
+					 h.err);
 			report = harness_report(dir, NULL);
 			cr_expect_eq(harness_decl_int(report, "plain_c", "evaluations"), 40);
 			json_decref(report);
@@ -329,8 +328,7 @@ Test(symbols, stripped_shared_object)
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(symbols_row(r.out, "lib_add", status, reason, sizeof(reason)), "%s", r.out);
 	cr_expect_str_eq(status, "OK");
-	cr_expect(!symbols_row(r.out, "lib_internal", status, reason, sizeof(reason)), "%s",
-		  r.out);
+	cr_expect(!symbols_row(r.out, "lib_internal", status, reason, sizeof(reason)), "%s", r.out);
 	cr_expect(strstr(r.err, "is stripped (no .symtab): only the 4 functions its .dynsym "
 				"exports are named; the "),
 		  "%s", r.err);
