@@ -6,6 +6,7 @@
  * checks that the order and grouping of merges never matter.
  */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,39 +191,42 @@ Test(merge, calibration_once_per_process_then_min_across_processes)
 
 /*
  * Merging keeps the hits of the lower floor (118: 1 hit) and drops worker
- * 0's four at 120; the histogram shows they were within the margin (2) of
- * 118, so finalize counts them: 5 hits, settled.
+ * 0's four; finalize counts them back from the histogram when they were
+ * within the margin (2) of 118, never when they were beyond it.
  */
-Test(merge, histogram_restores_hits_within_the_margin)
-{
-	struct xp_report r;
-	const struct xp_row *f;
+struct margin_case {
+	uint64_t a0;   /* worker 0's four evaluations */
+	uint64_t hits; /* at the floor, finalized */
+	bool settled;
+	uint32_t flags;
+};
 
-	worker("a0.xpd", 100, 20, 0, (uint64_t[]){120}, (uint64_t[]){4}, 1);
-	worker("a1.xpd", 100, 20, 1, (uint64_t[]){150, 118}, (uint64_t[]){2, 1}, 2);
-	report_of(xt_dir, &r, NULL);
-	f = row_named(&r, "f");
-	cr_expect_eq(f->per_eval, 98);
-	cr_expect_eq(f->fin.hits, 5);
-	cr_expect(f->settled);
-	cr_expect_eq(f->flags, 0);
-	xp_report_free(&r);
+ParameterizedTestParameters(merge, histogram_hits_and_the_margin)
+{
+	static struct margin_case cases[] = {
+		/* 120 is within the margin of 118: 5 hits, settled */
+		{120, 5, true, 0},
+		/* 121 is 3 above the floor 118: outside the margin, so 1 hit, unsettled */
+		{121, 1, false, 1u << XP_FLAG_UNSETTLED},
+	};
+
+	return cr_make_param_array(struct margin_case, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
-/* 121 is 3 above the floor 118: outside the margin, so 1 hit, unsettled. */
-Test(merge, hits_beyond_the_margin_stay_out)
+ParameterizedTest(struct margin_case *c, merge, histogram_hits_and_the_margin)
 {
 	struct xp_report r;
 	const struct xp_row *f;
 
-	worker("a0.xpd", 100, 20, 0, (uint64_t[]){121}, (uint64_t[]){4}, 1);
+	worker("a0.xpd", 100, 20, 0, (uint64_t[]){c->a0}, (uint64_t[]){4}, 1);
 	worker("a1.xpd", 100, 20, 1, (uint64_t[]){150, 118}, (uint64_t[]){2, 1}, 2);
 	report_of(xt_dir, &r, NULL);
 	f = row_named(&r, "f");
-	cr_expect_eq(f->per_eval, 98);
-	cr_expect_eq(f->fin.hits, 1);
-	cr_expect_not(f->settled);
-	cr_expect_eq(f->flags, 1u << XP_FLAG_UNSETTLED);
+	cr_expect_eq(f->per_eval, 98, "a0 %llu", (unsigned long long)c->a0);
+	cr_expect_eq(f->fin.hits, c->hits, "a0 %llu", (unsigned long long)c->a0);
+	cr_expect_eq(f->settled, c->settled, "a0 %llu", (unsigned long long)c->a0);
+	cr_expect_eq(f->flags, c->flags, "a0 %llu: flags 0x%x", (unsigned long long)c->a0,
+		     f->flags);
 	xp_report_free(&r);
 }
 
