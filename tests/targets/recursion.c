@@ -82,8 +82,6 @@ static void *deep(void *arg)
 int main(void)
 {
 	unsigned long deep_r = 0;
-	pthread_attr_t attr;
-	pthread_t th;
 
 	for (int i = 0; i < 3; i++)
 		printf("fib(%d) = %ld\n", 18 + i, fib(18 + i));
@@ -92,21 +90,15 @@ int main(void)
 	       is_even(1000), is_odd(777), is_even(7), is_odd(0));
 
 	/* 80000 frames: more than the shadow stack's first 65536 */
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 64ul << 20);
-	if (pthread_create(&th, &attr, deep, &deep_r) || pthread_join(th, NULL)) {
+	if (matrix_deep(deep, &deep_r, 64)) {
 		printf("pthread failed\n");
 		return 3;
 	}
 	printf("down(80000) = %lu\n", deep_r);
 
-	TRUTH("truth", "fib", outer_fib);
-	TRUTH("truth", "is_even", outer_even);
-	TRUTH("truth", "is_odd", outer_odd);
-	TRUTH("truth", "down", outer_down);
-	TRUTH("total", "fib", total_fib);
-	TRUTH("total", "is_even", total_even);
-	TRUTH("total", "is_odd", total_odd);
-	TRUTH("total", "down", total_down);
+	TRUTH_RECURSIVE("fib", outer_fib, total_fib);
+	TRUTH_RECURSIVE("is_even", outer_even, total_even);
+	TRUTH_RECURSIVE("is_odd", outer_odd, total_odd);
+	TRUTH_RECURSIVE("down", outer_down, total_down);
 	return 0;
 }

@@ -103,8 +103,6 @@ int main(void)
 {
 	unsigned long outer_even = 0, outer_odd = 0;
 	long sum = 0, r = 0;
-	pthread_attr_t attr;
-	pthread_t th;
 
 	for (long i = 0; i < 1000; i++)
 		sum += tc_a(i) + tc_via(i) + tc_b(i);
@@ -121,9 +119,7 @@ int main(void)
 	printf("parity %ld\n", sum);
 
 	/* at -O0 these are 200000 real frames: a big stack */
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 128ul << 20);
-	if (pthread_create(&th, &attr, chain, &r) || pthread_join(th, NULL)) {
+	if (matrix_deep(chain, &r, 128)) {
 		printf("pthread failed\n");
 		return 3;
 	}
@@ -135,9 +131,7 @@ int main(void)
 	TRUTH("truth", "tc_b", n_b);
 	TRUTH("truth", "tc_c", n_c);
 	TRUTH("truth", "tc_via", n_via);
-	TRUTH("truth", "tc_even", outer_even);
-	TRUTH("truth", "tc_odd", outer_odd);
-	TRUTH("total", "tc_even", n_even);
-	TRUTH("total", "tc_odd", n_odd);
+	TRUTH_RECURSIVE("tc_even", outer_even, n_even);
+	TRUTH_RECURSIVE("tc_odd", outer_odd, n_odd);
 	return 0;
 }
