@@ -78,8 +78,29 @@ static const char *line_with(const char *text, const char *needle)
 }
 
 /* Every truth line of @err: @check(@text, symbol, count); returns how many. */
-static int each_truth(const char *err, void (*check)(const char *, const char *, long long),
-		      const char *text)
+/* How a tool's output names a function on the line that gives its count. */
+struct listing {
+	const char *tool;	    /* in the messages */
+	const char *before, *after; /* around the symbol on its line */
+	const char *text;	    /* the tool's output */
+};
+
+/* The line of @l that names @symbol gives @count. */
+static void expect_listed(const struct listing *l, const char *symbol, long long count)
+{
+	char needle[160];
+	const char *line;
+
+	snprintf(needle, sizeof(needle), "%s%s%s", l->before, symbol, l->after);
+	line = line_with(l->text, needle);
+	cr_assert(line, "%s does not list %s:\n%s", l->tool, symbol, l->text);
+	cr_expect_eq(number_at(line), count,
+		     "%s: %lld evaluations in %s, %lld by the checker's count", symbol,
+		     number_at(line), l->tool, count);
+}
+
+/* expect_listed() for every "checker-truth: SYMBOL COUNT" line of @err; how many. */
+static int each_truth(const char *err, const struct listing *l)
 {
 	int n = 0;
 
@@ -89,38 +110,9 @@ static int each_truth(const char *err, void (*check)(const char *, const char *,
 
 		p += strlen("checker-truth: ");
 		cr_assert_eq(sscanf(p, "%127s %lld", symbol, &count), 2);
-		check(text, symbol, count);
+		expect_listed(l, symbol, count);
 	}
 	return n;
-}
-
-/* callgrind_annotate: "  1,568 ( 2.74%)  ...  ???:consistent [/path/checker-truth-O2]" */
-static void expect_annotated(const char *text, const char *symbol, long long count)
-{
-	char needle[160];
-	const char *line;
-
-	snprintf(needle, sizeof(needle), "???:%s [", symbol);
-	line = line_with(text, needle);
-	cr_assert(line, "callgrind_annotate does not list %s:\n%s", symbol, text);
-	cr_expect_eq(number_at(line), count,
-		     "%s: %lld evaluations in callgrind_annotate, %lld by "
-		     "the checker's count",
-		     symbol, number_at(line), count);
-}
-
-/* go tool pprof -top: "      8257 14.41% 14.41%       8257 14.41%  decision_is_stable" */
-static void expect_top(const char *text, const char *symbol, long long count)
-{
-	char needle[160];
-	const char *line;
-
-	snprintf(needle, sizeof(needle), "%%  %s\n", symbol);
-	line = line_with(text, needle);
-	cr_assert(line, "go tool pprof -top does not list %s:\n%s", symbol, text);
-	cr_expect_eq(number_at(line), count,
-		     "%s: %lld evaluations (flat) in pprof, %lld by the checker's count", symbol,
-		     number_at(line), count);
 }
 
 static void exports_read_back(const char *callers)
@@ -133,7 +125,8 @@ static void exports_read_back(const char *callers)
 	const char *annotate[] = {"callgrind_annotate", "--threshold=100", cg, NULL};
 	harness_run(annotate, NULL, &ann);
 	cr_assert_eq(ann.status, 0, "callgrind_annotate: %s", ann.err);
-	n = each_truth(run.err, expect_annotated, ann.out);
+	/* "  1,568 ( 2.74%)  ...  ???:consistent [/path/checker-truth-O2]" */
+	n = each_truth(run.err, &(struct listing){"callgrind_annotate", "???:", " [", ann.out});
 	cr_expect_geq(n, 12, "too few truth lines: %s", run.err);
 	if (strcmp(callers, "0"))
 		cr_expect(strstr(ann.out, "???:search_worker_main ["),
@@ -156,7 +149,10 @@ static void exports_read_back(const char *callers)
 			       NULL};
 	harness_run(pprof, env, &top);
 	cr_assert_eq(top.status, 0, "go tool pprof: %s", top.err);
-	cr_expect_eq(each_truth(run.err, expect_top, top.out), n);
+	/* "      8257 14.41% 14.41%       8257 14.41%  decision_is_stable" (flat) */
+	cr_expect_eq(
+		each_truth(run.err, &(struct listing){"go tool pprof -top", "%  ", "\n", top.out}),
+		n);
 	cr_expect(strstr(top.out, "Type: evaluations"), "%s", top.out);
 	if (strcmp(callers, "0"))
 		cr_expect(strstr(top.out, "search_worker_main\n"), "the callers are there:\n%s",
