@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* arch: what the rest of the shim asks of the architecture code (arch/x86_64/). */
+/*
+ * arch: what the rest of the shim asks of the architecture code, in
+ * arch/CPU_FAMILY/ (preload/meson.build picks the folder; docs/porting.md
+ * says what a port provides, file by file).
+ */
 #ifndef EXTPROF_PRELOAD_ARCH_H
 #define EXTPROF_PRELOAD_ARCH_H
 
-/* Hooked calls of xp_cal_empty in one call of xp_cal_outer (calibrate.S). */
+/* Hooked calls of xp_cal_empty in one call of xp_cal_outer (the port's calibrate.S). */
 #define ARCH_CAL_NESTED 8
 
 #ifndef __ASSEMBLER__
@@ -11,17 +15,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A function's patch, planned and with its stub built, not yet written. */
-struct arch_hook {
-	uint64_t at;	      /* the patch start (after endbr64) */
-	uint32_t length;      /* bytes overwritten */
-	uint64_t pad_at;      /* a short patch: where its jmp rel32 goes, before F; 0: none */
-	uint8_t saved[32];    /* what the patch overwrote, for arch_unhook */
-	uint8_t saved_pad[5]; /* and in the padding, for a short patch */
-	void *entry;	      /* where the patched entry jumps: the stub's fast path, or its head */
-	void *stub;	      /* the stub's head (stub_layout.h) */
-};
+/* The architecture's inline part: counter reads, fences, the thread pointer. */
+#include "arch_inline.h"
 
+/*
+ * struct arch_hook, a function's patch, planned and with its stub built,
+ * not yet written, is the port's own (arch_inline.h); the rest of the shim
+ * reads its stub (the stub's head) and entry (where the patched entry
+ * jumps) only.
+ */
 struct functab;
 
 /*
@@ -33,52 +35,59 @@ struct functab;
  */
 int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, const struct functab *t,
 		      uint64_t base, struct arch_hook *h, char *why, size_t whylen);
+/* Write the patch @h planned, so that calls go through its stub: 0, or -errno with @why. */
 int arch_commit_hook(const struct arch_hook *h, char *why, size_t whylen);
 
 /* Put back what arch_commit_hook overwrote (calibration's own functions). */
 int arch_unhook(const struct arch_hook *h);
 
 /*
- * The functions calibration hooks, shaped as a program's (calibrate.S):
+ * The functions calibration hooks, shaped as a program's (in the port's assembly):
  * empty holds a 5-byte nop and returns; outer calls it ARCH_CAL_NESTED
  * times; the _plain twins are the same and are never hooked.  Each _end
  * marks where its function ends.
  */
 void xp_cal_empty(void), xp_cal_empty_end(void);
+/* The unhooked twin of xp_cal_empty. */
 void xp_cal_empty_plain(void), xp_cal_empty_plain_end(void);
+/* ARCH_CAL_NESTED calls of xp_cal_empty. */
 void xp_cal_outer(void), xp_cal_outer_end(void);
+/* The unhooked twin of xp_cal_outer (it calls xp_cal_empty_plain). */
 void xp_cal_outer_plain(void), xp_cal_outer_plain_end(void);
 
 /* Stubs made from now on attribute callers (EXTPROF_CALLERS). */
 void arch_use_callers_thunk(void);
 
+struct xp_counter;
+
 /*
  * Stubs made from now on carry the fast path for counter @c, if it has one
  * and there are neither callers nor a window (stub_fast.c).
  */
-struct xp_counter;
 void arch_choose_fast_path(const struct xp_counter *c, bool callers, bool window);
 
 /*
  * Call @fn for every direct branch of the @size bytes at @code (runtime
- * address @addr) whose target lies outside them (arch/x86_64/insn.c).
+ * address @addr) whose target lies outside them (the architecture's decoder).
  */
 void arch_each_branch(const uint8_t *code, uint64_t size, uint64_t addr,
 		      void (*fn)(uint64_t from, uint64_t target, void *arg), void *arg);
 
-/*
- * For a process already running (extprof attach): the writes that send
- * @h's entry to its stub, at most @max (2 do: a short patch's padding, then
- * its entry), each the bytes of a jmp alone and those it replaces: the
- * moved instructions behind it stay, so that a thread that was among them
- * runs on correctly.  Returns how many, or -EINVAL.
- */
+/* One write of code: @len bytes at @at, and those they replace. */
 struct arch_patch_bytes {
 	uint64_t at;
 	uint32_t len;
 	uint8_t code[16];
 	uint8_t orig[16];
 };
+
+/*
+ * For a process already running (extprof attach): the writes that send
+ * @h's entry to its stub, at most @max (2 do: a short patch's padding, then
+ * its entry), each the bytes of a jump alone and those it replaces: the
+ * moved instructions behind it stay, so that a thread that was among them
+ * runs on correctly.  Returns how many, or -EINVAL.
+ */
 int arch_entry_bytes(const struct arch_hook *h, struct arch_patch_bytes *w, int max);
 
 /*
@@ -92,14 +101,15 @@ int arch_prepare_redirect(uint64_t addr, uint64_t size, uint64_t target, struct 
 /* Write @len bytes of code at @at in this process (a fork child undoing an attachment). */
 int arch_write_code(uint64_t at, const uint8_t *bytes, uint32_t len);
 
-/* The address ranges of every stub made so far, at most @max: how many there are. */
 struct extprof_attach_range;
+
+/* The address ranges of every stub made so far, at most @max: how many there are. */
 int arch_code_ranges(struct extprof_attach_range *r, int max);
 
 /* Whether @pc lies in one of the stubs' pages. */
 bool arch_code_owns(uint64_t pc);
 
-/* ---- single-stepping, for the steps counter (preload/step*.c, arch/x86_64/step*.c) ---- */
+/* ---- single-stepping, for the steps counter (preload/step*.c, arch/CPU_FAMILY/step*.c) ---- */
 
 struct xp_thread;
 struct xp_step;
@@ -112,15 +122,16 @@ void arch_ctx_step(void *uc, bool on);
 
 /* System calls without errno: the evaluation path leaves the program's alone. */
 long arch_syscall4(long nr, long a, long b, long c, long d);
+/* The same with six arguments. */
 long arch_syscall6(long nr, long a, long b, long c, long d, long e, long f);
 
-/* The function's own instructions that run before its stub, @stub (endbr64): 0 or 1. */
+/* The function's own instructions that run before its stub @stub (a landing pad): 0 or 1. */
 uint32_t arch_step_entry_credit(const void *stub);
 
 /*
  * A single-step trap on thread @t (context @uc): mend what the instruction
  * that retired left to mend, and return how many of the program's own
- * instructions it stands for (the table atop arch/x86_64/step_trap.c).
+ * instructions it stands for (the table atop the architecture's step_trap.c).
  */
 uint32_t arch_step_retired(struct xp_thread *t, void *uc);
 
@@ -133,7 +144,7 @@ uint64_t arch_step_thunk(const void *uc, bool *exit);
 
 /*
  * The instruction about to run at the trap's pc: remember it (it is the
- * next trap's prev), and prepare what it needs (pushf, popf, a syscall).
+ * next trap's prev), and prepare what it needs (the port's table says which).
  * False when stepping must end before it runs (it replaces SIGTRAP's
  * handler, and a step trap after it would kill the process).
  */
@@ -142,8 +153,8 @@ bool arch_step_look(struct xp_step *s, void *uc);
 /* Make every stub page read+execute only. */
 void arch_seal_code(void);
 
-/* Size of the extended state xp_call_preserving() saves (CPUID 0xd). */
-void arch_probe_xsave(void);
+/* Learn what xp_call_preserving() must save of the CPU's extended state. */
+void arch_probe_cpu(void);
 
 #endif /* __ASSEMBLER__ */
 #endif

@@ -325,11 +325,9 @@ static int attach_map_children(void)
 static void attach_publish(void)
 {
 	struct extprof_attach_block *b = &extprof_attach;
-	uint64_t tp;
 	int n;
 
-	__asm__("movq %%fs:0, %0" : "=r"(tp));
-	b->self_tpoff = (int64_t)((uint64_t)&xp_self - tp);
+	b->self_tpoff = (int64_t)((uint64_t)&xp_self - arch_thread_pointer());
 	b->busy_off = (uint32_t)offsetof(struct xp_thread, busy);
 	b->depth_off = (uint32_t)offsetof(struct xp_thread, depth);
 	b->patches = (uint64_t)attach_patches;

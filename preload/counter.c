@@ -5,7 +5,7 @@
  * (a global) or its offset from the thread pointer (a __thread variable in
  * static TLS: the same offset in every thread); instructions and cycles
  * need a perf event per thread, opened at the thread's first evaluation and
- * read with rdpmc through its mapped page where the kernel allows it.
+ * read from user space through its mapped page where the kernel allows it.
  */
 #include <elf.h>
 #include <errno.h>
@@ -19,6 +19,7 @@
 
 #include "extprof/names.h"
 
+#include "arch.h"
 #include "elfsyms.h"
 #include "log.h"
 #include "shim.h"
@@ -29,7 +30,7 @@
  * and cycles open the kernel's task clock (ns of the thread's CPU time), a
  * software event, so that the whole path runs (a perf event per thread at
  * its first evaluation, the mapped page, and the read() fallback, as a
- * software event has no rdpmc index).  The counter is then called
+ * software event has no hardware counter index).  The counter is then called
  * "task-clock", in ns.
  */
 static bool counter_pmu_software;
@@ -94,15 +95,15 @@ void counter_close_thread(struct xp_thread *t)
 	t->pmu_page = NULL;
 }
 
-/* Whether the PMU works here; on success, whether rdpmc is allowed. */
-static int counter_probe_pmu(uint32_t kind, bool *rdpmc)
+/* Whether the PMU works here; on success, whether user space may read it itself. */
+static int counter_probe_pmu(uint32_t kind, bool *user_read)
 {
 	void *page;
 	int fd = counter_perf_open(kind, &page);
 
 	if (fd < 0)
 		return fd;
-	*rdpmc = ((struct perf_event_mmap_page *)page)->cap_user_rdpmc;
+	*user_read = ((struct perf_event_mmap_page *)page)->cap_user_rdpmc;
 	munmap(page, (size_t)getpagesize());
 	close(fd);
 	return 0;
@@ -129,14 +130,6 @@ static int counter_var_visit(const struct elf_sym *s, void *arg)
 	v->value = s->value;
 	v->size = s->size;
 	return 1;
-}
-
-static uint64_t counter_thread_pointer(void)
-{
-	uint64_t tp;
-
-	__asm__("movq %%fs:0, %0" : "=r"(tp));
-	return tp;
 }
 
 /* var:SYMBOL[@OBJECT]: a 64-bit variable of the program's. */
@@ -172,7 +165,7 @@ static int counter_setup_var(const char *spec)
 			}
 			xp.counter.var_tls = true;
 			xp.counter.var_tpoff = (int64_t)((uint64_t)objs[i].tls_data + v.value -
-							 counter_thread_pointer());
+							 arch_thread_pointer());
 			xp.counter.flags |= EXTPROF_COUNTER_F_THREAD_LOCAL;
 		} else {
 			/* the address first: a reader of the old setting never sees 0 */
@@ -200,7 +193,7 @@ static void counter_set(uint32_t kind, const char *name, const char *unit, uint3
 int counter_setup(const char *spec)
 {
 	enum extprof_counter_choice choice;
-	bool rdpmc = false;
+	bool user_read = false;
 	int err;
 
 	if (!spec || !*spec)
@@ -249,7 +242,7 @@ int counter_setup(const char *spec)
 		bool is_auto = choice == EXTPROF_CHOICE_AUTO;
 
 		counter_pmu_software = sw && !strcmp(sw, "1");
-		err = counter_probe_pmu(kind, &rdpmc);
+		err = counter_probe_pmu(kind, &user_read);
 		if (err) {
 			/* auto does not step: docs/usage.md says why */
 			log_msg("no PMU for %s (perf_event_open: %s); counting tsc%s", name,
@@ -260,13 +253,14 @@ int counter_setup(const char *spec)
 			return is_auto ? 0 : err;
 		}
 		if (counter_pmu_software)
-			counter_set(kind, "task-clock", "ns", rdpmc ? EXTPROF_COUNTER_F_RDPMC : 0);
+			counter_set(kind, "task-clock", "ns",
+				    user_read ? EXTPROF_COUNTER_F_RDPMC : 0);
 		else
 			counter_set(kind, name, name,
 				    (kind == EXTPROF_COUNTER_INSTRUCTIONS
 					     ? EXTPROF_COUNTER_F_DETERMINISTIC
 					     : 0) |
-					    (rdpmc ? EXTPROF_COUNTER_F_RDPMC : 0));
+					    (user_read ? EXTPROF_COUNTER_F_RDPMC : 0));
 		break;
 	}
 	case EXTPROF_CHOICE_BAD:

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86_64/stub_layout.h"
+#include "arch.h"
 #include "counter_read.h"
 #include "log.h"
 #include "shim.h"
@@ -73,9 +73,10 @@ static void eval_abandon(struct xp_worker *w, const struct xp_frame *f)
  */
 static int eval_is_tail_call(const struct xp_frame *f, uint64_t ret)
 {
-	uint64_t head = (uint64_t)xp.decls[f->idx].stub;
+	const void *stub = xp.decls[f->idx].stub;
 
-	return ret == head + STUB_RET || (xp_stub_fast_ret && ret == head + xp_stub_fast_ret);
+	return ret == arch_stub_return(stub) ||
+	       (xp_stub_fast_ret && ret == (uint64_t)stub + xp_stub_fast_ret);
 }
 
 /*

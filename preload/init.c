@@ -262,7 +262,7 @@ static void init_choose_counter(void)
 	}
 	arch_choose_fast_path(&xp.counter, xp.callers != 0, init_window != NULL);
 	init_fill_meta();
-	arch_probe_xsave();
+	arch_probe_cpu();
 }
 
 /*

@@ -63,23 +63,25 @@ struct xp_worker;
  * written by the thread and by its SIGTRAP handler only.
  */
 struct xp_step {
-	uint64_t count;	      /* instructions counted on this thread: the counter */
-	uint64_t prev;	      /* the instruction the next trap says has retired; 0: the shim's */
-	uint64_t susp_slot;   /* the slot of the call whose thunk stepping was suspended at */
-	uint64_t slot;	      /* the outermost stepped activation's slot */
-	uint64_t limit;	      /* count past which its stepping is given up */
-	uint32_t depth;	      /* 1 + its shadow-stack entry; 0: not stepping */
-	uint32_t prev_rep;    /* what prev is: plain, rep-prefixed string, or a syscall (step.c) */
-	uint32_t fix;	      /* what prev leaves the next trap to mend (arch/x86_64/step_trap.c) */
+	uint64_t count;	    /* instructions counted on this thread: the counter */
+	uint64_t prev;	    /* the instruction the next trap says has retired; 0: the shim's */
+	uint64_t susp_slot; /* the slot of the call whose thunk stepping was suspended at */
+	uint64_t slot;	    /* the outermost stepped activation's slot */
+	uint64_t limit;	    /* count past which its stepping is given up */
+	uint32_t depth;	    /* 1 + its shadow-stack entry; 0: not stepping */
+	uint32_t
+		prev_rep; /* what prev is: plain, a repeated string instruction, or a system call */
+	uint32_t fix;	  /* what prev leaves the next trap to mend (arch_step_retired) */
 	uint32_t trap_wanted; /* the program asked for SIGTRAP to be blocked meanwhile */
 	uint64_t fix_addr;
 	uint64_t fix_val;
 	uint64_t fix_old;
-	uint64_t prev_end; /* a syscall's, an int3's: where the instruction after it starts */
+	uint64_t prev_end; /* a system call's, a breakpoint's: where the instruction after it starts
+			    */
 	uint64_t mask;	   /* the signal set rt_sigprocmask is given instead of the program's */
 };
 
-/* Per-thread state, in initial-exec TLS: one %fs-relative load away. */
+/* Per-thread state, in initial-exec TLS: one load from the thread pointer away. */
 struct xp_thread {
 	struct xp_worker *worker; /* NULL until the thread's first evaluation */
 	struct xp_frame *stack;	  /* shadow stack, mmap'd at the first evaluation */
@@ -120,7 +122,7 @@ struct xp_counter {
 	char name[64];
 	const char *unit;
 	uint64_t var_addr; /* var: a global's address */
-	int64_t var_tpoff; /* var: a __thread variable's offset from %fs:0 */
+	int64_t var_tpoff; /* var: a __thread variable's offset from the thread pointer */
 	bool var_tls;
 };
 

@@ -3,23 +3,25 @@
  * step: the steps counter.  Every evaluation is counted as with any
  * counter; some are single-stepped: the trap flag makes the CPU raise a
  * SIGTRAP after every instruction the thread retires, and the handler
- * counts the program's own (arch/x86_64/step_trap.c says which those are).  The
+ * counts the program's own (the architecture's step_trap.c says which).  The
  * counter's value is the thread's count, so a stepped evaluation's delta is
  * exactly the instructions of the function and of everything it calls:
  *
  *   caller: call F
- *   F:      endbr64                          not stepped: counted at entry
- *           jmp stub_F                       -
- *   stub:   push $idx; call *enter           -
+ *   F:      the patch                        its own first instruction, if the
+ *                                            patch leaves one: counted at entry
+ *   stub:   call the entry thunk             -
  *   thunk:  xp_eval_enter -> step_enter      sampled? start = count; returns 2
- *           popf (TF on); ret $16            trap after the ret, in the stub
+ *           trap on, return                  trap after the return, in the stub
  *   stub:   call orig; relocated prologue    each moved instruction: 1
  *   F:      ... F's body, its callees ...    1 each (a hooked callee's stub: 0;
  *                                            the handler suspends stepping at
  *                                            each thunk and the thunk resumes)
- *           ret                              1
- *   stub:   sub $8,%rsp; call *exit          -, then suspended at the thunk
+ *           return                           1
+ *   stub:   call the exit thunk              -, then suspended at the thunk
  *   thunk:  xp_eval_exit -> step_exit        delta = count - start
+ *
+ * (the architecture's step.c draws it with its instructions)
  *
  * Which evaluations are stepped depends on their index only, per
  * declaration and worker (EXTPROF_STEP_FIRST, EXTPROF_STEP_EVERY), never
@@ -32,7 +34,7 @@
  * This file is the evaluation path's part: built with -mgeneral-regs-only,
  * and calling nothing outside the shim (tests/integration/eval_imports.sh).
  * step_setup.c sets the counter up; step_signal.c has the SIGTRAP handler;
- * arch/x86_64/step_trap.c what a trap retired.
+ * the architecture's step_trap.c what a trap retired.
  */
 #include <signal.h>
 #include <sys/syscall.h>
@@ -82,7 +84,7 @@ void step_end(struct xp_thread *t, void *uc)
 		arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&trap, 0, sizeof(trap));
 }
 
-/* The kernel's struct sigaction (x86-64 and most others). */
+/* The kernel's struct sigaction, on the architectures that have sa_restorer. */
 struct step_kact {
 	uint64_t handler;
 	uint64_t flags;
@@ -131,7 +133,7 @@ int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot)
 			/* a signal handler's call on a stepped thread: not stepped */
 			if (!cont)
 				return 0;
-			/* inside a stepped activation: its endbr64 was stepped already */
+			/* inside a stepped activation: its entry credit was stepped already */
 			if (eval) {
 				f->flags |= XP_FRAME_STEPPED;
 				f->start = s->count - (stub ? arch_step_entry_credit(stub) : 0);

@@ -8,7 +8,7 @@
  * and flags; the program's default (a core dump) and SIG_IGN are honoured
  * the same way.  A raw rt_sigaction system call is not seen: it replaces
  * our handler, and step.c then steps no more.  A single-step trap goes to
- * step_trap(), here: what retired is counted (arch/x86_64/step_trap.c),
+ * step_trap(), here: what retired is counted (arch_step_retired),
  * and stepping is suspended at the shim's thunks.
  */
 #include <dlfcn.h>

@@ -22,7 +22,7 @@
 #include <dlfcn.h>
 #include <stdint.h>
 
-#include "arch/x86_64/stub_layout.h"
+#include "arch.h"
 #include "shim.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
@@ -68,7 +68,7 @@ void unwind_rehook_frames(uint64_t sp)
 		 * (its stub may be another attachment's, see attach.c) */
 		if (!(f->flags & XP_FRAME_RESTORED) || (f->flags & XP_FRAME_UNCOUNTED))
 			continue;
-		*(uint64_t *)f->slot = (uint64_t)xp.decls[f->idx].stub + STUB_RET;
+		*(uint64_t *)f->slot = arch_stub_return(xp.decls[f->idx].stub);
 		f->flags &= ~XP_FRAME_RESTORED;
 	}
 }

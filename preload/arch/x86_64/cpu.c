@@ -8,7 +8,7 @@
 /* Read by xp_call_preserving (thunk.S); 0 means fxsave. */
 uint64_t xp_xsave_size __attribute__((visibility("hidden")));
 
-void arch_probe_xsave(void)
+void arch_probe_cpu(void)
 {
 	unsigned int a, b, c, d;
 

@@ -4,7 +4,21 @@
  * (preload/step.c): the trap flag of the thread and of a signal's saved
  * context, system calls without errno, and what a stub says of the
  * function's own instructions before it.  What a trap retired is in
- * step_trap.c.
+ * step_trap.c.  A stepped evaluation, as preload/step.c draws it, here:
+ *
+ *   caller: call F
+ *   F:      endbr64                          not stepped: counted at entry
+ *           jmp stub_F                       -
+ *   stub:   push $idx; call *enter           -
+ *   thunk:  xp_eval_enter -> step_enter      sampled? start = count; returns 2
+ *           popf (TF on); ret $16            trap after the ret, in the stub
+ *   stub:   call orig; relocated prologue    each moved instruction: 1
+ *   F:      ... F's body, its callees ...    1 each (a hooked callee's stub: 0;
+ *                                            the handler suspends stepping at
+ *                                            each thunk and the thunk resumes)
+ *           ret                              1
+ *   stub:   sub $8,%rsp; call *exit          -, then suspended at the thunk
+ *   thunk:  xp_eval_exit -> step_exit        delta = count - start
  */
 #include <stdbool.h>
 #include <stdint.h>
