@@ -150,6 +150,17 @@ uint64_t arch_step_thunk(const void *uc, bool *exit);
  */
 bool arch_step_look(struct xp_step *s, void *uc);
 
+/*
+ * The context a libunwind walk starts from (@uc, an unw_context_t): the
+ * caller of a hooked function as its exit thunk found it, returning to
+ * @ret from the return address at @slot, with the callee-saved registers
+ * @regs that xp_thunk_exit_callers saved.
+ */
+void arch_unwind_context(void *uc, const uint64_t *regs, uint64_t ret, uint64_t slot);
+
+/* The stack pointer a longjmp to the C library's jump buffer @env restores. */
+uint64_t arch_jmpbuf_sp(const void *env);
+
 /* Make every stub page read+execute only. */
 void arch_seal_code(void);
 

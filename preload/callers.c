@@ -17,13 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 
+#include "arch.h"
 #include "elfsyms.h"
 #include "shim.h"
-
-/* regs as xp_thunk_exit_callers pushed them */
-enum { CR_RBX, CR_RBP, CR_R12, CR_R13, CR_R14, CR_R15 };
 
 uint32_t callers_walk(const uint64_t *regs, uint64_t ret, uint64_t slot, uint64_t *pcs,
 		      uint32_t depth)
@@ -33,15 +30,7 @@ uint32_t callers_walk(const uint64_t *regs, uint64_t ret, uint64_t slot, uint64_
 	uint32_t n = 1;
 
 	pcs[0] = ret;
-	memset(&uc, 0, sizeof(uc));
-	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)ret;
-	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(slot + 8);
-	uc.uc_mcontext.gregs[REG_RBX] = (greg_t)regs[CR_RBX];
-	uc.uc_mcontext.gregs[REG_RBP] = (greg_t)regs[CR_RBP];
-	uc.uc_mcontext.gregs[REG_R12] = (greg_t)regs[CR_R12];
-	uc.uc_mcontext.gregs[REG_R13] = (greg_t)regs[CR_R13];
-	uc.uc_mcontext.gregs[REG_R14] = (greg_t)regs[CR_R14];
-	uc.uc_mcontext.gregs[REG_R15] = (greg_t)regs[CR_R15];
+	arch_unwind_context(&uc, regs, ret, slot);
 	unwind_restore_frames();
 	if (!unw_init_local(&cursor, &uc)) {
 		while (n < depth && unw_step(&cursor) > 0) {

@@ -5,9 +5,8 @@
  * the stack than the activations left behind would find them still open
  * and count as recursive.
  *
- * glibc keeps the stack pointer in a jmp_buf mangled with the thread's
- * pointer guard (PTR_MANGLE: xor %fs:0x30, rol $0x11); it is unmangled here
- * to learn where the jump lands.  Everything below that is gone.  A target
+ * The jmp_buf's stack pointer (arch_jmpbuf_sp: glibc mangles it) says
+ * where the jump lands.  Everything below that is gone.  A target
  * that is not on the thread's own stack (a coroutine library jumping
  * between stacks) is left to the lazy reaping of eval.c.  No <setjmp.h>:
  * its declarations of these would clash with a void * jmp_buf.
@@ -15,24 +14,15 @@
 #include <dlfcn.h>
 #include <stdint.h>
 
+#include "arch.h"
 #include "shim.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
-#define JB_RSP	  6 /* glibc's x86-64 __jmp_buf: rbx rbp r12 r13 r14 r15 rsp pc */
-
-static uint64_t longjmp_target_sp(const void *env)
-{
-	uint64_t v = ((const uint64_t *)env)[JB_RSP], guard;
-
-	__asm__("movq %%fs:0x30, %0" : "=r"(guard));
-	v = (v >> 0x11) | (v << (64 - 0x11));
-	return v ^ guard;
-}
 
 static void longjmp_reap(const void *env)
 {
 	struct xp_thread *t = &xp_self;
-	uint64_t sp = longjmp_target_sp(env);
+	uint64_t sp = arch_jmpbuf_sp(env);
 	bool known;
 
 	if (!t->stack)
