@@ -20,6 +20,7 @@
 #include "extprof/names.h"
 
 #include "arch.h"
+#include "counter_read.h"
 #include "elfsyms.h"
 #include "log.h"
 #include "shim.h"
@@ -177,6 +178,11 @@ static int counter_setup_var(const char *spec)
 	log_msg("counter var:%s: no 64-bit variable %s%s%s", spec, symbol, at ? " in " : "",
 		at ? at : "");
 	return -ENOENT;
+}
+
+uint64_t xp_counter_read(void)
+{
+	return counter_read_inline();
 }
 
 static void counter_set(uint32_t kind, const char *name, const char *unit, uint32_t flags)

@@ -23,17 +23,7 @@
 #include "shim.h"
 #include "step.h"
 
-__thread struct xp_thread xp_self __attribute__((tls_model("initial-exec")));
-volatile int64_t xp_window_open;
-volatile uint64_t xp_window_epoch;
-uint64_t xp_lost;
-
 void xp_call_preserving(void (*fn)(void *), void *arg);
-
-uint64_t xp_counter_read(void)
-{
-	return counter_read_inline();
-}
 
 struct eval_slow {
 	struct xp_thread *t;

@@ -36,7 +36,6 @@
 /* Chains kept per declaration and worker; the last slot is "other". */
 #define INIT_CALLER_SLOTS 16
 
-struct xp_state xp;
 static struct spec_list init_spec;
 static const char *init_window; /* EXTPROF_WINDOW, NULL when unset or malformed */
 static bool init_pool_ready;	/* the worker pool: once per process */
