@@ -36,6 +36,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "activation.h"
 #include "arch.h"
 #include "attach.h"
 #include "elfsyms.h"
@@ -439,13 +440,8 @@ static void attach_finish_workers(void)
 			lost_said = true;
 		}
 		if (t) {
-			for (uint32_t d = 0; d < t->depth; d++) {
-				struct xp_frame *f = &t->stack[d];
-
-				if (!(f->flags & XP_FRAME_UNCOUNTED) && f->idx < w->map.ndecls)
-					w->map.decls[f->idx].abandoned++;
-				f->flags |= XP_FRAME_UNCOUNTED;
-			}
+			for (uint32_t d = 0; d < t->depth; d++)
+				activation_abandon(w, &t->stack[d], ACTIVATION_ENDS);
 			worker_close_run(w, t);
 			counter_close_thread(t);
 			t->worker = NULL;

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "activation.h"
 #include "arch.h"
 #include "counter_read.h"
 #include "log.h"
@@ -45,16 +46,6 @@ static void eval_slow_grow(void *p)
 static void eval_slow_stack(void *p)
 {
 	worker_know_stack(p);
-}
-
-static void eval_abandon(struct xp_worker *w, const struct xp_frame *f)
-{
-	if (!w || (f->flags & XP_FRAME_UNCOUNTED))
-		return;
-	w->map.decls[f->idx].open--;
-	if (f->flags & XP_FRAME_WINDOW)
-		__atomic_sub_fetch(&xp_window_open, 1, __ATOMIC_RELAXED);
-	w->map.decls[f->idx].abandoned++;
 }
 
 /*
@@ -98,7 +89,7 @@ static void eval_reap_unwound(struct xp_thread *t, uint64_t ret, uint64_t slot)
 			if (f->slot == slot && eval_is_tail_call(f, ret))
 				break;
 		}
-		eval_abandon(t->worker, f);
+		activation_abandon(t->worker, f, ACTIVATION_GONE);
 		t->depth--;
 	}
 }
@@ -448,7 +439,7 @@ static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *r
 	while (i > 1 && t->stack[i - 1].slot != (uint64_t)slot)
 		i--;
 	while (t->depth > i) {
-		eval_abandon(w, &t->stack[t->depth - 1]);
+		activation_abandon(w, &t->stack[t->depth - 1], ACTIVATION_GONE);
 		t->depth--;
 	}
 	/* ours, copied before the pop: a signal handler may reuse the entry */

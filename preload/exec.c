@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "activation.h"
 #include "shim.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
@@ -46,16 +47,9 @@ static void exec_mark_as(uint32_t flag, bool on)
 			w->map.hdr->flags |= flag;
 		else
 			w->map.hdr->flags &= ~flag;
-		for (uint32_t d = 0; t && d < t->depth; d++) {
-			const struct xp_frame *f = &t->stack[d];
-
-			if (f->flags & XP_FRAME_UNCOUNTED || f->idx >= w->map.ndecls)
-				continue;
-			if (on)
-				w->map.decls[f->idx].abandoned++;
-			else
-				w->map.decls[f->idx].abandoned--;
-		}
+		for (uint32_t d = 0; t && d < t->depth; d++)
+			activation_abandon(w, &t->stack[d],
+					   on ? ACTIVATION_TALLY : ACTIVATION_UNDO);
 		w->map.hdr->end_ns = process_now_ns();
 		/* counted in memory (no room for its file): written now, or never */
 		if (on && w->map.in_memory)

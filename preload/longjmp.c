@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <stdint.h>
 
+#include "activation.h"
 #include "arch.h"
 #include "shim.h"
 
@@ -40,14 +41,7 @@ static void longjmp_reap(const void *env)
 
 		if (f->slot >= t->stack_lo && f->slot < t->stack_hi && f->slot >= sp)
 			break;
-		if (t->worker && !(f->flags & XP_FRAME_UNCOUNTED)) {
-			struct extprof_dump_decl *d = &t->worker->map.decls[f->idx];
-
-			d->open--;
-			d->abandoned++;
-			if (f->flags & XP_FRAME_WINDOW)
-				__atomic_sub_fetch(&xp_window_open, 1, __ATOMIC_RELAXED);
-		}
+		activation_abandon(t->worker, f, ACTIVATION_GONE);
 		t->depth--;
 	}
 }

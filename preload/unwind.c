@@ -22,6 +22,7 @@
 #include <dlfcn.h>
 #include <stdint.h>
 
+#include "activation.h"
 #include "arch.h"
 #include "shim.h"
 
@@ -51,16 +52,8 @@ void unwind_rehook_frames(uint64_t sp)
 	struct xp_thread *t = &xp_self;
 	struct xp_worker *w = t->worker;
 
-	while (t->stack && t->depth && t->stack[t->depth - 1].slot < sp) {
-		struct xp_frame *f = &t->stack[--t->depth];
-
-		if (w && !(f->flags & XP_FRAME_UNCOUNTED)) {
-			w->map.decls[f->idx].open--;
-			if (f->flags & XP_FRAME_WINDOW)
-				__atomic_sub_fetch(&xp_window_open, 1, __ATOMIC_RELAXED);
-			w->map.decls[f->idx].abandoned++;
-		}
-	}
+	while (t->stack && t->depth && t->stack[t->depth - 1].slot < sp)
+		activation_abandon(w, &t->stack[--t->depth], ACTIVATION_GONE);
 	for (uint32_t i = 0; t->stack && i < t->depth; i++) {
 		struct xp_frame *f = &t->stack[i];
 

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "activation.h"
 #include "log.h"
 #include "maps.h"
 #include "shim.h"
@@ -294,33 +295,25 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 	return w;
 }
 
-/* Activations still open when their thread or process ends. */
+/* Activations still open when their thread ends: gone with its shadow stack. */
 static void worker_abandon_frames(struct xp_worker *w, struct xp_thread *t)
 {
-	while (t->depth) {
-		const struct xp_frame *f = &t->stack[--t->depth];
-
-		if (f->flags & XP_FRAME_UNCOUNTED)
-			continue;
-		w->map.decls[f->idx].open--;
-		w->map.decls[f->idx].abandoned++;
-	}
+	while (t->depth)
+		activation_abandon(w, &t->stack[--t->depth], ACTIVATION_GONE);
 }
 
 /*
  * At exit, this thread's open activations: abandoned, but left on the
  * shadow stack, uncounted, for those that still return (exit runs the
  * shim's destructor from _dl_fini, which returns, and may be hooked).
+ * Stepping ends with them: none of their flags stays.
  */
 static void worker_abandon_in_place(struct xp_worker *w, struct xp_thread *t)
 {
 	for (uint32_t d = t->depth; d > 0; d--) {
 		struct xp_frame *f = &t->stack[d - 1];
 
-		if (f->flags & XP_FRAME_UNCOUNTED)
-			continue;
-		w->map.decls[f->idx].open--;
-		w->map.decls[f->idx].abandoned++;
+		activation_abandon(w, f, ACTIVATION_GONE);
 		f->flags = XP_FRAME_UNCOUNTED;
 	}
 }
@@ -454,12 +447,8 @@ void worker_finish_all(void)
 			worker_close_run(w, t);
 		} else if (t) {
 			/* Another thread still running: count what it has open. */
-			for (uint32_t d = t->depth; d > 0; d--) {
-				const struct xp_frame *f = &t->stack[d - 1];
-
-				if (!(f->flags & XP_FRAME_UNCOUNTED))
-					w->map.decls[f->idx].abandoned++;
-			}
+			for (uint32_t d = t->depth; d > 0; d--)
+				activation_abandon(w, &t->stack[d - 1], ACTIVATION_TALLY);
 			worker_close_run(w, t);
 		}
 		w->map.hdr->end_ns = process_now_ns();
