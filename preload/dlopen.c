@@ -10,18 +10,20 @@
 #include <pthread.h>
 
 #include "hooks.h"
+#include "interpose.h"
 #include "shim.h"
 
 typedef void *(*dlopen_fn)(const char *file, int mode);
 
+static const char *const dlopen_names[] = {"dlopen"};
+static void *dlopen_cache[1];
+static const struct interpose_table dlopen_reals = {dlopen_names, dlopen_cache, 1};
+
 __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 {
-	static dlopen_fn real;
-	void *handle;
+	dlopen_fn real = (dlopen_fn)interpose_real(&dlopen_reals, 0);
+	void *handle = real(file, mode);
 
-	if (!real)
-		real = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
-	handle = real(file, mode);
 	if (handle && xp.enabled && !xp.finished) {
 		pthread_mutex_lock(&xp.decls_lock);
 		/* nothing hooked at start-up: calibrated first, its calls counted (init.c) */

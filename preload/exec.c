@@ -15,12 +15,12 @@
  * compacted) and the activations in progress abandoned, as for an exec.
  * A vfork child's _exit is its own: the dumps are the parent's.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "activation.h"
+#include "interpose.h"
 #include "shim.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
@@ -68,23 +68,17 @@ static void exec_mark(bool on)
  */
 enum { EX_EXECVE, EX_EXECV, EX_EXECVP, EX_EXECVPE, EX_FEXECVE, EX_N };
 static const char *const exec_names[EX_N] = {"execve", "execv", "execvp", "execvpe", "fexecve"};
-static void *exec_reals[EX_N];
+static void *exec_cache[EX_N];
+static const struct interpose_table exec_reals = {exec_names, exec_cache, EX_N};
 
 static void *exec_real(int which)
 {
-	void *fn = __atomic_load_n(&exec_reals[which], __ATOMIC_ACQUIRE);
-
-	if (!fn) {
-		fn = dlsym(RTLD_NEXT, exec_names[which]);
-		__atomic_store_n(&exec_reals[which], fn, __ATOMIC_RELEASE);
-	}
-	return fn;
+	return interpose_real(&exec_reals, which);
 }
 
 void exec_resolve(void)
 {
-	for (int i = 0; i < EX_N; i++)
-		exec_real(i);
+	interpose_resolve(&exec_reals);
 }
 
 #define EXEC_WRAP(name, which, params, args)                                                       \

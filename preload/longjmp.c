@@ -11,11 +11,11 @@
  * between stacks) is left to the lazy reaping of eval.c.  No <setjmp.h>:
  * its declarations of these would clash with a void * jmp_buf.
  */
-#include <dlfcn.h>
 #include <stdint.h>
 
 #include "activation.h"
 #include "arch.h"
+#include "interpose.h"
 #include "shim.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
@@ -55,23 +55,17 @@ static void longjmp_reap(const void *env)
 enum { LJ_LONGJMP, LJ__LONGJMP, LJ_SIGLONGJMP, LJ_LONGJMP_CHK, LJ_N };
 static const char *const longjmp_names[LJ_N] = {"longjmp", "_longjmp", "siglongjmp",
 						"__longjmp_chk"};
-static void *longjmp_reals[LJ_N];
+static void *longjmp_cache[LJ_N];
+static const struct interpose_table longjmp_reals = {longjmp_names, longjmp_cache, LJ_N};
 
 static void *longjmp_real(int which)
 {
-	void *fn = __atomic_load_n(&longjmp_reals[which], __ATOMIC_ACQUIRE);
-
-	if (!fn) {
-		fn = dlsym(RTLD_NEXT, longjmp_names[which]);
-		__atomic_store_n(&longjmp_reals[which], fn, __ATOMIC_RELEASE);
-	}
-	return fn;
+	return interpose_real(&longjmp_reals, which);
 }
 
 void longjmp_resolve(void)
 {
-	for (int i = 0; i < LJ_N; i++)
-		longjmp_real(i);
+	interpose_resolve(&longjmp_reals);
 }
 
 #define LONGJMP_WRAP(name, which)                                                                  \

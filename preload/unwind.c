@@ -24,6 +24,7 @@
 
 #include "activation.h"
 #include "arch.h"
+#include "interpose.h"
 #include "shim.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
@@ -79,16 +80,11 @@ static const char *const unwind_names[UW_N] = {
 };
 
 static void *unwind_cache[UW_N];
+static const struct interpose_table unwind_reals = {unwind_names, unwind_cache, UW_N};
 
 static void *unwind_real(int i)
 {
-	void *fn = __atomic_load_n(&unwind_cache[i], __ATOMIC_ACQUIRE);
-
-	if (!fn) {
-		fn = dlsym(RTLD_NEXT, unwind_names[i]);
-		__atomic_store_n(&unwind_cache[i], fn, __ATOMIC_RELEASE);
-	}
-	return fn;
+	return interpose_real(&unwind_reals, i);
 }
 
 typedef int (*unwind_raise_fn)(void *exc);
