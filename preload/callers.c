@@ -6,20 +6,18 @@
  * address, its stack pointer, and the callee-saved registers the exit thunk
  * saved), with the hooked frames above given their real return addresses
  * for the walk.  Slow, and only when asked for.  At a clean exit the
- * addresses are turned into "function+0xoff" names for the dump.
+ * addresses are turned into "function+0xoff" names for the dump, from each
+ * object's function table (functab.c, what hooking reads too).
  */
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
-#include <elf.h>
 #include <libunwind.h>
 #include <link.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "arch.h"
-#include "elfsyms.h"
+#include "functab.h"
 #include "shim.h"
 
 uint32_t callers_walk(const uint64_t *regs, uint64_t ret, uint64_t slot, uint64_t *pcs,
@@ -45,89 +43,30 @@ uint32_t callers_walk(const uint64_t *regs, uint64_t ret, uint64_t slot, uint64_
 	return n;
 }
 
-/* The FUNC symbols of one object, sorted, for resolving many addresses. */
+/* The functions of one object, read at the first address found in it. */
 struct callers_table {
 	char path[4096];
-	uint32_t n;
-	uint32_t cap;
-	struct callers_fn {
-		uint64_t start;
-		uint64_t size;
-		char name[112];
-	} * fns;
+	struct functab tab; /* empty when the object cannot be read */
 };
 
 #define CALLERS_TABLES 16
 static struct callers_table callers_tables[CALLERS_TABLES];
 
-static int callers_count_fn(const struct elf_sym *s, void *arg)
-{
-	struct callers_table *t = arg;
-
-	if (!s->defined || s->type != STT_FUNC)
-		return 0;
-	if (t->fns && t->n < t->cap) {
-		t->fns[t->n].start = s->value;
-		t->fns[t->n].size = s->size ? s->size : 1;
-		snprintf(t->fns[t->n].name, sizeof(t->fns[t->n].name), "%s", s->name);
-	}
-	t->n++;
-	return 0;
-}
-
-static int callers_cmp_fn(const void *a, const void *b)
-{
-	const struct callers_fn *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static struct callers_table *callers_table_for(const char *path)
+static const struct functab *callers_table_for(const char *path)
 {
 	struct callers_table *t;
 	int i;
 
 	for (i = 0; i < CALLERS_TABLES && callers_tables[i].path[0]; i++) {
 		if (!strcmp(callers_tables[i].path, path))
-			return &callers_tables[i];
+			return &callers_tables[i].tab;
 	}
 	if (i == CALLERS_TABLES)
 		return NULL;
 	t = &callers_tables[i];
 	snprintf(t->path, sizeof(t->path), "%s", path);
-	elfsym_each(path, callers_count_fn, t);
-	t->cap = t->n;
-	t->n = 0;
-	t->fns = mmap(NULL, (size_t)t->cap * sizeof(*t->fns) + 1, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t->fns == MAP_FAILED) {
-		t->fns = NULL;
-		t->cap = 0;
-		return t;
-	}
-	elfsym_each(path, callers_count_fn, t);
-	if (t->n > t->cap)
-		t->n = t->cap;
-	qsort(t->fns, t->n, sizeof(*t->fns), callers_cmp_fn);
-	return t;
-}
-
-/* The function of @t holding @off: the last one starting at or before it. */
-static const struct callers_fn *callers_find(const struct callers_table *t, uint64_t off)
-{
-	uint32_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if (t->fns[mid].start <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || off >= t->fns[lo - 1].start + t->fns[lo - 1].size)
-		return NULL;
-	return &t->fns[lo - 1];
+	functab_read(&t->tab, path);
+	return &t->tab;
 }
 
 /*
@@ -137,8 +76,8 @@ static const struct callers_fn *callers_find(const struct callers_table *t, uint
  */
 int callers_resolve(uint64_t pc, char *buf, size_t len, uint64_t *offset)
 {
-	const struct callers_table *t;
-	const struct callers_fn *fn = NULL;
+	const struct functab *t;
+	const struct functab_sym *fn = NULL;
 	struct link_map *map = NULL;
 	const char *path, *obj;
 	Dl_info info;
@@ -153,10 +92,10 @@ int callers_resolve(uint64_t pc, char *buf, size_t len, uint64_t *offset)
 	*offset = pc - (uint64_t)map->l_addr;
 	t = callers_table_for(path);
 	if (t)
-		fn = callers_find(t, *offset);
+		fn = functab_sym_holding(t, *offset);
 	if (fn)
 		snprintf(buf, len, "%s+0x%llx@%s", fn->name,
-			 (unsigned long long)(*offset - fn->start), obj);
+			 (unsigned long long)(*offset - fn->value), obj);
 	else if (info.dli_sname && info.dli_saddr)
 		snprintf(buf, len, "%s+0x%llx@%s", info.dli_sname,
 			 (unsigned long long)(pc - (uint64_t)info.dli_saddr), obj);
