@@ -133,12 +133,7 @@ static void dump_fill_header(struct extprof_dump_header *h, const struct dump_me
 	h->calibration = meta->calibration;
 	h->nested_overhead = meta->nested_overhead;
 	h->resolution = meta->resolution;
-	dump_copy_field(h->hostname, sizeof(h->hostname), meta->hostname);
-	dump_copy_field(h->cpu_model, sizeof(h->cpu_model), meta->cpu_model);
-	dump_copy_field(h->kernel, sizeof(h->kernel), meta->kernel);
-	dump_copy_field(h->exe_path, sizeof(h->exe_path), meta->exe_path);
-	memcpy(h->build_id, meta->build_id, sizeof(h->build_id));
-	h->build_id_size = meta->build_id_size;
+	h->host = meta->host;
 	h->callers_depth = meta->callers_depth;
 	dump_copy_field(h->window, sizeof(h->window), meta->window);
 	h->attach_id = meta->attach_id;

@@ -22,12 +22,7 @@ struct dump_meta {
 	uint64_t pid;
 	uint64_t ppid;
 	int64_t start_ns;
-	char hostname[64];
-	char cpu_model[128];
-	char kernel[128];
-	char exe_path[512];
-	uint8_t build_id[32];
-	uint32_t build_id_size;
+	EXTPROF_DUMP_HOST(host); /* the machine and the program */
 	uint32_t callers_depth;
 	uint32_t caller_slots; /* CALLERS entries per declaration */
 	uint32_t late_decls;   /* room for declarations added later (dlopen) */

@@ -78,6 +78,32 @@ enum extprof_section_type {
 #define EXTPROF_DUMP_MAX_SECTIONS 16
 #define EXTPROF_CALLERS_MAX_DEPTH 8
 
+/*
+ * The machine and the program a dump comes from: in the header, and as the
+ * shim gathers them once at start-up (preload/dump.h).  Both name the
+ * fields one by one and the whole as "host", which one assignment copies.
+ */
+#define EXTPROF_DUMP_HOST_FIELDS                                                                   \
+	char hostname[64];                                                                         \
+	char cpu_model[128];                                                                       \
+	char kernel[128];                                                                          \
+	char exe_path[512];                                                                        \
+	uint8_t build_id[32];                                                                      \
+	uint32_t build_id_size;
+
+struct extprof_dump_host {
+	EXTPROF_DUMP_HOST_FIELDS
+};
+
+/* The host's fields, each by its name, and all of them as @name. */
+#define EXTPROF_DUMP_HOST(name)                                                                    \
+	union {                                                                                    \
+		struct {                                                                           \
+			EXTPROF_DUMP_HOST_FIELDS                                                   \
+		};                                                                                 \
+		struct extprof_dump_host name;                                                     \
+	}
+
 struct extprof_dump_header {
 	char magic[EXTPROF_DUMP_MAGIC_LEN];
 	uint32_t version;
@@ -110,12 +136,7 @@ struct extprof_dump_header {
 	uint64_t lost;	  /* evaluations that could not be recorded */
 
 	/* what a comparison between runs needs */
-	char hostname[64];
-	char cpu_model[128];
-	char kernel[128];
-	char exe_path[512];
-	uint8_t build_id[32];
-	uint32_t build_id_size;
+	EXTPROF_DUMP_HOST(host);
 	uint32_t callers_depth; /* EXTPROF_CALLERS, 0 when off */
 	char window[128];	/* EXTPROF_WINDOW as given, "" for the whole run */
 	uint64_t attach_id;	/* the attachment's id (EXTPROF_DUMP_F_ATTACHED), else 0 */
