@@ -92,11 +92,15 @@ int dump_create(struct dump_map *m, const char *path, const struct dump_meta *me
 /* Names a code address: "fn+0x1a@obj", and its offset from the object's base. */
 typedef int (*dump_resolve_fn)(uint64_t pc, char *buf, size_t len, uint64_t *offset);
 
+/* Rewrite @m's file compact (flags | @extra_flags), renamed over the live one: 0 or -errno. */
 int dump_write_compact(const struct dump_map *m, uint32_t extra_flags);
+/* The same, with the callers' addresses named by @resolve. */
 int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 			     dump_resolve_fn resolve);
+/* The same tables as dump_create in anonymous memory: counted, not kept.  0 or -errno. */
 int dump_create_anonymous(struct dump_map *m, const struct dump_meta *meta,
 			  const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker);
+/* Add a declaration registered after the dump was made: 0, or -ENOSPC without room. */
 int dump_append_decl(struct dump_map *m, const struct dump_decl_info *info);
 
 /*
@@ -114,6 +118,7 @@ int dump_take_row(struct dump_map *m, uint32_t decl);
 /* The row of declaration @decl, or NULL if it has none that may be read. */
 const uint64_t *dump_row(const struct dump_map *m, uint32_t decl);
 
+/* Let @m's mappings go (the file stays as it is). */
 void dump_unmap(struct dump_map *m);
 
 #endif

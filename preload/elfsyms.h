@@ -42,7 +42,9 @@ struct elf_sym {
 
 typedef int (*elfsym_fn)(const struct elf_sym *sym, void *arg);
 
+/* The loaded objects, the main program first, at most @max: how many. */
 int elfobj_list(struct elf_object *objs, int max);
+/* Whether [@addr, @addr + @size) is code of @o: nothing else is read or patched. */
 bool elfobj_in_text(const struct elf_object *o, uint64_t addr, uint64_t size);
 
 /*
@@ -85,6 +87,7 @@ ssize_t elfsym_exe_path(char *buf, size_t size);
 
 /* Open @path for libelf: 0, or -errno; close with elfsym_close. */
 int elfsym_open(const char *path, int *fd, Elf **elf);
+/* Close what elfsym_open opened. */
 void elfsym_close(int fd, Elf *elf);
 
 #endif

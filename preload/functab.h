@@ -60,6 +60,7 @@ struct functab {
 int functab_read(struct functab *t, const char *path);
 /* The same from an ELF already open (its debug file too, unless @no_debug). */
 int functab_read_elf(struct functab *t, Elf *elf, bool no_debug);
+/* Free what functab_read left in @t. */
 void functab_free(struct functab *t);
 
 /* The FDE starting at @start, or NULL. */

@@ -486,7 +486,8 @@ static void hooks_match_object(struct hooks_match *m, int i)
 /*
  * One entry: every object in order; without @OBJECT, the first that has it.
  * @late: only objects loaded since the last look, and only for entries that
- * name their object (the contract: "dlopen'ed later when named with @OBJECT").
+ * name their object (an object dlopen'ed later is hooked when an entry
+ * names it with @OBJECT, docs/usage.md).
  */
 static void hooks_resolve(const struct spec_entry *e, struct hooks_tally *tally, bool window,
 			  bool late)

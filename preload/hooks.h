@@ -23,6 +23,7 @@ void hooks_say_unmatched(void);
 
 /* Hook every function the entries and the window name; how many were. */
 int hooks_install(const struct spec_list *list, const char *window);
+/* After a dlopen: hook what the entries name in the objects that appeared. */
 void hooks_rescan(void);
 
 #endif

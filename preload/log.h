@@ -31,15 +31,17 @@ enum log_once_id {
  */
 int log_setup(const char *spec, const char **why);
 
+typedef void (*log_sink_fn)(const char *line, size_t len);
+
 /*
  * Every line to @sink instead of the log (extprof attach: to the tracer,
  * never to the program's stderr); the said-once messages may be said again.
  */
-typedef void (*log_sink_fn)(const char *line, size_t len);
 void log_set_sink(log_sink_fn sink);
 
 /* One line; every %s argument is escaped to printable ASCII. */
 void log_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same, said only the first time for @id. */
 void log_once(enum log_once_id id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
@@ -49,6 +51,7 @@ void log_once(enum log_once_id id, const char *fmt, ...) __attribute__((format(p
  * the room kept for them, @say_now() decides instead (NULL: drop).
  */
 void log_hold(bool (*say_now)(void));
+/* End log_hold(): write the lines kept (@say) or drop them. */
 void log_release(bool say);
 
 /* The text of errno @err (positive), in English, without the locale. */
@@ -62,6 +65,7 @@ const char *log_strerror(int err);
  * NUL-terminates; returns the length written.
  */
 size_t log_vformat(char *buf, size_t size, bool escape, const char *fmt, va_list ap);
+/* log_vformat without escaping, with its arguments given in place. */
 size_t log_format(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

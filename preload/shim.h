@@ -154,66 +154,110 @@ extern volatile uint64_t xp_window_epoch; /* times the window went from closed t
 extern uint64_t xp_lost;		  /* calls that could not be counted */
 extern int64_t xp_stub_fast_ret;	  /* R2 of the stubs' fast path from their head, 0: none */
 
-/* eval.c: the evaluation path, called from the thunks */
-int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot);
-int xp_eval_exit(uint64_t *slot);
-int xp_eval_exit_callers(uint64_t *slot, const uint64_t *regs);
-void xp_eval_exit_now(uint64_t *slot, uint64_t now);
-void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w);
-uint64_t xp_counter_read(void);
+/* ---- eval.c: the evaluation path, called from the thunks ---- */
 
-/* worker.c */
+/* A hooked call's entry (@ret taken from @slot): 0 when its activation was pushed, 1 to pass. */
+int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot);
+/* A hooked call's return: its delta recorded, R1 put back at @slot; 1 when stepping goes on. */
+int xp_eval_exit(uint64_t *slot);
+/* The same, with the caller's callee-saved registers @regs for the callers' walk. */
+int xp_eval_exit_callers(uint64_t *slot, const uint64_t *regs);
+/* The same, with the counter already read (@now) by the stubs' fast path. */
+void xp_eval_exit_now(uint64_t *slot, uint64_t now);
+/* Give declaration @d of worker @w its histogram row, at its first evaluation there. */
+void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w);
+
+/* ---- worker.c: the pool of accumulators ---- */
+
+/* Set the pool up at start-up (the thread-exit key, the declarations' room): 0 or -errno. */
 int worker_init_pool(void);
+/* A worker for thread @t at its first evaluation (its shadow stack too), or NULL. */
 struct xp_worker *worker_acquire(struct xp_thread *t);
+/* Learn thread @t's own stack, unless on a sigaltstack: whether it is known. */
 bool worker_know_stack(struct xp_thread *t);
+/* Hold new workers' dumps back while a dlopen adds declarations. */
 void worker_pause_layouts(void);
+/* Let new workers' dumps be laid out again. */
 void worker_resume_layouts(void);
+/* The calling thread is exiting: its activations abandoned, its worker back to the pool. */
 void worker_release_self(void);
+/* A clean exit: every worker's run closed and its dump written compact, complete. */
 void worker_finish_all(void);
+/* In a fork child: forget the parent's workers, keep the shadow stack, uncounted. */
 void worker_reset_after_fork(void);
+/* Double thread @t's shadow stack (it is full). */
 void worker_grow_stack(struct xp_thread *t);
+/* After calibration: drop the calling thread's worker and its counts. */
 void worker_forget_self(void);
+/* Add declaration @idx to every dump made before it existed. */
 void worker_add_decl(uint32_t idx);
+/* Whether every dump made so far has room for one more declaration. */
 bool worker_room_for_decl(void);
+/* Add thread @t's share of the run so far to worker @w's run total. */
 void worker_close_run(struct xp_worker *w, struct xp_thread *t);
 
-/* counter.c */
+/* ---- counter.c: the counter ---- */
+
+/* One read of the counter, out of line (the slow paths, calibration). */
+uint64_t xp_counter_read(void);
+/* Choose the counter EXTPROF_COUNTER names (@spec): 0, or -errno with tsc standing in. */
 int counter_setup(const char *spec);
+/* Open thread @t's own perf event, for the PMU counters: 0 or -errno. */
 int counter_open_thread(struct xp_thread *t);
+/* Close thread @t's perf event, if it has one. */
 void counter_close_thread(struct xp_thread *t);
 
-/* callers.c */
+/* ---- callers.c: who called a declaration ---- */
+
+/* The chain of return addresses above a hooked call, at most @depth, into @pcs: how many. */
 uint32_t callers_walk(const uint64_t *regs, uint64_t ret, uint64_t slot, uint64_t *pcs,
 		      uint32_t depth);
+/* Name @pc "function+0xoff@object" into @buf, its offset into @offset: 0, or -1 if unknown. */
 int callers_resolve(uint64_t pc, char *buf, size_t len, uint64_t *offset);
 
-/* unwind.c */
+/* ---- unwind.c: exceptions and stack walks through hooked frames ---- */
+
+/* Put R1 back in every slot of this thread's activations, for an unwinder. */
 void unwind_restore_frames(void);
+/* Abandon the activations below @sp; give the others back their stub's return address. */
 void unwind_rehook_frames(uint64_t sp);
 /* The @i-th unwinder function the shim wraps: its name and wrapper; -1 past the last. */
 int unwind_wrapper(int i, const char **name, void **wrapper);
 /* Where the @i-th wrapper finds the real function (a trampoline, when attached). */
 void unwind_set_real(int i, void *fn);
 
-/* calibrate.c */
+/* ---- calibrate.c ---- */
+
+/* Measure the hook's own cost around empty functions into xp.meta: 0 or -errno. */
 int calibrate_hook(void);
 
-/* init.c: the start-up steps, the settings read through @var (EXTPROF_* names) */
+/* ---- init.c: start-up ---- */
+
+/* Reads a setting by its EXTPROF_* name: the environment, or an attachment's block. */
 typedef const char *(*init_var_fn)(const char *name);
+/* Every start-up step, the settings read through @var: 0 when something was hooked. */
 int init_start(init_var_fn var);
-
-/* process.c */
-void process_fill_meta(struct dump_meta *meta);
-void process_fill_ids(struct dump_meta *meta);
-void process_safe_name(char *dst, size_t size, const char *src);
-int process_make_dir(const char *dir, bool shared_ok, const char **why);
-int64_t process_now_ns(void);
-
-/* init.c: the hook's calibration, once (0, or its error again) */
+/* The hook's calibration, once: 0, or its error again. */
 int init_calibrate(void);
 
-/* longjmp.c, exec.c: the real functions, looked up at start-up */
+/* ---- process.c: what a dump says of its process ---- */
+
+/* The machine, the program and the build ID, into @meta, at start-up. */
+void process_fill_meta(struct dump_meta *meta);
+/* This process's identity (random id, pid, ppid, start), at start-up and in a fork child. */
+void process_fill_ids(struct dump_meta *meta);
+/* @src as a part of a file name: unsafe bytes become '_', never empty. */
+void process_safe_name(char *dst, size_t size, const char *src);
+/* Make (or accept) the dump directory @dir: 0, or -errno with the reason in @why. */
+int process_make_dir(const char *dir, bool shared_ok, const char **why);
+/* CLOCK_REALTIME in nanoseconds. */
+int64_t process_now_ns(void);
+
+/* ---- longjmp.c, exec.c: the real functions, looked up at start-up ---- */
+
+/* Look up the real longjmp family now, before a signal handler may need it. */
 void longjmp_resolve(void);
+/* Look up the real exec family now, before a signal handler may need it. */
 void exec_resolve(void);
 
 #pragma GCC visibility pop

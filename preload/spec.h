@@ -19,7 +19,9 @@ struct spec_list {
 	struct spec_entry entries[SPEC_MAX_ENTRIES];
 };
 
+/* Add every entry of @text to @list; @origin and @line name where they are. */
 int spec_parse_text(struct spec_list *list, const char *text, const char *origin, int line);
+/* Add every entry of the file at @path (EXTPROF_SPEC) to @list. */
 int spec_parse_file(struct spec_list *list, const char *path);
 
 /* A PATTERN[@OBJECT] outside an entry (EXTPROF_WINDOW): false, said, if its 0xOFFSET is bad. */

@@ -36,17 +36,19 @@ extern struct step_config step_cfg;
 /* The shim's own text, whose instructions are never counted (step_setup.c). */
 extern uint64_t step_text_lo, step_text_hi;
 
+/* Whether @pc lies in the shim's own text. */
 static inline bool step_in_shim(uint64_t pc)
 {
 	return pc - step_text_lo < step_text_hi - step_text_lo;
 }
+
+struct dump_meta;
 
 /*
  * Make steps the counter: read EXTPROF_STEP_FIRST, _EVERY and _LIMIT into
  * @meta, refuse under a tracer, find the shim's text, install the SIGTRAP
  * handler.  0, or -errno with the reason said in one line.
  */
-struct dump_meta;
 int step_setup(struct dump_meta *meta);
 
 /*

@@ -6,7 +6,7 @@
  * inside F's stub, and the real one (R1) sits on the shadow stack.  An
  * unwinder that meets R2 finds no unwind information for it and gives up,
  * so before any unwinding starts this thread's hooked frames get their real
- * return addresses back (the uftrace way, prior-art.md 1.5):
+ * return addresses back (as uftrace does for its own return hooks):
  *
  *   _Unwind_RaiseException, _Unwind_Resume, _Unwind_Resume_or_Rethrow,
  *   _Unwind_ForcedUnwind      restore R1 in every slot, then unwind

@@ -171,7 +171,7 @@ struct extprof_dump_section {
  * histogram holds fewer deltas than there were evaluations. */
 #define EXTPROF_DECL_F_HIST_LOST (1u << 2)
 
-/* One declaration as one worker saw it: the "collect" of the contract. */
+/* One declaration as one worker saw it: what the shim collects for it. */
 struct extprof_dump_decl {
 	uint32_t kind;	 /* offset into STRINGS */
 	uint32_t symbol; /* offset into STRINGS */
@@ -230,6 +230,7 @@ struct extprof_dump_caller {
  */
 #define EXTPROF_HIST_ROW_BYTES (EXTPROF_HIST_BUCKETS * (uint32_t)sizeof(uint64_t))
 
+/* The bucket value @v falls in. */
 static inline uint32_t extprof_hist_bucket(uint64_t v)
 {
 	uint32_t e, sub;
@@ -289,6 +290,7 @@ struct extprof_refine {
 	uint64_t above; /* sum of (value - floor) */
 };
 
+/* Start refining @floor, for a counter that moves by @step. */
 static inline void extprof_refine_init(struct extprof_refine *r, uint64_t floor, uint64_t step)
 {
 	r->floor = floor;
@@ -318,6 +320,7 @@ static inline void extprof_refine_add(struct extprof_refine *r, uint32_t b, uint
 	r->above += count * (v - r->floor);
 }
 
+/* The floor, refined by what was added. */
 static inline uint64_t extprof_refine_floor(const struct extprof_refine *r)
 {
 	if (!r->n)
