@@ -3,7 +3,7 @@
  * counter_read: one read of the chosen counter, inlined into the
  * evaluation path.  No vector registers, no locks; the PMU path follows the
  * perf_event_mmap_page sequence lock and falls back to read(2) when the
- * event is not scheduled (index 0) or rdpmc is not allowed.
+ * event is not scheduled (index 0) or user space may not read it.
  *
  * The reads around a function are ordered with the instructions around
  * them: the CPU's counters and the vDSO's clock are not, and an

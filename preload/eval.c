@@ -4,7 +4,7 @@
  * in whatever state the program is in (a signal handler, under a lock, in
  * the middle of malloc), so: no lock, no atomic read-modify-write (but for
  * the window function's own activations), no malloc, no stdio, no vector
- * register (built with -mgeneral-regs-only; the thunks rely on it).  Slow
+ * register (built with the port's arch_eval_args; the thunks rely on it).  Slow
  * paths (a thread's first evaluation) go through xp_call_preserving(),
  * which saves the extended state around libc.
  *

@@ -31,7 +31,7 @@
  * (the kernel clears it at delivery and sigreturn restores it), so its
  * hooked calls are not stepped and nothing of it is counted.
  *
- * This file is the evaluation path's part: built with -mgeneral-regs-only,
+ * This file is the evaluation path's part: built with arch_eval_args,
  * and calling nothing outside the shim (tests/integration/eval_imports.sh).
  * step_setup.c sets the counter up; step_signal.c has the SIGTRAP handler;
  * the architecture's step_trap.c what a trap retired.
