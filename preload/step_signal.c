@@ -11,7 +11,6 @@
  * step_trap(), here: what retired is counted (arch_step_retired),
  * and stepping is suspended at the shim's thunks.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "interpose.h"
 #include "shim.h"
 #include "step.h"
 
@@ -34,17 +34,28 @@ static bool step_active;
  * libc's own, found once as the shim is loaded: a program may call these in
  * a signal handler, where dlsym (and its loader lock) must not run.
  */
-enum { REAL_SIGNAL, REAL_BSD_SIGNAL, REAL_SYSV_SIGNAL, REAL___SYSV_SIGNAL, REAL_NSIGNAL };
-static const char *const step_signal_names[REAL_NSIGNAL] = {"signal", "bsd_signal", "sysv_signal",
-							    "__sysv_signal"};
-static signal_fn step_real_signals[REAL_NSIGNAL];
-static sigaction_fn step_real_sigaction;
+enum { REAL_SIGNAL, REAL_BSD_SIGNAL, REAL_SYSV_SIGNAL, REAL___SYSV_SIGNAL, REAL_SIGACTION, REAL_N };
+static const char *const step_signal_names[REAL_N] = {"signal", "bsd_signal", "sysv_signal",
+						      "__sysv_signal", "sigaction"};
+static void *step_signal_cache[REAL_N];
+static const struct interpose_table step_signal_reals = {step_signal_names, step_signal_cache,
+							 REAL_N};
 
 __attribute__((constructor(101))) static void step_signal_resolve(void)
 {
-	step_real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-	for (int i = 0; i < REAL_NSIGNAL; i++)
-		step_real_signals[i] = (signal_fn)dlsym(RTLD_NEXT, step_signal_names[i]);
+	interpose_resolve(&step_signal_reals);
+}
+
+/* libc's signal function @which (REAL_SIGNAL ... REAL___SYSV_SIGNAL), or NULL. */
+static signal_fn step_real_signal(int which)
+{
+	return (signal_fn)step_signal_cache[which];
+}
+
+/* libc's sigaction, or NULL. */
+static sigaction_fn step_real_sigaction(void)
+{
+	return (sigaction_fn)step_signal_cache[REAL_SIGACTION];
 }
 
 /* The program's SIGTRAP action: two copies, so that the handler never reads one half-written. */
@@ -71,7 +82,7 @@ static void step_die_by_default(void)
 
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	step_real_sigaction(SIGTRAP, &dfl, NULL);
+	step_real_sigaction()(SIGTRAP, &dfl, NULL);
 	syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), SIGTRAP);
 }
 
@@ -177,13 +188,13 @@ int step_signal_install(void)
 {
 	struct sigaction sa, old;
 
-	if (!step_real_sigaction)
+	if (!step_real_sigaction())
 		return -ENOSYS;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = step_on_sigtrap;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (step_real_sigaction(SIGTRAP, &sa, &old) < 0)
+	if (step_real_sigaction()(SIGTRAP, &sa, &old) < 0)
 		return -errno;
 	step_prog_set(&old);
 	step_sigtrap_handler = (uint64_t)step_on_sigtrap;
@@ -196,11 +207,11 @@ int step_signal_install(void)
 static int step_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (sig != SIGTRAP || !step_active) {
-		if (!step_real_sigaction) {
+		if (!step_real_sigaction()) {
 			errno = ENOSYS;
 			return -1;
 		}
-		return step_real_sigaction(sig, act, old);
+		return step_real_sigaction()(sig, act, old);
 	}
 	if (old)
 		step_prog_get(old);
@@ -229,8 +240,8 @@ XP_EXPORT int __sigaction(int sig, const struct sigaction *act, struct sigaction
 		struct sigaction act, old;                                                         \
                                                                                                    \
 		if (sig != SIGTRAP || !step_active) {                                              \
-			if (step_real_signals[real])                                               \
-				return step_real_signals[real](sig, h);                            \
+			if (step_real_signal(real))                                                \
+				return step_real_signal(real)(sig, h);                             \
 			errno = ENOSYS;                                                            \
 			return SIG_ERR;                                                            \
 		}                                                                                  \
