@@ -11,18 +11,9 @@
 
 /* What every dump of a process carries: filled once at start-up. */
 struct dump_meta {
-	uint32_t counter;
-	uint32_t counter_flags;
-	char counter_name[64];
-	char counter_unit[16];
-	uint64_t calibration;
-	uint64_t nested_overhead;
-	uint64_t resolution;
-	uint64_t process_id;
-	uint64_t pid;
-	uint64_t ppid;
-	int64_t start_ns;
-	EXTPROF_DUMP_HOST(host); /* the machine and the program */
+	EXTPROF_DUMP_GROUP(struct extprof_dump_counter, counter_info, EXTPROF_DUMP_COUNTER_FIELDS);
+	EXTPROF_DUMP_GROUP(struct extprof_dump_process, process, EXTPROF_DUMP_PROCESS_FIELDS);
+	EXTPROF_DUMP_GROUP(struct extprof_dump_host, host, EXTPROF_DUMP_HOST_FIELDS);
 	uint32_t callers_depth;
 	uint32_t caller_slots; /* CALLERS entries per declaration */
 	uint32_t late_decls;   /* room for declarations added later (dlopen) */

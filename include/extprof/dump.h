@@ -79,10 +79,45 @@ enum extprof_section_type {
 #define EXTPROF_CALLERS_MAX_DEPTH 8
 
 /*
- * The machine and the program a dump comes from: in the header, and as the
- * shim gathers them once at start-up (preload/dump.h).  Both name the
- * fields one by one and the whole as "host", which one assignment copies.
+ * Fields of the header that the shim also gathers once at start-up, for
+ * every dump of the process (preload/dump.h): each group is written once,
+ * here, named field by field and as a whole (as the kernel's struct_group),
+ * so that one assignment copies it.
  */
+#define EXTPROF_DUMP_GROUP(type, name, fields)                                                     \
+	union {                                                                                    \
+		struct {                                                                           \
+			fields                                                                     \
+		};                                                                                 \
+		type name;                                                                         \
+	}
+
+/* The process: pid may be reused and hosts differ, so a random id too. */
+#define EXTPROF_DUMP_PROCESS_FIELDS                                                                \
+	uint64_t process_id;                                                                       \
+	uint64_t pid;                                                                              \
+	uint64_t ppid;                                                                             \
+	int64_t start_ns; /* CLOCK_REALTIME when the shim started */
+
+struct extprof_dump_process {
+	EXTPROF_DUMP_PROCESS_FIELDS
+};
+
+/* The counter and the machine's own cost of reading it. */
+#define EXTPROF_DUMP_COUNTER_FIELDS                                                                \
+	uint32_t counter; /* enum extprof_counter_kind */                                          \
+	uint32_t counter_flags;                                                                    \
+	char counter_name[64];	  /* "tsc", "steps", "var:work", ... */                            \
+	char counter_unit[16];	  /* "ticks", "ns", "instructions", ... */                         \
+	uint64_t calibration;	  /* raw floor of the hook around an empty function */             \
+	uint64_t nested_overhead; /* subtracted by the shim per nested evaluation */               \
+	uint64_t resolution;	  /* smallest step the counter was seen to take */
+
+struct extprof_dump_counter {
+	EXTPROF_DUMP_COUNTER_FIELDS
+};
+
+/* The machine and the program: what a comparison between runs needs. */
 #define EXTPROF_DUMP_HOST_FIELDS                                                                   \
 	char hostname[64];                                                                         \
 	char cpu_model[128];                                                                       \
@@ -95,15 +130,6 @@ struct extprof_dump_host {
 	EXTPROF_DUMP_HOST_FIELDS
 };
 
-/* The host's fields, each by its name, and all of them as @name. */
-#define EXTPROF_DUMP_HOST(name)                                                                    \
-	union {                                                                                    \
-		struct {                                                                           \
-			EXTPROF_DUMP_HOST_FIELDS                                                   \
-		};                                                                                 \
-		struct extprof_dump_host name;                                                     \
-	}
-
 struct extprof_dump_header {
 	char magic[EXTPROF_DUMP_MAGIC_LEN];
 	uint32_t version;
@@ -114,29 +140,16 @@ struct extprof_dump_header {
 	uint32_t nsections;
 	uint32_t worker; /* worker index within its process */
 
-	/* the process: pid may be reused and hosts differ, so a random id too */
-	uint64_t process_id;
-	uint64_t pid;
-	uint64_t ppid;
-	int64_t start_ns; /* CLOCK_REALTIME when the shim started */
-	int64_t end_ns;	  /* CLOCK_REALTIME at the last update; 0 if none */
-
-	/* the counter and the machine's own cost of reading it */
-	uint32_t counter; /* enum extprof_counter_kind */
-	uint32_t counter_flags;
-	char counter_name[64];	  /* "tsc", "steps", "var:work", ... */
-	char counter_unit[16];	  /* "ticks", "ns", "instructions", ... */
-	uint64_t calibration;	  /* raw floor of the hook around an empty function */
-	uint64_t nested_overhead; /* subtracted by the shim per nested evaluation */
-	uint64_t resolution;	  /* smallest step the counter was seen to take */
+	EXTPROF_DUMP_GROUP(struct extprof_dump_process, process, EXTPROF_DUMP_PROCESS_FIELDS);
+	int64_t end_ns; /* CLOCK_REALTIME at the last update; 0 if none */
+	EXTPROF_DUMP_GROUP(struct extprof_dump_counter, counter_info, EXTPROF_DUMP_COUNTER_FIELDS);
 
 	/* this worker's share of the run */
 	uint64_t run_total;
 	uint64_t threads; /* threads that have used this worker */
 	uint64_t lost;	  /* evaluations that could not be recorded */
 
-	/* what a comparison between runs needs */
-	EXTPROF_DUMP_HOST(host);
+	EXTPROF_DUMP_GROUP(struct extprof_dump_host, host, EXTPROF_DUMP_HOST_FIELDS);
 	uint32_t callers_depth; /* EXTPROF_CALLERS, 0 when off */
 	char window[128];	/* EXTPROF_WINDOW as given, "" for the whole run */
 	uint64_t attach_id;	/* the attachment's id (EXTPROF_DUMP_F_ATTACHED), else 0 */
