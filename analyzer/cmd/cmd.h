@@ -7,6 +7,7 @@
 #ifndef XP_CMD_H
 #define XP_CMD_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "model/load.h"
@@ -88,6 +89,16 @@ enum {
 
 /* After getopt_long returned '?': one line naming the bad option. */
 void xp_bad_option(const char *cmd, char **argv);
+
+/*
+ * @arg, the value of option @opt, as a whole number from @min to @max: 0, or
+ * -EINVAL with @e saying "OPT ARG: expected WHAT from MIN to MAX".
+ */
+int xp_opt_u64(const char *opt, const char *arg, uint64_t min, uint64_t max, const char *what,
+	       uint64_t *out, struct xp_err *e);
+/* The same for a count that fits an unsigned (runs, depths). */
+int xp_opt_unsigned(const char *opt, const char *arg, unsigned min, unsigned max, const char *what,
+		    unsigned *out, struct xp_err *e);
 
 /* Handle one of the shared report options: 1 handled, 0 not ours, <0 error. */
 int xp_report_getopt(int opt, const char *arg, struct xp_report_opts *o, struct xp_err *e);

@@ -1,15 +1,40 @@
 // SPDX-License-Identifier: MIT
 /* cmd_opts: option handling the commands share. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 
 #include "cmd/cmd.h"
+#include "util/num.h"
 
 void xp_bad_option(const char *cmd, char **argv)
 {
 	fprintf(stderr,
 		"extprof: %s: unknown option or missing value in '%s' (see extprof %s --help)\n",
 		cmd, argv[optind - 1], cmd);
+}
+
+int xp_opt_u64(const char *opt, const char *arg, uint64_t min, uint64_t max, const char *what,
+	       uint64_t *out, struct xp_err *e)
+{
+	uint64_t v;
+
+	if (xp_parse_u64(arg, &v) || v < min || v > max)
+		return xp_err_set(e, -EINVAL, "%s %s: expected %s from %llu to %llu", opt, arg,
+				  what, (unsigned long long)min, (unsigned long long)max);
+	*out = v;
+	return 0;
+}
+
+int xp_opt_unsigned(const char *opt, const char *arg, unsigned min, unsigned max, const char *what,
+		    unsigned *out, struct xp_err *e)
+{
+	uint64_t v;
+	int err = xp_opt_u64(opt, arg, min, max, what, &v, e);
+
+	if (!err)
+		*out = (unsigned)v;
+	return err;
 }
 
 int xp_report_getopt(int opt, const char *arg, struct xp_report_opts *o, struct xp_err *e)

@@ -113,18 +113,6 @@ static int parse_sizes(struct xp_dbl_opts *o, const char *arg, struct xp_err *e)
 	return 0;
 }
 
-static int parse_count(const char *opt, const char *arg, unsigned min, unsigned *out,
-		       struct xp_err *e)
-{
-	uint64_t v;
-
-	if (xp_parse_u64(arg, &v) || v < min || v > MAX_RUNS)
-		return xp_err_set(e, -EINVAL, "%s %s: expected a whole number from %u to %u", opt,
-				  arg, min, MAX_RUNS);
-	*out = (unsigned)v;
-	return 0;
-}
-
 static int parse_plot(struct xp_dbl_opts *o, const char *arg, struct xp_err *e)
 {
 	const char *dot = strrchr(arg, '.');
@@ -157,9 +145,11 @@ static int dbl_opt(struct xp_dbl_opts *o, int c, const char *arg, struct xp_err 
 		o->run_mode = true;
 		return parse_sizes(o, arg, e);
 	case OPT_WARMUP:
-		return parse_count("--warmup", arg, 0, &o->warmup, e);
+		return xp_opt_unsigned("--warmup", arg, 0, MAX_RUNS, "a whole number", &o->warmup,
+				       e);
 	case OPT_REPEAT:
-		return parse_count("--repeat", arg, 1, &o->repeat, e);
+		return xp_opt_unsigned("--repeat", arg, 1, MAX_RUNS, "a whole number", &o->repeat,
+				       e);
 	case OPT_TIMEOUT:
 		if (xp_parse_ratio(arg, &o->timeout) || !(o->timeout > 0))
 			return xp_err_set(e, -EINVAL, "--timeout %s: expected seconds above 0",

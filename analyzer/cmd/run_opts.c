@@ -102,13 +102,12 @@ static int counter_check(const char *c, struct xp_err *e)
 
 static int callers_check(const char *v, bool *show, struct xp_err *e)
 {
-	uint64_t n;
+	unsigned n;
+	int err = xp_opt_unsigned("--callers", v, 0, EXTPROF_CALLERS_MAX_DEPTH, "a depth", &n, e);
 
-	if (xp_parse_u64(v, &n) || n > EXTPROF_CALLERS_MAX_DEPTH)
-		return xp_err_set(e, -EINVAL, "--callers %s: expected a depth from 0 to %u", v,
-				  EXTPROF_CALLERS_MAX_DEPTH);
-	*show = n > 0;
-	return 0;
+	if (!err)
+		*show = n > 0;
+	return err;
 }
 
 #define XP_RUN_MAX_RUNS 10000
@@ -118,24 +117,11 @@ static int step_check(const char *opt, const char *v, uint64_t min, uint64_t max
 		      struct xp_err *e)
 {
 	uint64_t n;
+	int err = xp_opt_u64(opt, v, min, max, "a number", &n, e);
 
-	if (xp_parse_u64(v, &n) || n < min || n > max)
-		return xp_err_set(e, -EINVAL, "%s %s: expected a number from %llu to %llu", opt, v,
-				  (unsigned long long)min, (unsigned long long)max);
-	*out = v;
-	return 0;
-}
-
-static int count_check(const char *opt, const char *v, unsigned min, unsigned *out,
-		       struct xp_err *e)
-{
-	uint64_t n;
-
-	if (xp_parse_u64(v, &n) || n < min || n > XP_RUN_MAX_RUNS)
-		return xp_err_set(e, -EINVAL, "%s %s: expected a number of runs from %u to %u", opt,
-				  v, min, XP_RUN_MAX_RUNS);
-	*out = (unsigned)n;
-	return 0;
+	if (!err)
+		*out = v;
+	return err;
 }
 
 int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *e)
@@ -188,9 +174,11 @@ int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *
 	case XP_OPT_STEP_LIMIT:
 		return step_check("--step-limit", arg, 1, UINT64_MAX / 4, &o->step_limit, e);
 	case XP_OPT_WARMUP:
-		return count_check("--warmup", arg, 0, &o->warmup, e);
+		return xp_opt_unsigned("--warmup", arg, 0, XP_RUN_MAX_RUNS, "a number of runs",
+				       &o->warmup, e);
 	case XP_OPT_REPEAT:
-		return count_check("--repeat", arg, 1, &o->repeat, e);
+		return xp_opt_unsigned("--repeat", arg, 1, XP_RUN_MAX_RUNS, "a number of runs",
+				       &o->repeat, e);
 	}
 	return xp_report_getopt(c, arg, &o->report, e) > 0 ? 0 : -EINVAL;
 }
