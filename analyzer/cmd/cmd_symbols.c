@@ -118,19 +118,11 @@ static void symbols_json(const char *path, const struct xp_funcs *f, const char 
 
 	xp_json_init(&j, stdout);
 	xp_json_begin(&j, '{');
-	xp_json_key(&j, "object");
-	xp_json_str(&j, path);
-	xp_json_key(&j, "symtab");
-	xp_json_bool(&j, f->has_symtab);
-	xp_json_key(&j, "debug_file");
-	if (f->has_debug)
-		xp_json_str(&j, f->debug_path);
-	else
-		xp_json_null(&j);
-	xp_json_key(&j, "dynsym_functions");
-	xp_json_u64(&j, f->dynsym_funcs);
-	xp_json_key(&j, "eh_frame_functions");
-	xp_json_u64(&j, f->fde_funcs);
+	xp_json_key_str(&j, "object", path);
+	xp_json_key_bool(&j, "symtab", f->has_symtab);
+	xp_json_key_str(&j, "debug_file", f->has_debug ? f->debug_path : NULL);
+	xp_json_key_u64(&j, "dynsym_functions", f->dynsym_funcs);
+	xp_json_key_u64(&j, "eh_frame_functions", f->fde_funcs);
 	xp_json_key(&j, "functions");
 	xp_json_begin(&j, '[');
 	for (size_t i = 0; i < f->n; i++) {
@@ -139,47 +131,26 @@ static void symbols_json(const char *path, const struct xp_funcs *f, const char 
 		if (!symbols_shown(fn, glob))
 			continue;
 		xp_json_begin(&j, '{');
-		xp_json_key(&j, "name");
-		xp_json_str(&j, fn->name);
-		xp_json_key(&j, "symbol");
-		xp_json_str(&j, fn->display);
-		xp_json_key(&j, "version");
-		if (fn->version)
-			xp_json_str(&j, fn->version);
-		else
-			xp_json_null(&j);
-		xp_json_key(&j, "default_version");
-		xp_json_bool(&j, fn->version && !fn->hidden);
-		xp_json_key(&j, "size");
-		xp_json_u64(&j, fn->size);
-		xp_json_key(&j, "offset");
-		xp_json_u64(&j, fn->address);
-		xp_json_key(&j, "table");
-		xp_json_str(&j, symbols_table(fn));
-		xp_json_key(&j, "ifunc");
-		xp_json_bool(&j, fn->ifunc);
+		xp_json_key_str(&j, "name", fn->name);
+		xp_json_key_str(&j, "symbol", fn->display);
+		xp_json_key_str(&j, "version", fn->version);
+		xp_json_key_bool(&j, "default_version", fn->version && !fn->hidden);
+		xp_json_key_u64(&j, "size", fn->size);
+		xp_json_key_u64(&j, "offset", fn->address);
+		xp_json_key_str(&j, "table", symbols_table(fn));
+		xp_json_key_bool(&j, "ifunc", fn->ifunc);
 		if (fn->resolved) {
 			xp_json_key(&j, "implementation");
 			xp_json_begin(&j, '{');
-			xp_json_key(&j, "name");
-			xp_json_str(&j, fn->impl_name);
-			xp_json_key(&j, "offset");
-			xp_json_u64(&j, fn->impl);
-			xp_json_key(&j, "size");
-			xp_json_u64(&j, fn->impl_size);
+			xp_json_key_str(&j, "name", fn->impl_name);
+			xp_json_key_u64(&j, "offset", fn->impl);
+			xp_json_key_u64(&j, "size", fn->impl_size);
 			xp_json_end(&j, '}');
 		}
-		if (fn->near) {
-			xp_json_key(&j, fn->near_inside ? "inside" : "after");
-			xp_json_str(&j, fn->near);
-		}
-		xp_json_key(&j, "hookable");
-		xp_json_bool(&j, fn->ok);
-		xp_json_key(&j, "reason");
-		if (fn->ok)
-			xp_json_null(&j);
-		else
-			xp_json_str(&j, fn->why);
+		if (fn->near)
+			xp_json_key_str(&j, fn->near_inside ? "inside" : "after", fn->near);
+		xp_json_key_bool(&j, "hookable", fn->ok);
+		xp_json_key_str(&j, "reason", fn->ok ? NULL : fn->why);
 		xp_json_end(&j, '}');
 	}
 	xp_json_end(&j, ']');

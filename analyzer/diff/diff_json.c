@@ -1,38 +1,26 @@
 // SPDX-License-Identifier: MIT
 /* diff_json: the comparison for tools (docs/json.md, "extprof diff"). */
-#include <math.h>
 #include <stdio.h>
 
 #include "diff/diff.h"
 #include "util/json_out.h"
-
-static void json_key_u64(struct xp_json *j, const char *key, uint64_t v)
-{
-	xp_json_key(j, key);
-	xp_json_u64(j, v);
-}
 
 static void json_side(struct xp_json *j, const char *key, const char *name,
 		      const struct xp_report *r)
 {
 	xp_json_key(j, key);
 	xp_json_begin(j, '{');
-	xp_json_key(j, "input");
-	xp_json_str(j, name);
+	xp_json_key_str(j, "input", name);
 	xp_report_json_counter(j, r);
-	json_key_u64(j, "calibration", r->calibration);
-	json_key_u64(j, "processes", r->processes);
-	json_key_u64(j, "workers", r->workers);
-	json_key_u64(j, "runs", r->runs);
-	xp_json_key(j, "complete");
-	xp_json_bool(j, r->complete);
-	json_key_u64(j, "run_total", r->run_total);
-	xp_json_key(j, "cpu_model");
-	xp_json_str(j, r->cpu_model);
-	xp_json_key(j, "exe_path");
-	xp_json_str(j, r->exe_path);
-	xp_json_key(j, "build_id");
-	xp_json_str(j, r->build_id);
+	xp_json_key_u64(j, "calibration", r->calibration);
+	xp_json_key_u64(j, "processes", r->processes);
+	xp_json_key_u64(j, "workers", r->workers);
+	xp_json_key_u64(j, "runs", r->runs);
+	xp_json_key_bool(j, "complete", r->complete);
+	xp_json_key_u64(j, "run_total", r->run_total);
+	xp_json_key_str(j, "cpu_model", r->cpu_model);
+	xp_json_key_str(j, "exe_path", r->exe_path);
+	xp_json_key_str(j, "build_id", r->build_id);
 	xp_json_end(j, '}');
 }
 
@@ -45,11 +33,12 @@ static void json_values(struct xp_json *j, const char *key, const struct xp_row 
 	}
 	xp_json_begin(j, '{');
 	for (int m = 0; m < XP_DIFF_NMETRICS; m++)
-		json_key_u64(j, xp_diff_metric_keys[m], xp_diff_value(row, (enum xp_diff_metric)m));
+		xp_json_key_u64(j, xp_diff_metric_keys[m],
+				xp_diff_value(row, (enum xp_diff_metric)m));
 	/* additions: the side's runs and how far their figures spread */
-	json_key_u64(j, "runs", row->runs);
-	json_key_u64(j, "per_eval_spread", row->per_eval_hi - row->per_eval_lo);
-	json_key_u64(j, "evaluations_spread", row->evaluations_hi - row->evaluations_lo);
+	xp_json_key_u64(j, "runs", row->runs);
+	xp_json_key_u64(j, "per_eval_spread", row->per_eval_hi - row->per_eval_lo);
+	xp_json_key_u64(j, "evaluations_spread", row->evaluations_hi - row->evaluations_lo);
 	xp_json_end(j, '}');
 }
 
@@ -72,10 +61,8 @@ static void json_margins(struct xp_json *j, const struct xp_diff_row *x)
 	}
 	xp_json_key(j, "real");
 	xp_json_begin(j, '{');
-	for (int m = 0; m < XP_DIFF_NMETRICS; m++) {
-		xp_json_key(j, xp_diff_metric_keys[m]);
-		xp_json_bool(j, x->real[m]);
-	}
+	for (int m = 0; m < XP_DIFF_NMETRICS; m++)
+		xp_json_key_bool(j, xp_diff_metric_keys[m], x->real[m]);
 	xp_json_end(j, '}');
 }
 
@@ -84,29 +71,20 @@ static void json_row(struct xp_json *j, const struct xp_diff_row *x)
 	const struct xp_row *any = x->next ? x->next : x->base;
 
 	xp_json_begin(j, '{');
-	xp_json_key(j, "kind");
-	xp_json_str(j, any->kind);
-	xp_json_key(j, "name");
-	xp_json_str(j, any->symbol);
-	xp_json_key(j, "object");
-	xp_json_str(j, any->object);
-	xp_json_key(j, "status");
-	xp_json_str(j, xp_diff_status_names[x->status]);
+	xp_json_key_str(j, "kind", any->kind);
+	xp_json_key_str(j, "name", any->symbol);
+	xp_json_key_str(j, "object", any->object);
+	xp_json_key_str(j, "status", xp_diff_status_names[x->status]);
 	json_values(j, "base", x->base);
 	json_values(j, "new", x->next);
 	xp_json_key(j, "change");
 	xp_json_begin(j, '{');
 	for (int m = 0; m < XP_DIFF_NMETRICS; m++) {
-		xp_json_key(j, xp_diff_metric_keys[m]);
 		/* percent; null when a side lacks it or the base is 0 (grown from nothing) */
-		if (isfinite(x->change[m]))
-			xp_json_double(j, x->change[m]);
-		else
-			xp_json_null(j);
+		xp_json_key_num(j, xp_diff_metric_keys[m], x->change[m]);
 	}
 	xp_json_end(j, '}');
-	xp_json_key(j, "over");
-	xp_json_bool(j, x->over);
+	xp_json_key_bool(j, "over", x->over);
 	json_margins(j, x);
 	xp_json_end(j, '}');
 }
@@ -119,26 +97,19 @@ int xp_diff_json(const struct xp_diff *d, FILE *out)
 	xp_json_begin(&j, '{');
 	json_side(&j, "base", d->base_name, d->base);
 	json_side(&j, "new", d->next_name, d->next);
-	xp_json_key(&j, "stat");
-	xp_json_str(&j, xp_stat_name(d->base->opts.stat));
-	xp_json_key(&j, "metric");
-	xp_json_str(&j, xp_diff_metric_names[d->opts.metric]);
+	xp_json_key_str(&j, "stat", xp_stat_name(d->base->opts.stat));
+	xp_json_key_str(&j, "metric", xp_diff_metric_names[d->opts.metric]);
 	xp_json_key(&j, "fail_above");
 	if (d->opts.fail_above >= 0)
 		xp_json_double(&j, d->opts.fail_above);
 	else
 		xp_json_null(&j);
-	json_key_u64(&j, "over", d->nover);
+	xp_json_key_u64(&j, "over", d->nover);
 	/* additions: the margins' terms, and the changes they held back */
-	xp_json_key(&j, "deterministic");
-	xp_json_bool(&j, d->deterministic);
-	json_key_u64(&j, "step", d->step);
-	json_key_u64(&j, "within_margin", d->nnoise);
-	xp_json_key(&j, "warnings");
-	xp_json_begin(&j, '[');
-	for (size_t i = 0; i < d->nwarnings; i++)
-		xp_json_str(&j, d->warnings[i]);
-	xp_json_end(&j, ']');
+	xp_json_key_bool(&j, "deterministic", d->deterministic);
+	xp_json_key_u64(&j, "step", d->step);
+	xp_json_key_u64(&j, "within_margin", d->nnoise);
+	xp_json_key_strs(&j, "warnings", d->warnings, d->nwarnings);
 	xp_json_key(&j, "declarations");
 	xp_json_begin(&j, '[');
 	for (size_t i = 0; i < d->nrows; i++)

@@ -138,3 +138,51 @@ void xp_json_null(struct xp_json *j)
 	json_item(j);
 	fputs("null", j->out);
 }
+
+void xp_json_key_u64(struct xp_json *j, const char *key, uint64_t v)
+{
+	xp_json_key(j, key);
+	xp_json_u64(j, v);
+}
+
+void xp_json_key_bool(struct xp_json *j, const char *key, bool v)
+{
+	xp_json_key(j, key);
+	xp_json_bool(j, v);
+}
+
+void xp_json_key_str(struct xp_json *j, const char *key, const char *s)
+{
+	xp_json_key(j, key);
+	if (s)
+		xp_json_str(j, s);
+	else
+		xp_json_null(j);
+}
+
+void xp_json_key_num(struct xp_json *j, const char *key, double v)
+{
+	xp_json_key(j, key);
+	if (isfinite(v))
+		xp_json_double(j, v);
+	else
+		xp_json_null(j);
+}
+
+void xp_json_key_strs(struct xp_json *j, const char *key, char *const *v, size_t n)
+{
+	xp_json_key(j, key);
+	xp_json_begin(j, '[');
+	for (size_t i = 0; i < n; i++)
+		xp_json_str(j, v[i]);
+	xp_json_end(j, ']');
+}
+
+void xp_json_key_u64s(struct xp_json *j, const char *key, const uint64_t *v, size_t n)
+{
+	xp_json_key(j, key);
+	xp_json_begin(j, '[');
+	for (size_t i = 0; i < n; i++)
+		xp_json_u64(j, v[i]);
+	xp_json_end(j, ']');
+}
