@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,19 +65,6 @@ static double change_of(uint64_t a, uint64_t b)
 	return (double)(((long double)b - (long double)a) / (long double)a * 100.0L);
 }
 
-static int diff_warn(struct xp_diff *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int diff_warn(struct xp_diff *d, const char *fmt, ...)
-{
-	va_list ap;
-	int err;
-
-	va_start(ap, fmt);
-	err = xp_strv_vappendf(&d->warnings, &d->nwarnings, fmt, ap);
-	va_end(ap);
-	return err;
-}
-
 /* What makes the two sides measure different things. */
 static int diff_warnings(struct xp_diff *d)
 {
@@ -86,22 +72,25 @@ static int diff_warnings(struct xp_diff *d)
 	int err = 0;
 
 	if (strcmp(a->counter_name, b->counter_name) || strcmp(a->counter_unit, b->counter_unit))
-		err = diff_warn(d,
-				"counters differ: base %s (%s), new %s (%s); the figures are not "
-				"comparable",
-				a->counter_name, a->counter_unit, b->counter_name, b->counter_unit);
+		err = xp_strv_appendf(
+			&d->warnings, &d->nwarnings,
+			"counters differ: base %s (%s), new %s (%s); the figures are not "
+			"comparable",
+			a->counter_name, a->counter_unit, b->counter_name, b->counter_unit);
 	if (!err && strcmp(a->cpu_model, b->cpu_model))
-		err = diff_warn(d, "CPU models differ: base \"%s\", new \"%s\"", a->cpu_model,
-				b->cpu_model);
+		err = xp_strv_appendf(&d->warnings, &d->nwarnings,
+				      "CPU models differ: base \"%s\", new \"%s\"", a->cpu_model,
+				      b->cpu_model);
 	if (!err && (strcmp(a->build_id, b->build_id) ||
 		     (!strcmp(a->build_id, "none") && strcmp(a->exe_path, b->exe_path))))
-		err = diff_warn(d,
-				"executables differ: base %s (build-id %s), new %s (build-id %s)",
-				a->exe_path, a->build_id, b->exe_path, b->build_id);
+		err = xp_strv_appendf(
+			&d->warnings, &d->nwarnings,
+			"executables differ: base %s (build-id %s), new %s (build-id %s)",
+			a->exe_path, a->build_id, b->exe_path, b->build_id);
 	for (size_t i = 0; !err && i < a->nwarnings; i++)
-		err = diff_warn(d, "base: %s", a->warnings[i]);
+		err = xp_strv_appendf(&d->warnings, &d->nwarnings, "base: %s", a->warnings[i]);
 	for (size_t i = 0; !err && i < b->nwarnings; i++)
-		err = diff_warn(d, "new: %s", b->warnings[i]);
+		err = xp_strv_appendf(&d->warnings, &d->nwarnings, "new: %s", b->warnings[i]);
 	return err;
 }
 

@@ -113,7 +113,6 @@ struct xp_doubling {
 int xp_dbl_build(struct xp_doubling *d, const struct xp_dbl_input *in, size_t nin,
 		 const struct xp_report_opts *o, struct xp_err *e);
 void xp_dbl_free(struct xp_doubling *d);
-int xp_dbl_warn(struct xp_doubling *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Ratios, classes and fits of every declaration (doubling_grow.c). */
 int xp_dbl_grow(struct xp_doubling *d);

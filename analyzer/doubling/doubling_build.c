@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,17 +35,6 @@ struct build {
 	struct pending *hash;
 	const struct xp_dbl_input *first; /* whose counter the others must match */
 };
-
-int xp_dbl_warn(struct xp_doubling *d, const char *fmt, ...)
-{
-	va_list ap;
-	int err;
-
-	va_start(ap, fmt);
-	err = xp_strv_vappendf(&d->warnings, &d->nwarnings, fmt, ap);
-	va_end(ap);
-	return err;
-}
 
 static struct pending *pending_get(struct build *b, const struct xp_row *row)
 {
@@ -122,12 +110,14 @@ static int take_head(struct build *b, const struct xp_dbl_input *in, size_t k,
 	sz->run_total = r->run_total;
 	sz->complete = r->complete;
 	for (size_t i = 0; i < r->nwarnings && !err; i++)
-		err = k == 1 ? xp_dbl_warn(d, "N=%" PRIu64 ", %s: %s", in->n, in->dir,
-					   r->warnings[i])
-			     : xp_dbl_warn(d, "N=%" PRIu64 ": %s", in->n, r->warnings[i]);
+		err = k == 1 ? xp_strv_appendf(&d->warnings, &d->nwarnings, "N=%" PRIu64 ", %s: %s",
+					       in->n, in->dir, r->warnings[i])
+			     : xp_strv_appendf(&d->warnings, &d->nwarnings, "N=%" PRIu64 ": %s",
+					       in->n, r->warnings[i]);
 	if (!err && !r->complete)
-		err = xp_dbl_warn(d, "N=%" PRIu64 ": incomplete: a process did not finish cleanly",
-				  in->n);
+		err = xp_strv_appendf(&d->warnings, &d->nwarnings,
+				      "N=%" PRIu64 ": incomplete: a process did not finish cleanly",
+				      in->n);
 	return err ? xp_err_set(e, err, "out of memory") : 0;
 }
 

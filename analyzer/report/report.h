@@ -199,7 +199,6 @@ void xp_report_sort(struct xp_report *r);
 int xp_report_head(struct xp_report *r, const struct xp_procset *s, size_t skipped,
 		   struct xp_err *e);
 int xp_report_rows(struct xp_report *r, const struct xp_procset *s, struct xp_err *e);
-int xp_report_warn(struct xp_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * The key a declaration is matched by across processes, runs and reports

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,17 +12,6 @@
 #include "util/num.h"
 #include "util/out.h"
 #include "report/report.h"
-
-int xp_report_warn(struct xp_report *r, const char *fmt, ...)
-{
-	va_list ap;
-	int err;
-
-	va_start(ap, fmt);
-	err = xp_strv_vappendf(&r->warnings, &r->nwarnings, fmt, ap);
-	va_end(ap);
-	return err;
-}
 
 static bool same_counter(const struct extprof_dump_header *a, const struct extprof_dump_header *b)
 {
@@ -165,10 +153,10 @@ static int head_compare(struct xp_report *r, const struct xp_proc *first, const 
 					  "%s: ran on CPU \"%s\", but %s ran on \"%s\"" MIXED_HINT,
 					  p->workers[0].path, b->cpu_model, first->workers[0].path,
 					  a->cpu_model);
-		err = xp_report_warn(r,
-				     "processes ran on different CPUs: \"%s\" (pid %" PRIu64
-				     ") and \"%s\" (pid %" PRIu64 ")",
-				     a->cpu_model, first->key.pid, b->cpu_model, p->key.pid);
+		err = xp_strv_appendf(&r->warnings, &r->nwarnings,
+				      "processes ran on different CPUs: \"%s\" (pid %" PRIu64
+				      ") and \"%s\" (pid %" PRIu64 ")",
+				      a->cpu_model, first->key.pid, b->cpu_model, p->key.pid);
 	}
 	if (!err && !(*said & 2) && !same_exe(a, b)) {
 		*said |= 2;
@@ -179,18 +167,18 @@ static int head_compare(struct xp_report *r, const struct xp_proc *first, const 
 			r->by_exe = true;
 			return 0;
 		}
-		err = xp_report_warn(
-			r,
+		err = xp_strv_appendf(
+			&r->warnings, &r->nwarnings,
 			"processes ran different executables: %s (build-id %s, pid %" PRIu64
 			") and %s (build-id %s, pid %" PRIu64 ")",
 			a->exe_path, ia, first->key.pid, b->exe_path, ib, p->key.pid);
 	}
 	if (!err && !(*said & 4) && strcmp(a->window, b->window)) {
 		*said |= 4;
-		err = xp_report_warn(r,
-				     "processes used different windows: \"%s\" (pid %" PRIu64
-				     ") and \"%s\" (pid %" PRIu64 ")",
-				     a->window, first->key.pid, b->window, p->key.pid);
+		err = xp_strv_appendf(&r->warnings, &r->nwarnings,
+				      "processes used different windows: \"%s\" (pid %" PRIu64
+				      ") and \"%s\" (pid %" PRIu64 ")",
+				      a->window, first->key.pid, b->window, p->key.pid);
 	}
 	if (err)
 		return xp_err_set(e, err, "out of memory");
@@ -202,17 +190,19 @@ static int head_warnings(struct xp_report *r, size_t skipped)
 	int err = 0;
 
 	if (skipped)
-		err = xp_report_warn(
-			r, "%zu corrupt or unreadable dump file%s skipped (named on stderr)",
-			skipped, skipped == 1 ? "" : "s");
+		err = xp_strv_appendf(
+			&r->warnings, &r->nwarnings,
+			"%zu corrupt or unreadable dump file%s skipped (named on stderr)", skipped,
+			skipped == 1 ? "" : "s");
 	if (!err && r->lost)
-		err = xp_report_warn(
-			r,
+		err = xp_strv_appendf(
+			&r->warnings, &r->nwarnings,
 			"%" PRIu64 " evaluations could not be recorded (the shim ran out of room)",
 			r->lost);
 	if (!err && !r->calibration_settled)
-		err = xp_report_warn(
-			r, "the calibration did not settle: per-eval may be off by a unit or two");
+		err = xp_strv_appendf(
+			&r->warnings, &r->nwarnings,
+			"the calibration did not settle: per-eval may be off by a unit or two");
 	return err;
 }
 

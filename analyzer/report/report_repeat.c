@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "util/num.h"
+#include "util/out.h"
 #include "report/report.h"
 
 static int cmp_u64(const void *a, const void *b)
@@ -355,7 +356,7 @@ static int repeat_head(struct xp_report *r, const struct xp_report *runs, size_t
 	for (size_t i = 0; i < k; i++)
 		for (size_t j = 0; j < runs[i].nwarnings; j++)
 			if (!has_warning(r, runs[i].warnings[j]) &&
-			    xp_report_warn(r, "%s", runs[i].warnings[j]))
+			    xp_strv_appendf(&r->warnings, &r->nwarnings, "%s", runs[i].warnings[j]))
 				return xp_err_set(e, -ENOMEM, "out of memory");
 	return 0;
 }

@@ -31,15 +31,19 @@ int xp_out_finish(FILE *out, int err)
 	return err;
 }
 
-/* Append a formatted string to the list @v of @n: 0 or -ENOMEM. */
-int xp_strv_vappendf(char ***v, size_t *n, const char *fmt, va_list ap)
+int xp_strv_appendf(char ***v, size_t *n, const char *fmt, ...)
 {
 	char **w = realloc(*v, (*n + 1) * sizeof(*w));
+	va_list ap;
+	int r;
 
 	if (!w)
 		return -ENOMEM;
 	*v = w;
-	if (vasprintf(&w[*n], fmt, ap) < 0)
+	va_start(ap, fmt);
+	r = vasprintf(&w[*n], fmt, ap);
+	va_end(ap);
+	if (r < 0)
 		return -ENOMEM;
 	(*n)++;
 	return 0;
