@@ -25,6 +25,7 @@ int xp_chains_put(struct xp_chain **h, const struct xp_chain *c)
 		xp_chain_merge(x, c);
 		return 0;
 	}
+	/* a new chain is the neutral one, (EXTPROF_FLOOR_NONE, 0), merged with @c */
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
@@ -37,10 +38,8 @@ int xp_chains_put(struct xp_chain **h, const struct xp_chain *c)
 	x->key[c->keylen] = '\0';
 	x->keylen = c->keylen;
 	x->depth = c->depth;
-	x->evaluations = c->evaluations;
-	x->floor = c->floor;
-	x->hits = c->hits;
-	x->sum = c->sum;
+	x->floor = EXTPROF_FLOOR_NONE;
+	xp_chain_merge(x, c);
 	HASH_ADD_KEYPTR(hh, *h, x->key, x->keylen, x);
 	return 0;
 }
