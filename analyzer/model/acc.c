@@ -23,13 +23,19 @@ XP_DEFINE_BINS_ADD(xp_hist_add, struct xp_hist, struct xp_hbin, bucket)
 
 XP_DEFINE_MERGE(xp_hist_merge, struct xp_hist, {0}, xp_hist_add, xp_hist_free)
 
+void xp_tally_add(struct xp_tally *dst, const struct xp_tally *src)
+{
+	dst->recursive = xp_sat_add(dst->recursive, src->recursive);
+	dst->abandoned = xp_sat_add(dst->abandoned, src->abandoned);
+	dst->outside = xp_sat_add(dst->outside, src->outside);
+	dst->negative = xp_sat_add(dst->negative, src->negative);
+	dst->hist_lost = xp_sat_add(dst->hist_lost, src->hist_lost);
+}
+
 int xp_acc_add(struct xp_acc *dst, const struct xp_acc *src)
 {
-	int err;
+	int err = xp_hist_add(&dst->hist, &src->hist) ?: xp_chains_add(&dst->chains, &src->chains);
 
-	err = xp_hist_add(&dst->hist, &src->hist);
-	if (!err)
-		err = xp_chains_add(&dst->chains, &src->chains);
 	if (err)
 		return err;
 	dst->evaluations = xp_sat_add(dst->evaluations, src->evaluations);
@@ -37,11 +43,7 @@ int xp_acc_add(struct xp_acc *dst, const struct xp_acc *src)
 	dst->sum = xp_sat_add(dst->sum, src->sum);
 	dst->max = dst->max > src->max ? dst->max : src->max;
 	dst->step = dst->step > src->step ? dst->step : src->step;
-	dst->recursive = xp_sat_add(dst->recursive, src->recursive);
-	dst->abandoned = xp_sat_add(dst->abandoned, src->abandoned);
-	dst->outside = xp_sat_add(dst->outside, src->outside);
-	dst->negative = xp_sat_add(dst->negative, src->negative);
-	dst->hist_lost = xp_sat_add(dst->hist_lost, src->hist_lost);
+	xp_tally_add(&dst->tally, &src->tally);
 	return 0;
 }
 

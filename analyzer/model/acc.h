@@ -26,18 +26,43 @@ struct xp_hist {
 	struct xp_hbin *bins;
 };
 
+/*
+ * The tallies an accumulator and a finalized declaration both keep, which
+ * finalize copies and every merge adds.  XP_TALLY_GROUP puts them in a
+ * struct as plain members (acc.recursive) that are also one struct xp_tally
+ * (acc.tally), as the kernel's struct_group() does, so that one function
+ * adds them all.
+ */
+#define XP_TALLY_MEMBERS                                                                           \
+	uint64_t recursive;                                                                        \
+	uint64_t abandoned;                                                                        \
+	uint64_t outside;                                                                          \
+	uint64_t negative;  /* deltas that fell below zero (the shim recorded 0) */                \
+	uint64_t hist_lost; /* evaluations whose delta is in no histogram read (dump-format.md) */
+
+struct xp_tally {
+	XP_TALLY_MEMBERS
+};
+
+#define XP_TALLY_GROUP                                                                             \
+	union {                                                                                    \
+		struct {                                                                           \
+			XP_TALLY_MEMBERS                                                           \
+		};                                                                                 \
+		struct xp_tally tally;                                                             \
+	}
+
+/* @dst += @src, each tally saturating. */
+void xp_tally_add(struct xp_tally *dst, const struct xp_tally *src);
+
 struct xp_acc {
 	uint64_t evaluations;
 	uint64_t floor; /* raw minimum delta; EXTPROF_FLOOR_NONE if none seen */
 	uint64_t hits;	/* evaluations within the margin of floor */
 	uint64_t sum;	/* raw sum of deltas */
 	uint64_t max;
-	uint64_t recursive;
-	uint64_t abandoned;
-	uint64_t outside;
-	uint64_t negative;  /* deltas that fell below zero (the shim recorded 0) */
-	uint64_t hist_lost; /* evaluations whose delta is in no histogram read (dump-format.md) */
-	uint64_t step;	    /* the counter's step, to refine the floor by; 0: deterministic */
+	XP_TALLY_GROUP;
+	uint64_t step; /* the counter's step, to refine the floor by; 0: deterministic */
 	struct xp_hist hist;
 	struct xp_chain *chains; /* callers, hashed by their frames (chain.h) */
 };

@@ -133,11 +133,7 @@ static void finalize_fields(struct xp_fin *out, const struct xp_acc *acc, uint64
 						      : sub_clamp(refined_floor(acc), calibration);
 	out->hits = acc->hits > near ? acc->hits : near;
 	out->observed = finalize_observed(acc, calibration, counter, out->samples);
-	out->recursive = acc->recursive;
-	out->abandoned = acc->abandoned;
-	out->outside = acc->outside;
-	out->negative = acc->negative;
-	out->hist_lost = acc->hist_lost;
+	out->tally = acc->tally;
 }
 
 /* Room on the stack for the usual histogram: no allocation per process and declaration. */
@@ -164,26 +160,20 @@ int xp_finalize_add(struct xp_fin *dst, const struct xp_acc *acc, uint64_t calib
 }
 
 /* @dst += @src in place, as xp_hist_add does for buckets. */
-static XP_DEFINE_BINS_ADD(vhist_add, struct xp_vhist, struct xp_vbin, value)
+static int vhist_add(struct xp_vhist *dst, const struct xp_vhist *src);
+XP_DEFINE_BINS_ADD(vhist_add, struct xp_vhist, struct xp_vbin, value)
 
-	int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src)
+int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src)
 {
-	int err;
+	int err = vhist_add(&dst->vals, &src->vals) ?: xp_chains_add(&dst->chains, &src->chains);
 
-	err = vhist_add(&dst->vals, &src->vals);
-	if (!err)
-		err = xp_chains_add(&dst->chains, &src->chains);
 	if (err)
 		return err;
 	dst->evaluations = xp_sat_add(dst->evaluations, src->evaluations);
 	dst->samples = xp_sat_add(dst->samples, src->samples);
 	xp_floor_merge(&dst->floor, &dst->hits, src->floor, src->hits);
 	dst->observed = xp_sat_add(dst->observed, src->observed);
-	dst->recursive = xp_sat_add(dst->recursive, src->recursive);
-	dst->abandoned = xp_sat_add(dst->abandoned, src->abandoned);
-	dst->outside = xp_sat_add(dst->outside, src->outside);
-	dst->negative = xp_sat_add(dst->negative, src->negative);
-	dst->hist_lost = xp_sat_add(dst->hist_lost, src->hist_lost);
+	xp_tally_add(&dst->tally, &src->tally);
 	return 0;
 }
 

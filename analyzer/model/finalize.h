@@ -30,11 +30,7 @@ struct xp_fin {
 	uint64_t hits;	   /* evaluations within the margin of floor (see xp_finalize) */
 	uint64_t observed; /* max(0, sum - calibration * evaluations); sampled counters
 			    * (steps): sum / samples * evaluations, an estimate */
-	uint64_t recursive;
-	uint64_t abandoned;
-	uint64_t outside;
-	uint64_t negative;  /* measurement errors: deltas below zero, recorded as 0 */
-	uint64_t hist_lost; /* evaluations whose delta is in no histogram: vals holds the rest */
+	XP_TALLY_GROUP;	   /* hist_lost: vals holds the rest */
 	struct xp_vhist vals;
 	struct xp_chain *chains; /* callers: floor calibrated, sum is observed */
 };
