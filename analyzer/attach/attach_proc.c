@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "attach/attach.h"
+#include "util/vec.h"
 
 static bool proc_thread_alive(pid_t pid, pid_t tid)
 {
@@ -67,15 +68,8 @@ int xp_maps_read(pid_t pid, struct xp_maps *m, struct xp_err *e)
 
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off, &at) < 4)
 			continue;
-		if (m->n == m->cap) {
-			size_t ncap = m->cap ? m->cap * 2 : 64;
-			struct xp_map *v = realloc(m->v, ncap * sizeof(*v));
-
-			if (!v)
-				goto nomem;
-			m->v = v;
-			m->cap = ncap;
-		}
+		if (XP_GROW(&m->v, &m->cap, m->n, 64))
+			goto nomem;
 		x.lo = lo;
 		x.hi = hi;
 		x.off = off;
@@ -218,17 +212,11 @@ int xp_tasks_list(pid_t pid, pid_t **tids, size_t *n)
 	while ((de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		if (*n == cap) {
-			pid_t *v = realloc(*tids, (cap ? cap * 2 : 16) * sizeof(*v));
-
-			if (!v) {
-				closedir(d);
-				free(*tids);
-				*tids = NULL;
-				return -ENOMEM;
-			}
-			*tids = v;
-			cap = cap ? cap * 2 : 16;
+		if (XP_GROW(tids, &cap, *n, 16)) {
+			closedir(d);
+			free(*tids);
+			*tids = NULL;
+			return -ENOMEM;
 		}
 		(*tids)[(*n)++] = (pid_t)atoi(de->d_name);
 	}

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "attach/attach.h"
+#include "util/vec.h"
 
 #define TRACE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
 #define TRACE_STOP_MS 5000 /* a thread takes this long to stop: it is stuck in the kernel */
@@ -47,15 +48,8 @@ static struct xp_tthread *trace_add(struct xp_trace *tr, pid_t tid)
 {
 	struct xp_tthread *t;
 
-	if (tr->n == tr->cap) {
-		size_t cap = tr->cap ? tr->cap * 2 : 16;
-		struct xp_tthread *v = realloc(tr->t, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		tr->t = v;
-		tr->cap = cap;
-	}
+	if (XP_GROW(&tr->t, &tr->cap, tr->n, 16))
+		return NULL;
 	t = &tr->t[tr->n++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;

@@ -12,7 +12,7 @@
 #include <uthash.h>
 
 #include "diff/diff.h"
-#include "util/out.h"
+#include "util/vec.h"
 #include "util/num.h"
 #include "util/path.h"
 

@@ -15,7 +15,7 @@
 #include <uthash.h>
 
 #include "doubling/doubling.h"
-#include "util/out.h"
+#include "util/vec.h"
 #include "model/load.h"
 #include "util/num.h"
 

@@ -10,6 +10,7 @@
 
 #include "export/export.h"
 #include "util/num.h"
+#include "util/vec.h"
 
 void xp_frame_split(const char *name, struct xp_frame *f)
 {
@@ -34,15 +35,8 @@ size_t xp_intern(struct xp_intern *t, const char *s, size_t len, bool *fresh)
 	HASH_FIND(hh, t->hash, s, len, e);
 	if (e)
 		return e->id;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct xp_intern_entry **v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return 0;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (XP_GROW(&t->v, &t->cap, t->n, 64))
+		return 0;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return 0;

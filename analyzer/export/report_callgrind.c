@@ -25,6 +25,7 @@
 
 #include "export/export.h"
 #include "util/num.h"
+#include "util/vec.h"
 #include "report/report.h"
 
 #ifndef EXTPROF_VERSION
@@ -79,15 +80,9 @@ static size_t cg_node(struct cg *g, const char *fn, size_t fn_len, const char *o
 
 	if (!id || !fresh)
 		return id;
-	if (id > g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 64;
-		struct cg_node *v = realloc(g->nodes, cap * sizeof(*v));
-
-		if (!v)
-			return 0;
-		g->nodes = v;
-		g->cap = cap;
-	}
+	/* ids are handed out in turn: node id - 1 is the next one */
+	if (XP_GROW(&g->nodes, &g->cap, id - 1, 64))
+		return 0;
 	/* the executable by its path, so that KCachegrind can find it */
 	if (g->exe_base && obj_len == strlen(g->exe_base) && !memcmp(obj, g->exe_base, obj_len))
 		o = xp_intern(&g->objs, g->r->exe_path, strlen(g->r->exe_path), &fresh);

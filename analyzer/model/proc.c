@@ -8,6 +8,7 @@
 
 #include "model/collect.h"
 #include "util/num.h"
+#include "util/vec.h"
 #include "model/proc.h"
 
 static void proc_key_of(struct xp_proc_key *k, const struct extprof_dump_header *h)
@@ -217,15 +218,8 @@ static int proc_merge(struct xp_proc *p, const struct xp_dump *d, const uint32_t
 
 static int procset_insert(struct xp_procset *s, struct xp_proc *p)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct xp_proc **l = realloc(s->list, cap * sizeof(*l));
-
-		if (!l)
-			return -ENOMEM;
-		s->list = l;
-		s->cap = cap;
-	}
+	if (XP_GROW(&s->list, &s->cap, s->n, 16))
+		return -ENOMEM;
 	s->list[s->n++] = p;
 	HASH_ADD(hh, s->by_key, key, sizeof(p->key), p);
 	return 0;

@@ -9,6 +9,7 @@
 
 #include "read/dir_list.h"
 #include "extprof/dump.h"
+#include "util/vec.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -29,15 +30,8 @@ bool xp_name_is_tmp(const char *name)
 
 static int names_add(struct xp_names *names, const char *name)
 {
-	if (names->n == names->cap) {
-		size_t cap = names->cap ? names->cap * 2 : 64;
-		char **v = realloc(names->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		names->v = v;
-		names->cap = cap;
-	}
+	if (XP_GROW(&names->v, &names->cap, names->n, 64))
+		return -ENOMEM;
 	names->v[names->n] = strdup(name);
 	if (!names->v[names->n])
 		return -ENOMEM;

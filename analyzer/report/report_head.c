@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "util/num.h"
-#include "util/out.h"
+#include "util/vec.h"
 #include "report/report.h"
 
 static bool same_counter(const struct extprof_dump_header *a, const struct extprof_dump_header *b)

@@ -10,11 +10,12 @@
  * workers and threads; the run total is the median of the runs'.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/num.h"
-#include "util/out.h"
+#include "util/vec.h"
 #include "report/report.h"
 
 static int cmp_u64(const void *a, const void *b)
@@ -127,35 +128,46 @@ static int agg_put(struct agg **h, const char *key, size_t keylen, size_t k, siz
 	return 0;
 }
 
+/*
+ * The uint64_t at offset @off of each run's row or chain in @a->in that is
+ * there, into @v: how many.  XP_U64_AT checks that the member is one.
+ */
+#define XP_U64_AT(T, m) _Generic(((T *)0)->m, uint64_t : offsetof(T, m))
+
+static size_t gather(const struct agg *a, size_t k, size_t off, uint64_t *v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < k; i++)
+		if (a->in[i])
+			memcpy(&v[n++], (const char *)a->in[i] + off, sizeof(*v));
+	return n;
+}
+
+#define CHAIN_AT(m) XP_U64_AT(struct xp_chain, m)
+
 /* One chain over the runs that had it. */
 static int repeat_chain(struct xp_row *row, const struct agg *a, size_t k, enum xp_stat stat,
 			uint64_t *v)
 {
 	const struct xp_chain *any = NULL;
 	struct xp_chain c = {0};
-	size_t n = 0;
+	size_t n;
 
 	for (size_t i = 0; i < k; i++)
 		if (a->in[i])
-			v[n++] = ((const struct xp_chain *)a->in[i])->per_eval, any = a->in[i];
+			any = a->in[i];
 	c.key = a->key;
 	c.keylen = a->keylen;
 	c.depth = any->depth;
+	n = gather(a, k, CHAIN_AT(per_eval), v);
 	c.floor = stat_of(v, n, stat);
-#define CHAIN_FIELD(f)                                                                             \
-	do {                                                                                       \
-		n = 0;                                                                             \
-		for (size_t i = 0; i < k; i++)                                                     \
-			if (a->in[i])                                                              \
-				v[n++] = ((const struct xp_chain *)a->in[i])->f;                   \
-	} while (0)
-	CHAIN_FIELD(evaluations);
+	n = gather(a, k, CHAIN_AT(evaluations), v);
 	c.evaluations = median(v, n);
-	CHAIN_FIELD(sum);
+	n = gather(a, k, CHAIN_AT(sum), v);
 	c.sum = median(v, n);
-	CHAIN_FIELD(hits);
+	n = gather(a, k, CHAIN_AT(hits), v);
 	c.hits = min_of(v, n);
-#undef CHAIN_FIELD
 	return xp_chains_put(&row->fin.chains, &c);
 }
 
@@ -178,66 +190,54 @@ static int repeat_chains(struct xp_row *row, const struct xp_row **in, size_t k,
 	return err;
 }
 
-#define ROW_FIELD(expr)                                                                            \
-	do {                                                                                       \
-		n = 0;                                                                             \
-		for (size_t i = 0; i < k; i++)                                                     \
-			if (in[i])                                                                 \
-				v[n++] = in[i]->expr;                                              \
-	} while (0)
+#define ROW_AT(m) XP_U64_AT(struct xp_row, m)
 
-static int repeat_row(struct xp_report *r, struct xp_row *row, const struct xp_row **in, size_t k,
+/* The figures of a row that are the median of the runs'. */
+static const size_t row_medians[] = {
+	ROW_AT(trimmed),       ROW_AT(fin.samples), ROW_AT(fin.observed), ROW_AT(fin.recursive),
+	ROW_AT(fin.abandoned), ROW_AT(fin.outside), ROW_AT(fin.negative), ROW_AT(fin.hist_lost),
+	ROW_AT(p50),	       ROW_AT(p99),
+};
+
+static int repeat_row(struct xp_report *r, struct xp_row *row, const struct agg *a, size_t k,
 		      uint64_t *v)
 {
 	const struct xp_row *any = NULL;
 	size_t n;
 
 	for (size_t i = 0; i < k && !any; i++)
-		any = in[i];
+		any = a->in[i];
 	row->kind = strdup(any->kind);
 	row->symbol = strdup(any->symbol);
 	row->object = strdup(any->object);
 	row->exe = any->exe ? strdup(any->exe) : NULL;
 	if (!row->kind || !row->symbol || !row->object || (any->exe && !row->exe))
 		return -ENOMEM;
-	ROW_FIELD(per_eval);
+	n = gather(a, k, ROW_AT(per_eval), v);
 	row->runs = n;
 	row->per_eval_lo = min_of(v, n);
 	row->per_eval_hi = max_of(v, n);
 	row->per_eval = stat_of(v, n, r->opts.stat);
-	ROW_FIELD(fin.evaluations);
+	n = gather(a, k, ROW_AT(fin.evaluations), v);
 	row->evaluations_lo = min_of(v, n);
 	row->evaluations_hi = max_of(v, n);
 	row->fin.evaluations = median(v, n);
-	ROW_FIELD(trimmed);
-	row->trimmed = median(v, n);
-	ROW_FIELD(fin.samples);
-	row->fin.samples = median(v, n);
-	ROW_FIELD(fin.observed);
-	row->fin.observed = median(v, n);
-	ROW_FIELD(fin.recursive);
-	row->fin.recursive = median(v, n);
-	ROW_FIELD(fin.abandoned);
-	row->fin.abandoned = median(v, n);
-	ROW_FIELD(fin.outside);
-	row->fin.outside = median(v, n);
-	ROW_FIELD(fin.negative);
-	row->fin.negative = median(v, n);
-	ROW_FIELD(fin.hist_lost);
-	row->fin.hist_lost = median(v, n);
-	ROW_FIELD(fin.hits);
+	for (size_t f = 0; f < sizeof(row_medians) / sizeof(row_medians[0]); f++) {
+		uint64_t m;
+
+		n = gather(a, k, row_medians[f], v);
+		m = median(v, n);
+		memcpy((char *)row + row_medians[f], &m, sizeof(m));
+	}
+	n = gather(a, k, ROW_AT(fin.hits), v);
 	row->fin.hits = min_of(v, n);
-	ROW_FIELD(p50);
-	row->p50 = median(v, n);
-	ROW_FIELD(p99);
-	row->p99 = median(v, n);
 	row->fin.floor = row->fin.evaluations ? row->per_eval : EXTPROF_FLOOR_NONE;
 	row->cost = xp_sat_mul(row->per_eval, row->fin.evaluations);
 	row->share = r->run_total ? (double)row->cost / (double)r->run_total : 0.0;
 	row->observed_share = r->run_total ? (double)row->fin.observed / (double)r->run_total : 0.0;
 	row->settled = row->fin.hits >= 2;
 	row->flags = xp_row_flags(row, r);
-	return repeat_chains(row, in, k, r->opts.stat, v);
+	return repeat_chains(row, (const struct xp_row **)a->in, k, r->opts.stat, v);
 }
 
 static int repeat_rows(struct xp_report *r, const struct xp_report *runs, size_t k)
@@ -266,7 +266,7 @@ static int repeat_rows(struct xp_report *r, const struct xp_report *runs, size_t
 			err = -ENOMEM;
 	}
 	for (a = h; a && !err; a = a->hh.next)
-		err = repeat_row(r, &r->rows[r->nrows++], (const struct xp_row **)a->in, k, v);
+		err = repeat_row(r, &r->rows[r->nrows++], a, k, v);
 	agg_free(&h);
 	free(v);
 	if (!err)

@@ -32,6 +32,7 @@
 #include "hookable.h"
 #include "insn.h"
 #include "symbols/symbols_elf.h"
+#include "util/vec.h"
 
 #ifndef STT_GNU_IFUNC
 #define STT_GNU_IFUNC 10
@@ -215,15 +216,8 @@ static void judge_code(const struct sym_ctx *c, struct xp_func *fn, uint64_t val
 
 static int funcs_push(struct xp_funcs *f, struct xp_func **out)
 {
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 256;
-		struct xp_func *v = realloc(f->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		f->v = v;
-		f->cap = cap;
-	}
+	if (XP_GROW(&f->v, &f->cap, f->n, 256))
+		return -ENOMEM;
 	*out = &f->v[f->n++];
 	memset(*out, 0, sizeof(**out));
 	return 0;

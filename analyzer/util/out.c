@@ -2,7 +2,6 @@
 /* out: colour only for a terminal; a write error said once, at the end; CSV fields. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,24 +28,6 @@ int xp_out_finish(FILE *out, int err)
 	if (!err && (fflush(out) == EOF || ferror(out)))
 		err = errno ? -errno : -EIO;
 	return err;
-}
-
-int xp_strv_appendf(char ***v, size_t *n, const char *fmt, ...)
-{
-	char **w = realloc(*v, (*n + 1) * sizeof(*w));
-	va_list ap;
-	int r;
-
-	if (!w)
-		return -ENOMEM;
-	*v = w;
-	va_start(ap, fmt);
-	r = vasprintf(&w[*n], fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		return -ENOMEM;
-	(*n)++;
-	return 0;
 }
 
 void xp_out_csv_field(FILE *out, const char *s)

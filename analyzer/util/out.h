@@ -3,7 +3,6 @@
 #ifndef EXTPROF_ANALYZER_OUT_H
 #define EXTPROF_ANALYZER_OUT_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -12,9 +11,6 @@
 
 bool xp_out_colour(FILE *out);
 int xp_out_finish(FILE *out, int err);
-/* Append a formatted string to the list *@v of *@n strings: 0 or -ENOMEM. */
-int xp_strv_appendf(char ***v, size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 /* One CSV field, RFC 4180: quoted when it holds a comma, quote, CR or LF. */
 void xp_out_csv_field(FILE *out, const char *s);
 

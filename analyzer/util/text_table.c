@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/text_table.h"
+#include "util/vec.h"
 
 void xp_table_init(struct xp_table *t, size_t ncols, const bool *right)
 {
@@ -37,16 +38,9 @@ void xp_table_add(struct xp_table *t, const char *s)
 
 	if (t->err)
 		return;
-	if (t->ncells == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		char **c = realloc(t->cells, cap * sizeof(*c));
-
-		if (!c) {
-			t->err = -ENOMEM;
-			return;
-		}
-		t->cells = c;
-		t->cap = cap;
+	if (XP_GROW(&t->cells, &t->cap, t->ncells, 64)) {
+		t->err = -ENOMEM;
+		return;
 	}
 	copy = strdup(s);
 	if (!copy) {
@@ -78,25 +72,16 @@ void xp_table_addf(struct xp_table *t, const char *fmt, ...)
 
 void xp_table_note(struct xp_table *t, const char *s)
 {
+	size_t cap;
+
 	if (t->err || t->ncells < t->ncols)
 		return;
-	if (t->nnotes == t->notes_cap) {
-		size_t cap = t->notes_cap ? t->notes_cap * 2 : 16;
-		char **n = realloc(t->notes, cap * sizeof(*n));
-		size_t *r;
-
-		if (!n) {
-			t->err = -ENOMEM;
-			return;
-		}
-		t->notes = n;
-		r = realloc(t->note_row, cap * sizeof(*r));
-		if (!r) {
-			t->err = -ENOMEM;
-			return;
-		}
-		t->note_row = r;
-		t->notes_cap = cap;
+	/* two arrays of one capacity: notes_cap moves once both have grown */
+	cap = t->notes_cap;
+	if (XP_GROW(&t->notes, &cap, t->nnotes, 16) ||
+	    XP_GROW(&t->note_row, &t->notes_cap, t->nnotes, 16)) {
+		t->err = -ENOMEM;
+		return;
 	}
 	t->notes[t->nnotes] = strdup(s);
 	if (!t->notes[t->nnotes]) {

@@ -18,9 +18,9 @@ struct xp_table {
 	char **cells; /* ncells * ncols, owned */
 	size_t nnotes;
 	size_t notes_cap;
-	char **notes;	   /* lines printed under a row, owned */
+	char **notes;	  /* lines printed under a row, owned */
 	size_t *note_row; /* the row each note is under */
-	int err;	   /* -ENOMEM once any add failed */
+	int err;	  /* -ENOMEM once any add failed */
 };
 
 void xp_table_init(struct xp_table *t, size_t ncols, const bool *right);
