@@ -116,15 +116,13 @@ static void symbols_json(const char *path, const struct xp_funcs *f, const char 
 {
 	struct xp_json j;
 
-	xp_json_init(&j, stdout);
-	xp_json_begin(&j, '{');
+	xp_json_start(&j, stdout);
 	xp_json_key_str(&j, "object", path);
 	xp_json_key_bool(&j, "symtab", f->has_symtab);
 	xp_json_key_str(&j, "debug_file", f->has_debug ? f->debug_path : NULL);
 	xp_json_key_u64(&j, "dynsym_functions", f->dynsym_funcs);
 	xp_json_key_u64(&j, "eh_frame_functions", f->fde_funcs);
-	xp_json_key(&j, "functions");
-	xp_json_begin(&j, '[');
+	xp_json_key_begin(&j, "functions", '[');
 	for (size_t i = 0; i < f->n; i++) {
 		const struct xp_func *fn = &f->v[i];
 
@@ -140,8 +138,7 @@ static void symbols_json(const char *path, const struct xp_funcs *f, const char 
 		xp_json_key_str(&j, "table", symbols_table(fn));
 		xp_json_key_bool(&j, "ifunc", fn->ifunc);
 		if (fn->resolved) {
-			xp_json_key(&j, "implementation");
-			xp_json_begin(&j, '{');
+			xp_json_key_begin(&j, "implementation", '{');
 			xp_json_key_str(&j, "name", fn->impl_name);
 			xp_json_key_u64(&j, "offset", fn->impl);
 			xp_json_key_u64(&j, "size", fn->impl_size);
@@ -154,7 +151,7 @@ static void symbols_json(const char *path, const struct xp_funcs *f, const char 
 		xp_json_end(&j, '}');
 	}
 	xp_json_end(&j, ']');
-	xp_json_end(&j, '}');
+	xp_json_finish(&j);
 	putchar('\n');
 }
 

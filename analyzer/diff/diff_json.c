@@ -8,13 +8,9 @@
 static void json_side(struct xp_json *j, const char *key, const char *name,
 		      const struct xp_report *r)
 {
-	xp_json_key(j, key);
-	xp_json_begin(j, '{');
+	xp_json_key_begin(j, key, '{');
 	xp_json_key_str(j, "input", name);
-	xp_report_json_counter(j, r);
-	xp_json_key_u64(j, "calibration", r->calibration);
-	xp_json_key_u64(j, "processes", r->processes);
-	xp_json_key_u64(j, "workers", r->workers);
+	xp_report_json_source(j, r);
 	xp_json_key_u64(j, "runs", r->runs);
 	xp_json_key_bool(j, "complete", r->complete);
 	xp_json_key_u64(j, "run_total", r->run_total);
@@ -59,8 +55,7 @@ static void json_margins(struct xp_json *j, const struct xp_diff_row *x)
 		}
 		xp_json_end(j, '}');
 	}
-	xp_json_key(j, "real");
-	xp_json_begin(j, '{');
+	xp_json_key_begin(j, "real", '{');
 	for (int m = 0; m < XP_DIFF_NMETRICS; m++)
 		xp_json_key_bool(j, xp_diff_metric_keys[m], x->real[m]);
 	xp_json_end(j, '}');
@@ -77,8 +72,7 @@ static void json_row(struct xp_json *j, const struct xp_diff_row *x)
 	xp_json_key_str(j, "status", xp_diff_status_names[x->status]);
 	json_values(j, "base", x->base);
 	json_values(j, "new", x->next);
-	xp_json_key(j, "change");
-	xp_json_begin(j, '{');
+	xp_json_key_begin(j, "change", '{');
 	for (int m = 0; m < XP_DIFF_NMETRICS; m++) {
 		/* percent; null when a side lacks it or the base is 0 (grown from nothing) */
 		xp_json_key_num(j, xp_diff_metric_keys[m], x->change[m]);
@@ -93,8 +87,7 @@ int xp_diff_json(const struct xp_diff *d, FILE *out)
 {
 	struct xp_json j;
 
-	xp_json_init(&j, out);
-	xp_json_begin(&j, '{');
+	xp_json_start(&j, out);
 	json_side(&j, "base", d->base_name, d->base);
 	json_side(&j, "new", d->next_name, d->next);
 	xp_json_key_str(&j, "stat", xp_stat_name(d->base->opts.stat));
@@ -110,11 +103,10 @@ int xp_diff_json(const struct xp_diff *d, FILE *out)
 	xp_json_key_u64(&j, "step", d->step);
 	xp_json_key_u64(&j, "within_margin", d->nnoise);
 	xp_json_key_strs(&j, "warnings", d->warnings, d->nwarnings);
-	xp_json_key(&j, "declarations");
-	xp_json_begin(&j, '[');
+	xp_json_key_begin(&j, "declarations", '[');
 	for (size_t i = 0; i < d->nrows; i++)
 		json_row(&j, &d->rows[i]);
 	xp_json_end(&j, ']');
-	xp_json_end(&j, '}');
+	xp_json_finish(&j);
 	return 0;
 }

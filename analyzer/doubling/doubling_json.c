@@ -8,8 +8,7 @@
 
 static void json_head(struct xp_json *j, const struct xp_doubling *d)
 {
-	xp_json_key(j, "counter");
-	xp_json_begin(j, '{');
+	xp_json_key_begin(j, "counter", '{');
 	xp_json_key_str(j, "name", d->counter_name);
 	xp_json_key_str(j, "unit", d->counter_unit);
 	xp_json_key_bool(j, "deterministic", d->deterministic);
@@ -17,8 +16,7 @@ static void json_head(struct xp_json *j, const struct xp_doubling *d)
 	xp_json_key_str(j, "stat", xp_stat_name(d->opts.stat));
 	xp_json_key_u64(j, "resolution", d->resolution);
 	xp_json_key_u64(j, "step", d->step); /* addition */
-	xp_json_key(j, "sizes");
-	xp_json_begin(j, '[');
+	xp_json_key_begin(j, "sizes", '[');
 	for (size_t i = 0; i < d->nsizes; i++) {
 		const struct xp_dbl_size *s = &d->sizes[i];
 
@@ -36,8 +34,7 @@ static void json_head(struct xp_json *j, const struct xp_doubling *d)
 
 static void json_runs(struct xp_json *j, const struct xp_doubling *d)
 {
-	xp_json_key(j, "runs");
-	xp_json_begin(j, '[');
+	xp_json_key_begin(j, "runs", '[');
 	for (size_t i = 0; i < d->ninputs; i++) {
 		xp_json_begin(j, '{');
 		xp_json_key_u64(j, "n", d->inputs[i].n);
@@ -65,8 +62,7 @@ static void json_runs(struct xp_json *j, const struct xp_doubling *d)
 
 static void json_fit(struct xp_json *j, const struct xp_dbl_fit *f)
 {
-	xp_json_key(j, "fit");
-	xp_json_begin(j, '{');
+	xp_json_key_begin(j, "fit", '{');
 	xp_json_key_str(j, "model", f->ok ? xp_dbl_model_name(f->best, false) : NULL);
 	if (!f->ok) {
 		xp_json_key_str(j, "reason", f->why);
@@ -77,8 +73,7 @@ static void json_fit(struct xp_json *j, const struct xp_dbl_fit *f)
 	xp_json_key_num(j, "c", f->c[f->best]);
 	xp_json_key_num(j, "error", f->nrms[f->best]);
 	xp_json_key_num(j, "noise", f->noise); /* addition */
-	xp_json_key(j, "models");
-	xp_json_begin(j, '[');
+	xp_json_key_begin(j, "models", '[');
 	for (int m = 0; m < XP_NMODELS; m++) {
 		xp_json_begin(j, '{');
 		xp_json_key_str(j, "model", xp_dbl_model_name((enum xp_dbl_model)m, false));
@@ -95,10 +90,8 @@ static void json_fit(struct xp_json *j, const struct xp_dbl_fit *f)
 static void json_growth(struct xp_json *j, const struct xp_doubling *d,
 			const struct xp_dbl_growth *g, const char *key)
 {
-	xp_json_key(j, key);
-	xp_json_begin(j, '{');
-	xp_json_key(j, "steps");
-	xp_json_begin(j, '[');
+	xp_json_key_begin(j, key, '{');
+	xp_json_key_begin(j, "steps", '[');
 	for (size_t i = 0; i + 1 < d->nsizes; i++) {
 		xp_json_begin(j, '{');
 		xp_json_key_u64(j, "from", d->sizes[i].n);
@@ -153,8 +146,7 @@ static void json_decl(struct xp_json *j, const struct xp_doubling *d, const stru
 	xp_json_key_str(j, "name", x->symbol);
 	xp_json_key_str(j, "object", x->object);
 	xp_json_key_str(j, "stat", xp_stat_name(x->stat)); /* addition: what its per_eval is */
-	xp_json_key(j, "points");
-	xp_json_begin(j, '[');
+	xp_json_key_begin(j, "points", '[');
 	for (size_t i = 0; i < d->nsizes; i++) {
 		xp_json_begin(j, '{');
 		xp_json_key_u64(j, "n", d->sizes[i].n);
@@ -178,15 +170,13 @@ int xp_dbl_json(const struct xp_doubling *d, FILE *out)
 {
 	struct xp_json j;
 
-	xp_json_init(&j, out);
-	xp_json_begin(&j, '{');
+	xp_json_start(&j, out);
 	json_head(&j, d);
 	json_runs(&j, d);
-	xp_json_key(&j, "declarations");
-	xp_json_begin(&j, '[');
+	xp_json_key_begin(&j, "declarations", '[');
 	for (size_t i = 0; i < d->ndecls; i++)
 		json_decl(&j, d, &d->decls[i]);
 	xp_json_end(&j, ']');
-	xp_json_end(&j, '}');
+	xp_json_finish(&j);
 	return 0;
 }

@@ -250,8 +250,11 @@ void xp_table_add_share(struct xp_table *t, uint64_t total, double share);
 char *xp_flags_text(char *buf, size_t size, unsigned flags);
 int xp_report_json(const struct xp_report *r, FILE *out);
 struct xp_json;
-/* "counter": {name, unit, deterministic}, as every JSON output has it */
-void xp_report_json_counter(struct xp_json *j, const struct xp_report *r);
+/*
+ * What @r measured, as the report's and diff's JSON begin it: "counter":
+ * {name, unit, deterministic}, "calibration", "processes", "workers".
+ */
+void xp_report_json_source(struct xp_json *j, const struct xp_report *r);
 int xp_report_csv(const struct xp_report *r, FILE *out);
 
 #endif

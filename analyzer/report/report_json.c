@@ -8,10 +8,9 @@
 #include "util/json_out.h"
 #include "report/report.h"
 
-void xp_report_json_counter(struct xp_json *j, const struct xp_report *r)
+static void json_counter(struct xp_json *j, const struct xp_report *r)
 {
-	xp_json_key(j, "counter");
-	xp_json_begin(j, '{');
+	xp_json_key_begin(j, "counter", '{');
 	xp_json_key_str(j, "name", r->counter_name);
 	xp_json_key_str(j, "unit", r->counter_unit);
 	xp_json_key_bool(j, "deterministic", r->deterministic);
@@ -23,6 +22,14 @@ void xp_report_json_counter(struct xp_json *j, const struct xp_report *r)
 		xp_json_key_u64(j, "step_limit", r->step_limit);
 	}
 	xp_json_end(j, '}');
+}
+
+void xp_report_json_source(struct xp_json *j, const struct xp_report *r)
+{
+	json_counter(j, r);
+	xp_json_key_u64(j, "calibration", r->calibration);
+	xp_json_key_u64(j, "processes", r->processes);
+	xp_json_key_u64(j, "workers", r->workers);
 }
 
 /* "attached": {"from_ns", "to_ns"} for extprof attach's window, else null. */
@@ -41,10 +48,7 @@ static void json_attached(struct xp_json *j, const struct xp_report *r)
 
 static void json_head(struct xp_json *j, const struct xp_report *r)
 {
-	xp_report_json_counter(j, r);
-	xp_json_key_u64(j, "calibration", r->calibration);
-	xp_json_key_u64(j, "processes", r->processes);
-	xp_json_key_u64(j, "workers", r->workers);
+	xp_report_json_source(j, r);
 	xp_json_key_bool(j, "complete", r->complete);
 	xp_json_key_u64(j, "run_total", r->run_total);
 	/* additions, docs/json.md */
@@ -52,8 +56,7 @@ static void json_head(struct xp_json *j, const struct xp_report *r)
 	xp_json_key_u64(j, "resolution", r->resolution);
 	xp_json_key_u64(j, "step", r->step);
 	xp_json_key_str(j, "stat", xp_stat_name(r->opts.stat));
-	xp_json_key(j, "flag_ratio");
-	xp_json_double(j, r->opts.flag_ratio);
+	xp_json_key_double(j, "flag_ratio", r->opts.flag_ratio);
 	xp_json_key_u64(j, "threads", r->threads);
 	xp_json_key_u64(j, "lost", r->lost);
 	xp_json_key_str(j, "window", r->window[0] ? r->window : NULL);
@@ -71,14 +74,12 @@ static void json_head(struct xp_json *j, const struct xp_report *r)
 /* {"chain": ["search+0x1d@checker", ...], "evaluations": ...}; "other" has chain []. */
 static void json_chains(struct xp_json *j, const struct xp_row *row)
 {
-	xp_json_key(j, "callers");
-	xp_json_begin(j, '[');
+	xp_json_key_begin(j, "callers", '[');
 	for (size_t i = 0; i < row->nchains; i++) {
 		const struct xp_chain *c = row->chains[i];
 
 		xp_json_begin(j, '{');
-		xp_json_key(j, "chain");
-		xp_json_begin(j, '[');
+		xp_json_key_begin(j, "chain", '[');
 		for (const char *f = c->depth ? c->key : NULL; f; f = xp_chain_next(c, f))
 			xp_json_str(j, f);
 		xp_json_end(j, ']');
@@ -95,8 +96,7 @@ static void json_chains(struct xp_json *j, const struct xp_row *row)
 
 static void json_flags(struct xp_json *j, unsigned flags)
 {
-	xp_json_key(j, "flags");
-	xp_json_begin(j, '[');
+	xp_json_key_begin(j, "flags", '[');
 	for (int f = 0; f < XP_NFLAGS; f++)
 		if (flags & (1u << f))
 			xp_json_str(j, xp_flag_names[f]);
@@ -114,8 +114,7 @@ static void json_row(struct xp_json *j, const struct xp_row *row, bool callers, 
 	xp_json_key_u64(j, "evaluations", row->fin.evaluations);
 	xp_json_key_u64(j, "per_eval", row->per_eval);
 	xp_json_key_u64(j, "cost", row->cost);
-	xp_json_key(j, "share");
-	xp_json_double(j, row->share);
+	xp_json_key_double(j, "share", row->share);
 	xp_json_key_u64(j, "observed", row->fin.observed);
 	xp_json_key_bool(j, "settled", row->settled);
 	xp_json_key_u64(j, "recursive", row->fin.recursive);
@@ -126,8 +125,7 @@ static void json_row(struct xp_json *j, const struct xp_row *row, bool callers, 
 	json_flags(j, row->flags);
 	/* additions */
 	xp_json_key_u64(j, "hits", row->fin.hits);
-	xp_json_key(j, "observed_share");
-	xp_json_double(j, row->observed_share);
+	xp_json_key_double(j, "observed_share", row->observed_share);
 	xp_json_key_u64(j, "negative", row->fin.negative);
 	if (sampled)
 		xp_json_key_u64(j, "stepped", row->fin.samples);
@@ -141,14 +139,12 @@ int xp_report_json(const struct xp_report *r, FILE *out)
 {
 	struct xp_json j;
 
-	xp_json_init(&j, out);
-	xp_json_begin(&j, '{');
+	xp_json_start(&j, out);
 	json_head(&j, r);
-	xp_json_key(&j, "declarations");
-	xp_json_begin(&j, '[');
+	xp_json_key_begin(&j, "declarations", '[');
 	for (size_t i = 0; i < r->nrows; i++)
 		json_row(&j, &r->rows[i], r->callers_depth > 0, r->sampled);
 	xp_json_end(&j, ']');
-	xp_json_end(&j, '}');
+	xp_json_finish(&j);
 	return 0;
 }

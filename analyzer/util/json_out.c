@@ -6,12 +6,6 @@
 
 #include "util/json_out.h"
 
-void xp_json_init(struct xp_json *j, FILE *out)
-{
-	memset(j, 0, sizeof(*j));
-	j->out = out;
-}
-
 static void json_newline(struct xp_json *j)
 {
 	fputc('\n', j->out);
@@ -54,6 +48,18 @@ void xp_json_end(struct xp_json *j, char bracket)
 	fputc(bracket, j->out);
 	if (!j->depth)
 		fputc('\n', j->out);
+}
+
+void xp_json_start(struct xp_json *j, FILE *out)
+{
+	memset(j, 0, sizeof(*j));
+	j->out = out;
+	xp_json_begin(j, '{');
+}
+
+void xp_json_finish(struct xp_json *j)
+{
+	xp_json_end(j, '}');
 }
 
 void xp_json_key(struct xp_json *j, const char *key)
@@ -139,6 +145,12 @@ void xp_json_null(struct xp_json *j)
 	fputs("null", j->out);
 }
 
+void xp_json_key_begin(struct xp_json *j, const char *key, char bracket)
+{
+	xp_json_key(j, key);
+	xp_json_begin(j, bracket);
+}
+
 void xp_json_key_u64(struct xp_json *j, const char *key, uint64_t v)
 {
 	xp_json_key(j, key);
@@ -160,6 +172,12 @@ void xp_json_key_str(struct xp_json *j, const char *key, const char *s)
 		xp_json_null(j);
 }
 
+void xp_json_key_double(struct xp_json *j, const char *key, double v)
+{
+	xp_json_key(j, key);
+	xp_json_double(j, v);
+}
+
 void xp_json_key_num(struct xp_json *j, const char *key, double v)
 {
 	xp_json_key(j, key);
@@ -171,8 +189,7 @@ void xp_json_key_num(struct xp_json *j, const char *key, double v)
 
 void xp_json_key_strs(struct xp_json *j, const char *key, char *const *v, size_t n)
 {
-	xp_json_key(j, key);
-	xp_json_begin(j, '[');
+	xp_json_key_begin(j, key, '[');
 	for (size_t i = 0; i < n; i++)
 		xp_json_str(j, v[i]);
 	xp_json_end(j, ']');
@@ -180,8 +197,7 @@ void xp_json_key_strs(struct xp_json *j, const char *key, char *const *v, size_t
 
 void xp_json_key_u64s(struct xp_json *j, const char *key, const uint64_t *v, size_t n)
 {
-	xp_json_key(j, key);
-	xp_json_begin(j, '[');
+	xp_json_key_begin(j, key, '[');
 	for (size_t i = 0; i < n; i++)
 		xp_json_u64(j, v[i]);
 	xp_json_end(j, ']');

@@ -17,8 +17,10 @@ struct xp_json {
 	bool after_key;
 };
 
-/* Start writing JSON onto @out, at depth 0. */
-void xp_json_init(struct xp_json *j, FILE *out);
+/* Start a JSON document onto @out: its top object opened. */
+void xp_json_start(struct xp_json *j, FILE *out);
+/* Close the document's top object, and end its line. */
+void xp_json_finish(struct xp_json *j);
 /* Open an object ('{') or an array ('['), after a key or as an item. */
 void xp_json_begin(struct xp_json *j, char bracket);
 /* Close what the last xp_json_begin opened ('}' or ']'); a newline at depth 0. */
@@ -36,12 +38,16 @@ void xp_json_bool(struct xp_json *j, bool v);
 /* null. */
 void xp_json_null(struct xp_json *j);
 
+/* "key": and open an object ('{') or an array ('[') as its value. */
+void xp_json_key_begin(struct xp_json *j, const char *key, char bracket);
 /* "key": @v. */
 void xp_json_key_u64(struct xp_json *j, const char *key, uint64_t v);
 /* "key": true or false. */
 void xp_json_key_bool(struct xp_json *j, const char *key, bool v);
 /* "key": @s, or null when @s is NULL. */
 void xp_json_key_str(struct xp_json *j, const char *key, const char *s);
+/* "key": @v as xp_json_double writes it. */
+void xp_json_key_double(struct xp_json *j, const char *key, double v);
 /* "key": @v, or null when it is not finite (there is no such number). */
 void xp_json_key_num(struct xp_json *j, const char *key, double v);
 /* "key": [@v[0], ...], @n strings. */
