@@ -20,7 +20,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +29,7 @@
 
 #include "export/export.h"
 #include "util/num.h"
+#include "util/vec.h"
 #include "export/profile.pb-c.h"
 #include "report/report.h"
 
@@ -279,28 +279,6 @@ static int pp_collect(struct pp *p)
 	return p->err;
 }
 
-/* A comment line of the profile (pprof -comments). */
-static int64_t pp_comment(struct pp *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int64_t pp_comment(struct pp *p, const char *fmt, ...)
-{
-	char *s;
-	va_list ap;
-	int n;
-	int64_t i;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		p->err = -ENOMEM;
-		return 0;
-	}
-	i = pp_str(p, s, (size_t)n);
-	free(s);
-	return i;
-}
-
 /* The tables made into protobuf-c's messages, which point into them. */
 struct pp_pb {
 	pb_value_type types[PP_VALUES], period;
@@ -427,22 +405,32 @@ static void pp_pb_tables(struct pp_pb *b, struct pp *p, int64_t build_id)
 	}
 }
 
+/* The profile's comment lines (pprof -comments), interned: how many. */
 static size_t pp_comments(struct pp_pb *b, struct pp *p)
 {
 	const struct xp_report *r = p->r;
+	char **v = NULL;
 	size_t n = 0;
 
-	b->comments[n++] = pp_comment(p, "extprof %s report", EXTPROF_VERSION);
-	b->comments[n++] = pp_comment(p, "counter %s (%s), %s", r->counter_name, r->counter_unit,
-				      r->deterministic ? "deterministic" : "not deterministic");
-	b->comments[n++] = pp_comment(p, "calibration %" PRIu64 " %s per evaluation, subtracted",
-				      r->calibration, r->counter_unit);
-	b->comments[n++] = pp_comment(p, "per-eval %s; cost = per-eval x evaluations",
-				      xp_stat_name(r->opts.stat));
-	b->comments[n++] = pp_comment(p, "run total %" PRIu64 " %s", r->run_total, r->counter_unit);
-	b->comments[n++] = pp_comment(p, "%zu process%s, %zu workers, %s", r->processes,
-				      r->processes == 1 ? "" : "es", r->workers,
-				      r->complete ? "complete" : "incomplete");
+	/* a line that could not be made is missing from @v: fewer than six */
+	xp_strv_appendf(&v, &n, "extprof %s report", EXTPROF_VERSION);
+	xp_strv_appendf(&v, &n, "counter %s (%s), %s", r->counter_name, r->counter_unit,
+			r->deterministic ? "deterministic" : "not deterministic");
+	xp_strv_appendf(&v, &n, "calibration %" PRIu64 " %s per evaluation, subtracted",
+			r->calibration, r->counter_unit);
+	xp_strv_appendf(&v, &n, "per-eval %s; cost = per-eval x evaluations",
+			xp_stat_name(r->opts.stat));
+	xp_strv_appendf(&v, &n, "run total %" PRIu64 " %s", r->run_total, r->counter_unit);
+	xp_strv_appendf(&v, &n, "%zu process%s, %zu workers, %s", r->processes,
+			r->processes == 1 ? "" : "es", r->workers,
+			r->complete ? "complete" : "incomplete");
+	if (n < 6)
+		p->err = -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		b->comments[i] = pp_str(p, v[i], strlen(v[i]));
+		free(v[i]);
+	}
+	free(v);
 	return n;
 }
 
