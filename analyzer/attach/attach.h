@@ -43,7 +43,9 @@ struct xp_maps {
 	size_t n, cap;
 };
 
+/* /proc/@pid/maps into @m: 0, or -errno with @e set. */
 int xp_maps_read(pid_t pid, struct xp_maps *m, struct xp_err *e);
+/* Free what xp_maps_read filled in. */
 void xp_maps_free(struct xp_maps *m);
 /* The mapping that holds @addr, or NULL. */
 const struct xp_map *xp_maps_at(const struct xp_maps *m, uint64_t addr);
@@ -85,6 +87,7 @@ uint64_t xp_proc_starttime(pid_t pid);
 
 /* Read and write the process's memory (/proc/PID/mem: also its read-only code). */
 int xp_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len);
+/* Write @len bytes at @addr of @pid (its code too): 0 or -errno. */
 int xp_mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len);
 
 /* ---- attach_elf.c ----------------------------------------------------------- */
@@ -96,6 +99,7 @@ struct xp_elf_kind {
 	char interp[256];
 };
 
+/* What the ELF file @path is (class, machine, dynamic or not): 0 or -errno with @e set. */
 int xp_elf_kind(const char *path, struct xp_elf_kind *k, struct xp_err *e);
 /* @name's address in object @o as @pid has it loaded: 0, or -errno with @e set. */
 int xp_object_symbol(pid_t pid, const struct xp_object *o, const char *name, uint64_t *addr,
@@ -175,7 +179,9 @@ struct xp_layout {
 	struct xp_object exe, libc, ld, shim;
 };
 
+/* Read @pid's maps and find its executable, libc, loader and shim: 0 or -errno with @e set. */
 int xp_layout_read(pid_t pid, struct xp_layout *l, struct xp_err *e);
+/* Free what xp_layout_read filled in. */
 void xp_layout_free(struct xp_layout *l);
 
 enum xp_pick_for {

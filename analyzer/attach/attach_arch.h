@@ -30,8 +30,11 @@ int xp_arch_save(pid_t tid, struct xp_arch_state *s, struct xp_err *e);
 /* Put it back, all of it.  0 or -errno with @e set. */
 int xp_arch_restore(pid_t tid, const struct xp_arch_state *s, struct xp_err *e);
 
+/* The saved program counter. */
 uint64_t xp_arch_pc(const struct xp_arch_state *s);
+/* The saved stack pointer. */
 uint64_t xp_arch_sp(const struct xp_arch_state *s);
+/* The saved thread pointer (the base of its TLS). */
 uint64_t xp_arch_tp(const struct xp_arch_state *s); /* the thread pointer (TLS) */
 /* The system call the thread is inside (stopped in it), or -1. */
 long xp_arch_syscall(const struct xp_arch_state *s);

@@ -34,14 +34,23 @@ int cmd_attach(int argc, char **argv);		/* cmd_attach.c */
 int cmd_detach(int argc, char **argv);		/* cmd_attach.c */
 /* clang-format on */
 
+/* run's usage text onto @out. */
 void cmd_run_usage(FILE *out);
+/* report's usage text onto @out. */
 void cmd_report_usage(FILE *out);
+/* dump's usage text onto @out. */
 void cmd_dump_usage(FILE *out);
+/* diff's usage text onto @out. */
 void cmd_diff_usage(FILE *out);
+/* top's usage text onto @out. */
 void cmd_top_usage(FILE *out);
+/* doubling's usage text onto @out. */
 void cmd_doubling_usage(FILE *out);
+/* symbols' usage text onto @out. */
 void cmd_symbols_usage(FILE *out);
+/* attach's usage text onto @out. */
 void cmd_attach_usage(FILE *out);
+/* detach's usage text onto @out. */
 void cmd_detach_usage(FILE *out);
 
 /* Long options of the report options shared by report and run. */

@@ -46,6 +46,7 @@ struct xp_top_state {
  */
 int xp_top_frame(struct xp_top *t, const struct xp_report *r, const struct xp_top_state *st,
 		 FILE *out, bool colour);
+/* Free what the frames of @t kept (the last figures seen). */
 void xp_top_free(struct xp_top *t);
 
 #endif

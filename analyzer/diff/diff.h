@@ -34,8 +34,11 @@ struct xp_diff_opts {
 	double fail_above;	    /* percent; < 0: no threshold */
 };
 
+/* The defaults: text, --metric cost, no --fail-above. */
 void xp_diff_opts_init(struct xp_diff_opts *o);
+/* Parse --metric's value: 0 or -EINVAL with @e set. */
 int xp_diff_opt_metric(struct xp_diff_opts *o, const char *v, struct xp_err *e);
+/* Parse --fail-above's percentage: 0 or -EINVAL with @e set. */
 int xp_diff_opt_fail_above(struct xp_diff_opts *o, const char *v, struct xp_err *e);
 
 /* A margin that cannot be promised: a floor of one evaluation on a side of one run. */
@@ -90,6 +93,7 @@ static inline uint64_t xp_diff_value(const struct xp_row *row, enum xp_diff_metr
  */
 int xp_diff_build(struct xp_diff *d, const struct xp_report *base, const struct xp_report *next,
 		  const struct xp_diff_opts *o, struct xp_err *e);
+/* Free what xp_diff_build made. */
 void xp_diff_free(struct xp_diff *d);
 
 /*
@@ -100,8 +104,11 @@ void xp_diff_margins(const struct xp_diff *d, struct xp_diff_row *x);
 /* Whether @x's --metric changed but not beyond its margin. */
 bool xp_diff_within_margin(const struct xp_diff *d, const struct xp_diff_row *x);
 
+/* Print @d as a table onto @out (in colour with @colour): 0 or -errno. */
 int xp_diff_text(const struct xp_diff *d, FILE *out, bool colour);
+/* Print @d as JSON onto @out (docs/json.md): 0. */
 int xp_diff_json(const struct xp_diff *d, FILE *out);
+/* Print @d as CSV onto @out, a line a declaration: 0. */
 int xp_diff_csv(const struct xp_diff *d, FILE *out);
 
 /* "+12.5%", "-3.0%", "0.0%", "+inf%" (from 0), "-" (a side lacks it) into @buf. */

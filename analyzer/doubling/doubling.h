@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * doubling: the doubling test (SPEC.md "The doubling test"), how each
+ * doubling: the doubling test (docs/doubling.md), how each
  * declaration's cost grows with the input.  Runs at several sizes N, each
  * merged and finalized as "extprof report" does; per declaration the values
  * at each size (repeats aggregated with --stat), the ratios from one size
@@ -112,6 +112,7 @@ struct xp_doubling {
  */
 int xp_dbl_build(struct xp_doubling *d, const struct xp_dbl_input *in, size_t nin,
 		 const struct xp_report_opts *o, struct xp_err *e);
+/* Free what xp_dbl_build made. */
 void xp_dbl_free(struct xp_doubling *d);
 
 /* Ratios, classes and fits of every declaration (doubling_grow.c). */
@@ -127,12 +128,15 @@ struct xp_dbl_split {
 	double evaluations_share;	    /* log(evaluations) / log(cost); NAN when cost ~ 1 */
 };
 
+/* The split of declaration @x into @s: false when it has none. */
 bool xp_dbl_decl_split(const struct xp_doubling *d, const struct xp_dbl_decl *x,
 		       struct xp_dbl_split *s);
 
-/* Printers: text (the Alnoms table per declaration), JSON, CSV. */
+/* Print @d as text onto @out, the Alnoms table (docs/doubling.md) per declaration: 0 or -errno. */
 int xp_dbl_text(const struct xp_doubling *d, FILE *out);
+/* Print @d as JSON onto @out (docs/doubling.md): 0. */
 int xp_dbl_json(const struct xp_doubling *d, FILE *out);
+/* Print @d as CSV onto @out, a line a declaration and size: 0. */
 int xp_dbl_csv(const struct xp_doubling *d, FILE *out);
 
 /* The 0s a plot of @v marks under its axis: points of declarations called at some size. */

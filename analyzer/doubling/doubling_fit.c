@@ -2,11 +2,11 @@
 /*
  * doubling_fit: ratios, classes, the log-log slope and the model fit.
  *
- * The model fit follows Google Benchmark's Complexity() with the two
- * changes the prior-art notes ask for: an intercept (a constant per-call
- * overhead must not pull a linear function towards O(1)), and no label on
- * fewer than 3 sizes.  g(N) is divided by g(Nmax) before fitting, so that
- * 2^N at N = 4096 or N³ at a million stays in range; c is scaled back.
+ * The model fit follows Google Benchmark's Complexity() with two changes:
+ * an intercept (a constant per-call overhead must not pull a linear
+ * function towards O(1)), and no label on fewer than 3 sizes.  g(N) is
+ * divided by g(Nmax) before fitting, so that 2^N at N = 4096 or N³ at a
+ * million stays in range; c is scaled back.
  */
 #include <math.h>
 #include <string.h>

@@ -43,6 +43,7 @@ struct xp_dbl_slope {
 	double r2; /* 1 when every value is the same */
 };
 
+/* The slope of @v against @n over @k sizes, into @out (ok false when too few points). */
 void xp_dbl_slope(const double *n, const double *v, size_t k, struct xp_dbl_slope *out);
 
 enum xp_dbl_model {

@@ -49,10 +49,12 @@ struct xp_dbl_ran {
  * our own error, said.
  */
 int xp_dbl_run(const struct xp_dbl_opts *o, struct xp_dbl_ran *out);
+/* Free what xp_dbl_run filled in. */
 void xp_dbl_ran_free(struct xp_dbl_ran *r);
 
 /* "{N}" in every argument replaced by @n; NULL on no memory. */
 char **xp_dbl_argv(char *const *argv, uint64_t n);
+/* Free an argv made by xp_dbl_argv. */
 void xp_dbl_argv_free(char **argv);
 
 /*
@@ -61,6 +63,7 @@ void xp_dbl_argv_free(char **argv);
  * its runs, repeats of size N.  0, or -errno with @e set.
  */
 int xp_dbl_inputs_parse(struct xp_dbl_opts *o, int argc, char **argv, struct xp_err *e);
+/* Free @n inputs made by xp_dbl_inputs_parse. */
 void xp_dbl_inputs_free(struct xp_dbl_input *in, size_t n);
 
 #endif

@@ -51,6 +51,7 @@ size_t xp_intern(struct xp_intern *t, const char *s, size_t len, bool *fresh);
 /* The id of "@a\x1f@b"; 0 when out of memory. */
 size_t xp_intern2(struct xp_intern *t, const char *a, size_t alen, const char *b, size_t blen,
 		  bool *fresh);
+/* Free the table and its strings. */
 void xp_intern_free(struct xp_intern *t);
 
 /* The declarations by (function, object), to tell which frames are hooked. */
@@ -59,9 +60,11 @@ struct xp_decl_index {
 	size_t *row_of;		/* per name: its first row (a function hooked under two kinds) */
 };
 
+/* Index the rows of @r by (symbol, object): 0 or -ENOMEM. */
 int xp_decl_index_build(struct xp_decl_index *x, const struct xp_report *r);
 /* The row of the declaration frame @f is in, or -1 when it is not one. */
 ssize_t xp_decl_index_find(const struct xp_decl_index *x, const struct xp_frame *f);
+/* Free what xp_decl_index_build made. */
 void xp_decl_index_free(struct xp_decl_index *x);
 
 /* What the declarations called beneath one declaration cost, by their chains. */

@@ -39,6 +39,7 @@ int xp_chains_put(struct xp_chain **h, const struct xp_chain *c);
 int xp_chains_add(struct xp_chain **dst, struct xp_chain *const *src);
 /* Finalize every chain of @in into @out with a process's @calibration. */
 int xp_chains_finalize(struct xp_chain **out, struct xp_chain *const *in, uint64_t calibration);
+/* Free every chain of @h and empty it. */
 void xp_chains_free(struct xp_chain **h);
 
 /* Merge @src into @dst, keys aside: the declaration's algebra without a histogram. */

@@ -23,7 +23,9 @@ struct xp_load {
 	char **skips;	/* with @defer: what was wrong with each, not yet said */
 };
 
+/* An empty load; @strict: a corrupt or incomplete dump is an error. */
 void xp_load_init(struct xp_load *l, bool strict);
+/* Free the processes and the skipped files' lines @l holds. */
 void xp_load_free(struct xp_load *l);
 
 /*

@@ -63,6 +63,7 @@ struct xp_procset {
  * differs from theirs.  0, or -errno with @e set.
  */
 int xp_procset_add(struct xp_procset *s, const struct xp_dump *d, struct xp_err *e);
+/* Free every process of @s. */
 void xp_procset_free(struct xp_procset *s);
 
 #endif

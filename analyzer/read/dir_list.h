@@ -21,10 +21,14 @@ struct xp_names {
  */
 int xp_dir_names(int dirfd, const char *path, struct xp_names *dumps, struct xp_names *others,
 		 struct xp_err *e);
+/* Whether @name is one of @names. */
 bool xp_names_has(const struct xp_names *names, const char *name);
+/* Free the names and empty the list. */
 void xp_names_free(struct xp_names *names);
 
+/* Whether @name ends in ".xpd", the dumps' suffix. */
 bool xp_name_is_dump(const char *name);
+/* Whether @name is a dump being written (".xpd.tmp"). */
 bool xp_name_is_tmp(const char *name);
 
 #endif

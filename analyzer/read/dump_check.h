@@ -27,11 +27,17 @@ int xp_dump_check_start(const void *buf, size_t have, uint64_t size, const char 
  * Validation steps, in dump_check_*.c; each returns 0 or -EINVAL with @e set
  * (-EINPROGRESS from the header's: a dump being created).
  */
+/* The header: magic and version, sizes, strings and fields in range. */
 int xp_dump_check_header(struct xp_dump *d, struct xp_err *e);
+/* The section table: each section inside the file, each type once, none overlapping. */
 int xp_dump_check_sections(struct xp_dump *d, struct xp_err *e);
-int xp_dump_upgrade_decls(struct xp_dump *d, struct xp_err *e); /* version 1's, copied */
-int xp_dump_check_decls(struct xp_dump *d, struct xp_err *e);	/* sets d->order */
+/* A version 1 dump's declarations, copied into today's layout. */
+int xp_dump_upgrade_decls(struct xp_dump *d, struct xp_err *e);
+/* The declarations: names, rows and order checked; sets d->order. */
+int xp_dump_check_decls(struct xp_dump *d, struct xp_err *e);
+/* The histograms: each entry's declaration and bucket in range. */
 int xp_dump_check_hist(const struct xp_dump *d, struct xp_err *e);
+/* The caller chains: each one's declaration, depth and frame names in range. */
 int xp_dump_check_callers(const struct xp_dump *d, struct xp_err *e);
 
 /* Compare declarations @i and @j by (kind, symbol, object). */

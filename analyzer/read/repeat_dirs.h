@@ -19,6 +19,7 @@
  * directory of dumps, or missing: said when it is read).  0 or -ENOMEM.
  */
 int xp_repeat_dirs(const char *dir, char ***subs, size_t *n);
+/* Free what xp_repeat_dirs returned. */
 void xp_repeat_dirs_free(char **subs, size_t n);
 
 /* Is @name (in directory @dirfd) a repeat-K subdirectory?  Its K in *@n (if not NULL). */

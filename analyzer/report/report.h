@@ -48,15 +48,20 @@ struct xp_report_opts {
 
 #define XP_FLAG_RATIO_DEFAULT 0.25
 
+/* The defaults: text, sorted by weight, --stat min, --flag-ratio 0.25. */
 void xp_report_opts_init(struct xp_report_opts *o);
 /* Parse the value of --format, --sort, --stat or --flag-ratio; 0 or -EINVAL with @e set. */
 int xp_report_opt_format(struct xp_report_opts *o, const char *v, struct xp_err *e);
 /* --format of a command that writes tables only (diff, doubling): text, json or csv. */
 int xp_report_opt_format_table(struct xp_report_opts *o, const char *v, const char *cmd,
 			       struct xp_err *e);
+/* Parse --sort's value: 0 or -EINVAL with @e set. */
 int xp_report_opt_sort(struct xp_report_opts *o, const char *v, struct xp_err *e);
+/* Parse --stat's value: 0 or -EINVAL with @e set. */
 int xp_report_opt_stat(struct xp_report_opts *o, const char *v, struct xp_err *e);
+/* Parse --flag-ratio's value: 0 or -EINVAL with @e set. */
 int xp_report_opt_ratio(struct xp_report_opts *o, const char *v, struct xp_err *e);
+/* "min", "median", "mean" or "auto". */
 const char *xp_stat_name(enum xp_stat s);
 /*
  * A binary format (pprof) is never written onto a terminal: -EINVAL with
@@ -183,6 +188,7 @@ struct xp_report {
  */
 int xp_report_build(struct xp_report *r, const struct xp_procset *s, const struct xp_report_opts *o,
 		    size_t skipped, struct xp_err *e);
+/* Free what xp_report_build or xp_report_repeat made. */
 void xp_report_free(struct xp_report *r);
 
 /*
@@ -196,8 +202,10 @@ int xp_report_repeat(struct xp_report *r, const struct xp_report *runs, size_t k
 void xp_report_sort(struct xp_report *r);
 
 /* Steps of xp_report_build, in report_head.c and report_rows.c. */
+/* The header: counter, calibration, processes, warnings. */
 int xp_report_head(struct xp_report *r, const struct xp_procset *s, size_t skipped,
 		   struct xp_err *e);
+/* The rows, one per declaration, with their figures and flags. */
 int xp_report_rows(struct xp_report *r, const struct xp_procset *s, struct xp_err *e);
 
 /*
@@ -229,6 +237,7 @@ struct xp_step {
 	uint64_t weight[XP_STEP_MAX]; /* by gap */
 };
 
+/* Add the gaps of one declaration's histogram @h to @s. */
 void xp_step_add(struct xp_step *s, const struct xp_hist *h);
 /* The weighted median gap; 0 when no declaration had two exact values. */
 uint64_t xp_step_get(const struct xp_step *s);
@@ -241,6 +250,7 @@ uint64_t xp_fin_trimmed(const struct xp_fin *f, bool deterministic, uint64_t ste
 /* Whether a row whose figures are set is state-dependent beyond noise. */
 bool xp_row_state_dependent(const struct xp_row *row, const struct xp_report *r);
 
+/* Print @r as the text report onto @out (in colour with @colour): 0 or -errno. */
 int xp_report_text(const struct xp_report *r, FILE *out, bool colour);
 struct xp_table;
 /* A share cell as the text report shows it: "12.3%", "<0.1%", "-" when @total is 0. */
@@ -248,6 +258,7 @@ void xp_table_add_share(struct xp_table *t, uint64_t total, double share);
 #define XP_FLAGS_TEXT 160
 /* A row's flags, space-separated, into @buf (XP_FLAGS_TEXT bytes); returns @buf. */
 char *xp_flags_text(char *buf, size_t size, unsigned flags);
+/* Print @r as JSON onto @out (docs/json.md): 0. */
 int xp_report_json(const struct xp_report *r, FILE *out);
 struct xp_json;
 /*
@@ -255,6 +266,7 @@ struct xp_json;
  * {name, unit, deterministic}, "calibration", "processes", "workers".
  */
 void xp_report_json_source(struct xp_json *j, const struct xp_report *r);
+/* Print @r as CSV onto @out, a line a declaration: 0. */
 int xp_report_csv(const struct xp_report *r, FILE *out);
 
 #endif

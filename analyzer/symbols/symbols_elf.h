@@ -59,6 +59,7 @@ struct xp_funcs {
  * corrupt).
  */
 int xp_elf_functions(const char *path, uint32_t counter, struct xp_funcs *f, struct xp_err *e);
+/* Free what xp_elf_functions filled in. */
 void xp_funcs_free(struct xp_funcs *f);
 
 #endif

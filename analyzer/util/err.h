@@ -20,7 +20,9 @@ int xp_err_set(struct xp_err *e, int code, const char *fmt, ...)
 int xp_err_at(struct xp_err *e, const char *path, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* Print @e on stderr as "extprof: <message>". */
 void xp_err_print(const struct xp_err *e);
+/* Print "extprof: warning: <message>" on stderr. */
 void xp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -18,6 +18,7 @@ static inline uint64_t xp_sat_add(uint64_t a, uint64_t b)
 	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
+/* @a x @b, UINT64_MAX when it overflows. */
 static inline uint64_t xp_sat_mul(uint64_t a, uint64_t b)
 {
 	uint64_t r;

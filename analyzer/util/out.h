@@ -9,7 +9,9 @@
 
 #include "util/err.h"
 
+/* Whether to colour what goes to @out: a terminal, NO_COLOR unset and TERM not dumb. */
 bool xp_out_colour(FILE *out);
+/* @err, or the error flushing @out left (a full disk, a closed pipe). */
 int xp_out_finish(FILE *out, int err);
 /* One CSV field, RFC 4180: quoted when it holds a comma, quote, CR or LF. */
 void xp_out_csv_field(FILE *out, const char *s);
@@ -25,6 +27,7 @@ struct xp_out_file {
 	char *tmp;
 };
 
+/* Open the temporary file beside @path: 0, or -errno with @e set. */
 int xp_out_file_open(struct xp_out_file *o, const char *path, struct xp_err *e);
 /* Flush, rename (or, with @err, remove): @err, or the error writing, with @e set. */
 int xp_out_file_close(struct xp_out_file *o, int err, struct xp_err *e);

@@ -23,9 +23,11 @@ struct xp_table {
 	int err;	  /* -ENOMEM once any add failed */
 };
 
+/* An empty table of @ncols columns, @right[i] for a right-aligned one. */
 void xp_table_init(struct xp_table *t, size_t ncols, const bool *right);
 /* Append a cell to the current row (a row is ncols cells); copies @s, shown safely. */
 void xp_table_add(struct xp_table *t, const char *s);
+/* xp_table_add of a formatted cell. */
 void xp_table_addf(struct xp_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A line printed under the last row added, outside the columns; shown safely. */
 void xp_table_note(struct xp_table *t, const char *s);
@@ -37,6 +39,7 @@ void xp_table_note(struct xp_table *t, const char *s);
  */
 void xp_table_print(const struct xp_table *t, FILE *out, const char *head_on, const char *last_on,
 		    const char *off);
+/* Free the cells and notes. */
 void xp_table_free(struct xp_table *t);
 
 /* Display width of UTF-8 text: code points, not bytes. */
