@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "model/chain.h"
+#include "util/group.h"
 #include "extprof/dump.h"
 
 /* One non-empty bucket of the log-linear histogram. */
@@ -28,10 +29,8 @@ struct xp_hist {
 
 /*
  * The tallies an accumulator and a finalized declaration both keep, which
- * finalize copies and every merge adds.  XP_TALLY_GROUP puts them in a
- * struct as plain members (acc.recursive) that are also one struct xp_tally
- * (acc.tally), as the kernel's struct_group() does, so that one function
- * adds them all.
+ * finalize copies and every merge adds: a group of each (util/group.h), so
+ * that one function adds them all.
  */
 #define XP_TALLY_MEMBERS                                                                           \
 	uint64_t recursive;                                                                        \
@@ -44,13 +43,8 @@ struct xp_tally {
 	XP_TALLY_MEMBERS
 };
 
-#define XP_TALLY_GROUP                                                                             \
-	union {                                                                                    \
-		struct {                                                                           \
-			XP_TALLY_MEMBERS                                                           \
-		};                                                                                 \
-		struct xp_tally tally;                                                             \
-	}
+/* The tallies as members of the struct it stands in, and as one struct xp_tally, tally. */
+#define XP_TALLY_GROUP XP_GROUP_OF(xp_tally, tally, XP_TALLY_MEMBERS)
 
 /* @dst += @src, each tally saturating. */
 void xp_tally_add(struct xp_tally *dst, const struct xp_tally *src);

@@ -14,6 +14,7 @@
 #include <uthash.h>
 
 #include "util/err.h"
+#include "util/group.h"
 #include "model/finalize.h"
 #include "model/proc.h"
 
@@ -123,17 +124,29 @@ struct xp_row {
 	UT_hash_handle hh;
 };
 
+/*
+ * What counted and what ran, groups of struct xp_report (util/group.h): a
+ * report of several runs copies the first run's whole.
+ */
+#define XP_REPORT_COUNTED                                                                          \
+	uint32_t counter;                                                                          \
+	char counter_name[64];                                                                     \
+	char counter_unit[16];                                                                     \
+	bool deterministic;                                                                        \
+	bool sampled;	     /* steps: only the stepped evaluations were measured */               \
+	uint32_t step_first; /* steps: the sampling of the first process */                        \
+	uint32_t step_every;                                                                       \
+	uint64_t step_limit;
+#define XP_REPORT_PROGRAM                                                                          \
+	char window[128];                                                                          \
+	char cpu_model[128]; /* of the first process */                                            \
+	char exe_path[512];                                                                        \
+	char build_id[65]; /* hex, "none" without one */
+
 struct xp_report {
 	struct xp_report_opts opts;
 
-	uint32_t counter;
-	char counter_name[64];
-	char counter_unit[16];
-	bool deterministic;
-	bool sampled;	     /* steps: only the stepped evaluations were measured */
-	uint32_t step_first; /* steps: the sampling of the first process */
-	uint32_t step_every;
-	uint64_t step_limit;
+	XP_GROUP(xp_report_counted, counted, XP_REPORT_COUNTED);
 	uint64_t calibration; /* the smallest of the processes' */
 	uint64_t calibration_max;
 	uint64_t resolution; /* the largest of the processes' */
@@ -163,14 +176,11 @@ struct xp_report {
 	char **exes;
 	size_t nexes;
 	bool complete;
-	char window[128];
 	bool attached; /* counted while extprof attach was attached (from start_ns to end_ns) */
 	uint32_t callers_depth; /* the deepest EXTPROF_CALLERS of the processes; 0: none */
-	char cpu_model[128];	/* of the first process */
-	char exe_path[512];
-	char build_id[65]; /* hex, "none" without one */
-	size_t runs;	   /* runs aggregated (extprof run --repeat); 1 otherwise */
-	unsigned warmup;   /* untimed runs before them */
+	XP_GROUP(xp_report_program, program, XP_REPORT_PROGRAM);
+	size_t runs;	 /* runs aggregated (extprof run --repeat); 1 otherwise */
+	unsigned warmup; /* untimed runs before them */
 	int64_t start_ns;
 	int64_t end_ns;
 

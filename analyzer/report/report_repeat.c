@@ -371,22 +371,13 @@ int xp_report_repeat(struct xp_report *r, const struct xp_report *runs, size_t k
 	if (!k)
 		return xp_err_set(e, -ENOENT, "no runs to report on");
 	r->opts = x->opts;
-	r->counter = x->counter;
-	memcpy(r->counter_name, x->counter_name, sizeof(r->counter_name));
-	memcpy(r->counter_unit, x->counter_unit, sizeof(r->counter_unit));
-	r->deterministic = x->deterministic;
-	r->sampled = x->sampled;
-	r->step_first = x->step_first;
-	r->step_every = x->step_every;
-	r->step_limit = x->step_limit;
+	r->counted = x->counted;
+	r->program = x->program;
+	/* the least and the most of the runs', from the first's (head_sum) */
 	r->calibration = x->calibration;
 	r->calibration_max = x->calibration_max;
 	r->calibration_settled = true;
 	r->complete = true;
-	memcpy(r->window, x->window, sizeof(r->window));
-	memcpy(r->cpu_model, x->cpu_model, sizeof(r->cpu_model));
-	memcpy(r->exe_path, x->exe_path, sizeof(r->exe_path));
-	memcpy(r->build_id, x->build_id, sizeof(r->build_id));
 	r->runs = k;
 	r->warmup = warmup;
 	err = repeat_head(r, runs, k, e);
