@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "model/collect.h"
 #include "util/num.h"
@@ -14,16 +13,17 @@
  */
 static void collect_fields(struct xp_acc *a, const struct extprof_dump_decl *x, bool finished)
 {
-	memset(a, 0, sizeof(*a));
-	a->evaluations = x->evaluations;
-	a->floor = x->floor;
-	a->hits = x->floor_hits;
-	a->sum = x->sum;
-	a->max = x->max;
-	a->recursive = x->recursive;
-	a->abandoned = finished ? x->abandoned : xp_sat_add(x->abandoned, x->open);
-	a->outside = x->outside;
-	a->negative = x->negative;
+	*a = (struct xp_acc){
+		.evaluations = x->evaluations,
+		.floor = x->floor,
+		.hits = x->floor_hits,
+		.sum = x->sum,
+		.max = x->max,
+		.recursive = x->recursive,
+		.abandoned = finished ? x->abandoned : xp_sat_add(x->abandoned, x->open),
+		.outside = x->outside,
+		.negative = x->negative,
+	};
 }
 
 /*
