@@ -5,6 +5,14 @@
 #include "diff/diff.h"
 #include "util/json_out.h"
 
+/* What ran: the CPU and the executable (the window is the report's). */
+static void json_program(struct xp_json *j, const struct xp_report_program *p)
+{
+	xp_json_key_str(j, "cpu_model", p->cpu_model);
+	xp_json_key_str(j, "exe_path", p->exe_path);
+	xp_json_key_str(j, "build_id", p->build_id);
+}
+
 static void json_side(struct xp_json *j, const char *key, const char *name,
 		      const struct xp_report *r)
 {
@@ -14,9 +22,7 @@ static void json_side(struct xp_json *j, const char *key, const char *name,
 	xp_json_key_u64(j, "runs", r->runs);
 	xp_json_key_bool(j, "complete", r->complete);
 	xp_json_key_u64(j, "run_total", r->run_total);
-	xp_json_key_str(j, "cpu_model", r->cpu_model);
-	xp_json_key_str(j, "exe_path", r->exe_path);
-	xp_json_key_str(j, "build_id", r->build_id);
+	json_program(j, &r->program);
 	xp_json_end(j, '}');
 }
 
