@@ -38,8 +38,21 @@ uint64_t xp_arch_sp(const struct xp_arch_state *s);
 uint64_t xp_arch_tp(const struct xp_arch_state *s); /* the thread pointer (TLS) */
 /* The system call the thread is inside (stopped in it), or -1. */
 long xp_arch_syscall(const struct xp_arch_state *s);
+/* The registers of a stopped thread the rest of the tracer looks at. */
+struct xp_arch_now {
+	uint64_t pc, sp, tp;
+};
+
+/* Read @tid's pc, sp and thread pointer now (it is stopped): 0 or -errno. */
+int xp_arch_now_of(pid_t tid, struct xp_arch_now *now);
 /* The pc of @tid now (it is stopped): 0 on error. */
 uint64_t xp_arch_pc_of(pid_t tid);
+
+/*
+ * Where a signal frame keeps the interrupted pc: its offset from the word
+ * that holds the frame's return address (the restorer), on the stack.
+ */
+extern const uint64_t xp_arch_sigframe_pc;
 
 /* The return address of remote calls: a fault there means "returned". */
 #define XP_ARCH_CALL_TRAP 0x10ull

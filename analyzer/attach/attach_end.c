@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
-#include <sys/user.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -188,12 +187,12 @@ static uint64_t end_frames(struct xp_trace *tr, const struct extprof_attach_bloc
 	uint64_t frames = 0;
 
 	for (size_t i = 0; i < tr->n; i++) {
-		struct user_regs_struct regs;
+		struct xp_arch_now now;
 		uint32_t depth = 0;
 
-		if (tr->t[i].gone || ptrace(PTRACE_GETREGS, tr->t[i].tid, NULL, &regs) < 0)
+		if (tr->t[i].gone || xp_arch_now_of(tr->t[i].tid, &now))
 			continue;
-		if (!xp_mem_read(tr->pid, regs.fs_base + (uint64_t)blk->self_tpoff + blk->depth_off,
+		if (!xp_mem_read(tr->pid, now.tp + (uint64_t)blk->self_tpoff + blk->depth_off,
 				 &depth, sizeof(depth)))
 			frames += depth;
 	}

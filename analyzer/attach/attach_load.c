@@ -28,7 +28,6 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/random.h>
-#include <sys/user.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -166,13 +165,13 @@ static bool load_inside(const struct extprof_attach_patch *p, uint64_t pc)
 static bool load_handler_inside(struct xp_trace *tr, pid_t tid, const struct xp_layout *l,
 				const struct extprof_attach_patch *p)
 {
-	struct user_regs_struct regs;
+	struct xp_arch_now now;
 	uint64_t pcs[16];
 	int n;
 
-	if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) < 0)
+	if (xp_arch_now_of(tid, &now))
 		return false;
-	n = xp_pick_handler_pcs(tr->pid, l, regs.rsp, pcs, 16);
+	n = xp_pick_handler_pcs(tr->pid, l, now.sp, pcs, 16);
 	for (int i = 0; i < n; i++)
 		if (load_inside(p, pcs[i]))
 			return true;

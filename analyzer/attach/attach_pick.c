@@ -157,7 +157,8 @@ static uint64_t pick_restorer(pid_t pid, const struct xp_layout *l)
 
 int xp_pick_handler_pcs(pid_t pid, const struct xp_layout *l, uint64_t sp, uint64_t *pcs, int max)
 {
-	enum { RIP = 8 + 168, SCAN = 1u << 20 }; /* pretcode, then the ucontext's rip */
+	enum { SCAN = 1u << 20 };
+	const uint64_t at_pc = xp_arch_sigframe_pc;
 	const struct xp_map *m = xp_maps_at(&l->maps, sp);
 	uint64_t restorer = pick_restorer(pid, l), lo = sp & ~7ull;
 	size_t len;
@@ -172,12 +173,12 @@ int xp_pick_handler_pcs(pid_t pid, const struct xp_layout *l, uint64_t sp, uint6
 		free(buf);
 		return 0;
 	}
-	for (size_t off = 0; off + RIP + 8 <= len && n < max; off += 8) {
+	for (size_t off = 0; off + at_pc + 8 <= len && n < max; off += 8) {
 		uint64_t v;
 
 		memcpy(&v, buf + off, 8);
 		if (v == restorer)
-			memcpy(&pcs[n++], buf + off + RIP, 8);
+			memcpy(&pcs[n++], buf + off + at_pc, 8);
 	}
 	free(buf);
 	return n;

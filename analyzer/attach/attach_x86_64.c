@@ -113,13 +113,26 @@ long xp_arch_syscall(const struct xp_arch_state *s)
 	return (long)s->regs.orig_rax;
 }
 
-uint64_t xp_arch_pc_of(pid_t tid)
+/* The kernel's rt_sigframe: pretcode (8 bytes), then the ucontext, whose rip is at 168. */
+const uint64_t xp_arch_sigframe_pc = 8 + 168;
+
+int xp_arch_now_of(pid_t tid, struct xp_arch_now *now)
 {
 	struct user_regs_struct regs;
 
 	if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) < 0)
-		return 0;
-	return regs.rip;
+		return -errno;
+	now->pc = regs.rip;
+	now->sp = regs.rsp;
+	now->tp = regs.fs_base;
+	return 0;
+}
+
+uint64_t xp_arch_pc_of(pid_t tid)
+{
+	struct xp_arch_now now;
+
+	return xp_arch_now_of(tid, &now) ? 0 : now.pc;
 }
 
 /* The faults a call may take: left unblocked (see the top of the file). */
