@@ -72,7 +72,7 @@ Test(exit, all_cells)
 }
 
 /*
- * The contract counts a call still in progress when the process ends as
+ * extprof counts a call still in progress when the process ends as
  * abandoned, however it ends.  shim gap: after _exit, abort or SIGKILL the
  * open activations are not counted (nothing of the shim runs at the end, and
  * the dump does not say which activations were open).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Matrix case "longjmp": hooked activations left by longjmp and siglongjmp.
- * Each one left is "abandoned" in the contract (it never returned); the
+ * Each one left is "abandoned" in the report (docs/report.md: it never returned); the
  * program must behave exactly as without the shim, and the same functions
  * called normally afterwards count as evaluations again (not as recursive
  * re-entries of the activations that were left).

@@ -4,7 +4,7 @@
  * (is_even/is_odd) and recursion deeper than the shim's first shadow stack
  * (down: 80000 activations, on a thread with a big stack).
  *
- * The contract counts a re-entry of a declaration while it is active on the
+ * extprof counts a re-entry of a declaration while it is active on the
  * same thread as "recursive", not as an evaluation.  So each function counts
  * its outermost activations ("checker-truth:", what the report's
  * evaluations must be) and all of them ("checker-total:"; recursive must be

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The report as the built extprof prints it: text header and table, the
- * JSON keys of the contract with exact numbers, CSV quoting, sorting,
+ * stable JSON keys (docs/json.md) with exact numbers, CSV quoting, sorting,
  * --strict, and the usage texts.
  */
 #include <criterion/criterion.h>
