@@ -480,6 +480,16 @@ void worker_reset_after_fork(void)
 {
 	struct xp_thread *t = &xp_self;
 
+	/*
+	 * Another thread of the parent may have been laying out its dump, or a
+	 * dlopen pausing layouts, at the fork: the child has neither thread,
+	 * so their marks would make its first evaluation (or its next dlopen)
+	 * wait for ever.  The forking thread itself holds none of them: it
+	 * forked from the program's code, not from inside a layout.
+	 */
+	worker_creating = 0;
+	worker_rescanning = 0;
+	worker_layout_busy = 0;
 	for (uint32_t i = 0; i < XP_MAX_WORKERS; i++) {
 		struct xp_worker *w = &xp.workers[i];
 

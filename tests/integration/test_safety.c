@@ -320,6 +320,28 @@ Test(safety, first_call_in_a_signal_handler_that_interrupted_malloc)
 	harness_rmdir(dir);
 }
 
+/*
+ * A fork while other threads lay out their dumps: the child inherits the
+ * layout lock of a thread it does not have, and its first hooked call must
+ * not wait for it (it spun for ever before worker_reset_after_fork let go).
+ */
+Test(safety, a_fork_while_other_threads_lay_out_their_dumps)
+{
+	char *dir = harness_tmpdir("forklayout");
+	const char *argv[] = {harness_path("SAFETY_TARGET"), "forklayout", "40", NULL};
+	char **env = shim_env(dir, "EXTPROF_HOOKS=function:xs_work,function:xs_other", NULL);
+	struct run_opts o = {.timeout_s = 120};
+	struct run_result plain, hooked;
+
+	run_both(argv, env, &o, &plain, &hooked);
+	cr_expect_eq(hooked.status, 0, "%s", hooked.out);
+	cr_expect_eq(report_evals(dir, "xs_other"), harness_truth(hooked.err, "xs_other"));
+	harness_free(&plain);
+	harness_free(&hooked);
+	env_free(env);
+	harness_rmdir(dir);
+}
+
 /* ---- 3. secure-execution mode -------------------------------------------- */
 
 static void copy_file(const char *from, const char *to, mode_t mode)

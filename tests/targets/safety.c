@@ -18,6 +18,12 @@
  *                             through popen and print it
  *   ./safety spawn            xs_work 3 times; a fork child calls it 5 times
  *                             and exits; another child execs "safety calls 7"
+ *   ./safety forklayout N     N rounds: 4 new threads each make their first
+ *                             hooked call (their worker's dump is laid out)
+ *                             while the main thread forks 5 children that
+ *                             call xs_work 3 times and _exit; a child that
+ *                             has not ended 5 s later is killed, the rounds
+ *                             stop: status 6
  *   ./safety dlopen SHIM      dlopen SHIM (as /etc/ld.so.preload would load
  *                             it), then xs_work 4 times
  *   ./safety fill FILE [keep] xs_work 10 times; then fill FILE's filesystem
@@ -268,6 +274,89 @@ static int spawn(const char *self)
 	return 0;
 }
 
+/* ---- forklayout ---------------------------------------------------------- */
+
+#define FL_THREADS  4
+#define FL_CHILDREN 5
+
+static pthread_mutex_t fl_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t fl_done = PTHREAD_COND_INITIALIZER;
+static bool fl_over;
+
+/* Its first hooked call, then alive to the end: the next round's threads need new workers. */
+static void *fl_thread(void *arg)
+{
+	(void)arg;
+	xs_other(1);
+	pthread_mutex_lock(&fl_lock);
+	while (!fl_over)
+		pthread_cond_wait(&fl_done, &fl_lock);
+	pthread_mutex_unlock(&fl_lock);
+	return NULL;
+}
+
+/* Wait for @pid for 5 s at most; kill it then.  Whether it ended by itself, with status 0. */
+static bool fl_reap(pid_t pid)
+{
+	struct timespec ms = {0, 1000000};
+	int status;
+
+	for (int i = 0; i < 5000; i++) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		if (r < 0)
+			return false;
+		nanosleep(&ms, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return false;
+}
+
+static int forklayout(int rounds)
+{
+	pthread_t *t = calloc((size_t)rounds * FL_THREADS, sizeof(*t));
+	int stuck = 0, ret = 0;
+
+	if (!t)
+		return 3;
+	for (int r = 0; r < rounds && !stuck; r++) {
+		pid_t kids[FL_CHILDREN];
+
+		for (int i = 0; i < FL_THREADS; i++)
+			pthread_create(&t[r * FL_THREADS + i], NULL, fl_thread, NULL);
+		for (int k = 0; k < FL_CHILDREN; k++) {
+			kids[k] = fork();
+			if (kids[k] == 0) {
+				long sum = 0;
+
+				for (long i = 0; i < 3; i++)
+					sum += xs_work(i);
+				_exit(sum == 12 ? 0 : 1);
+			}
+		}
+		for (int k = 0; k < FL_CHILDREN; k++)
+			if (kids[k] < 0 || !fl_reap(kids[k]))
+				stuck++;
+	}
+	pthread_mutex_lock(&fl_lock);
+	fl_over = true;
+	pthread_cond_broadcast(&fl_done);
+	pthread_mutex_unlock(&fl_lock);
+	for (int i = 0; i < rounds * FL_THREADS; i++)
+		if (t[i])
+			pthread_join(t[i], NULL);
+	free(t);
+	if (stuck) {
+		printf("forklayout: a child stuck or failed (%d)\n", stuck);
+		ret = 6;
+	}
+	printf("forklayout: %d rounds\n", rounds);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -298,6 +387,8 @@ int main(int argc, char **argv)
 		printf("child status %d, sum %ld\n", pclose(p), calls(3));
 	} else if (!strcmp(mode, "spawn")) {
 		ret = spawn(argv[0]);
+	} else if (!strcmp(mode, "forklayout") && argc > 2) {
+		ret = forklayout(atoi(argv[2]));
 	} else if (!strcmp(mode, "fill") && argc > 2) {
 		ret = fill_mode(argv[2], argc > 3 && !strcmp(argv[3], "keep"));
 	} else if (!strcmp(mode, "dlopen") && argc > 2) {
@@ -307,8 +398,9 @@ int main(int argc, char **argv)
 		}
 		printf("sum %ld\n", calls(4));
 	} else {
-		fprintf(stderr, "usage: safety calls N | sigmalloc N | chdir DIR | daemon DATA LIB "
-				"| popen | spawn | dlopen SHIM | fill FILE [keep]\n");
+		fprintf(stderr,
+			"usage: safety calls N | sigmalloc N | chdir DIR | daemon DATA LIB "
+			"| popen | spawn | forklayout N | dlopen SHIM | fill FILE [keep]\n");
 		return 2;
 	}
 	fflush(stdout);
