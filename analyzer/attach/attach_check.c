@@ -135,6 +135,34 @@ static int check_traced(pid_t pid, const char *cmd, const struct xp_pstatus *s, 
 			  cmd, (int)pid, s->name, (int)s->tracer, tracer.name);
 }
 
+/*
+ * Whether @pid is a kernel thread: PF_KTHREAD in the flags of /proc/PID/stat
+ * (its ninth field).  A process that is exiting has no program either
+ * (/proc/PID/exe is gone once its memory is), and must not be called one.
+ */
+static bool check_kthread(pid_t pid)
+{
+	enum { PF_KTHREAD = 0x00200000 };
+	char path[64], buf[1024], *p;
+	unsigned long flags = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the name may hold anything, ')' too */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return false;
+	return flags & PF_KTHREAD;
+}
+
 /* x86-64, dynamically linked, with glibc's loader and libc.so.6. */
 static int check_program(pid_t pid, const char *cmd, const struct xp_pstatus *s,
 			 const struct xp_maps *maps, struct xp_err *e)
@@ -148,8 +176,12 @@ static int check_program(pid_t pid, const char *cmd, const struct xp_pstatus *s,
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)xp_proc_view(pid));
 	n = readlink(link, exe, sizeof(exe) - 1);
 	if (n < 0 && errno == ENOENT)
-		return xp_err_set(e, -EINVAL, "%s: process %d (%s) is a kernel thread", cmd,
-				  (int)pid, s->name);
+		return check_kthread(pid)
+			       ? xp_err_set(e, -EINVAL, "%s: process %d (%s) is a kernel thread",
+					    cmd, (int)pid, s->name)
+			       : xp_err_set(e, -ESRCH,
+					    "%s: process %d (%s) has exited (it was ending)", cmd,
+					    (int)pid, s->name);
 	exe[n > 0 ? n : 0] = '\0';
 	if (xp_elf_kind(link, &k, &ee))
 		return xp_err_set(e, -ENOEXEC, "%s: process %d (%s): its program %s: %s", cmd,

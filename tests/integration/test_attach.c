@@ -769,6 +769,31 @@ Test(refusal, no_such_process)
 	harness_free(&r);
 }
 
+/* kthreadd (pid 2): a kernel thread, told apart from a process that is ending. */
+Test(refusal, a_kernel_thread)
+{
+	const char *argv[] = {harness_path("EXTPROF_BIN"), "attach", "-H", "function:x", "2", NULL};
+	struct run_result r;
+
+	char stat[256] = "";
+	FILE *f = fopen("/proc/2/stat", "r");
+
+	if (f) {
+		if (!fgets(stat, sizeof(stat), f))
+			stat[0] = '\0';
+		fclose(f);
+	}
+	if (!strstr(stat, "(kthreadd)")) {
+		/* another pid namespace: pid 2 is somebody's process, leave it be */
+		fprintf(stderr, "refusal::a_kernel_thread: pid 2 is not kthreadd here\n");
+		return;
+	}
+	harness_run(argv, NULL, &r);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "is a kernel thread"), "%s", r.err);
+	harness_free(&r);
+}
+
 Test(refusal, another_user)
 {
 	struct target t;
