@@ -55,6 +55,8 @@
 #define BATCH	1000
 
 static atomic_int stop;
+/* The signaller stops first: worker 0 must outlive the last signal it was sent. */
+static atomic_int stop_signals;
 static atomic_ulong n_work, n_other;
 static atomic_int failed;
 static char failure[256];
@@ -275,7 +277,7 @@ static void *signaller(void *arg)
 	unsigned long sent = 0;
 
 	(void)arg;
-	while (!atomic_load(&stop)) {
+	while (!atomic_load(&stop_signals)) {
 		struct timespec ms = {0, 1000000};
 		double until = now_s() + 10;
 
@@ -423,11 +425,13 @@ int main(int argc, char **argv)
 		execl(argv[0], argv[0], "linger", (char *)NULL);
 		return 1;
 	}
+	atomic_store(&stop_signals, 1);
+	pthread_join(helpers[2], NULL);
 	atomic_store(&stop, 1);
 	close(pipefd[1]);
 	for (int i = 0; i < WORKERS; i++)
 		pthread_join(workers[i], NULL);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 2; i++)
 		pthread_join(helpers[i], NULL);
 	TRUTH("truth", "at_work", atomic_load(&n_work));
 	TRUTH("truth", "at_other", atomic_load(&n_other) + atomic_load(&usr1_handled));
