@@ -301,23 +301,34 @@ Test(safety, a_dump_that_cannot_grow_nor_finish_says_what_it_lacks)
 	cannot_grow_mid_run(true);
 }
 
-/* ---- 2. a thread's first hooked call in a signal handler ---------------- */
-
-Test(safety, first_call_in_a_signal_handler_that_interrupted_malloc)
+/*
+ * safety MODE ARG plain and under the shim hooking @hooks: the same status
+ * (0) and stdout, and @name's evaluations exactly the program's own count.
+ */
+static void expect_same_and_exact(const char *mode, const char *arg, const char *hooks,
+				  const char *name, int timeout_s)
 {
-	char *dir = harness_tmpdir("sigmalloc");
-	const char *argv[] = {harness_path("SAFETY_TARGET"), "sigmalloc", "20", NULL};
-	char **env = shim_env(dir, "EXTPROF_HOOKS=function:xs_in_handler", NULL);
-	struct run_opts o = {.timeout_s = 60};
+	char *dir = harness_tmpdir(mode);
+	const char *argv[] = {harness_path("SAFETY_TARGET"), mode, arg, NULL};
+	char **env = shim_env(dir, hooks, NULL);
+	struct run_opts o = {.timeout_s = timeout_s};
 	struct run_result plain, hooked;
 
 	run_both(argv, env, &o, &plain, &hooked);
-	cr_expect_eq(report_evals(dir, "xs_in_handler"),
-		     harness_truth(hooked.err, "xs_in_handler"));
+	cr_expect_eq(hooked.status, 0, "%s %s: %s", mode, arg, hooked.out);
+	cr_expect_eq(report_evals(dir, name), harness_truth(hooked.err, name));
 	harness_free(&plain);
 	harness_free(&hooked);
 	env_free(env);
 	harness_rmdir(dir);
+}
+
+/* ---- 2. a thread's first hooked call in a signal handler ---------------- */
+
+Test(safety, first_call_in_a_signal_handler_that_interrupted_malloc)
+{
+	expect_same_and_exact("sigmalloc", "20", "EXTPROF_HOOKS=function:xs_in_handler",
+			      "xs_in_handler", 60);
 }
 
 /*
@@ -327,19 +338,8 @@ Test(safety, first_call_in_a_signal_handler_that_interrupted_malloc)
  */
 Test(safety, a_fork_while_other_threads_lay_out_their_dumps)
 {
-	char *dir = harness_tmpdir("forklayout");
-	const char *argv[] = {harness_path("SAFETY_TARGET"), "forklayout", "40", NULL};
-	char **env = shim_env(dir, "EXTPROF_HOOKS=function:xs_work,function:xs_other", NULL);
-	struct run_opts o = {.timeout_s = 120};
-	struct run_result plain, hooked;
-
-	run_both(argv, env, &o, &plain, &hooked);
-	cr_expect_eq(hooked.status, 0, "%s", hooked.out);
-	cr_expect_eq(report_evals(dir, "xs_other"), harness_truth(hooked.err, "xs_other"));
-	harness_free(&plain);
-	harness_free(&hooked);
-	env_free(env);
-	harness_rmdir(dir);
+	expect_same_and_exact("forklayout", "40",
+			      "EXTPROF_HOOKS=function:xs_work,function:xs_other", "xs_other", 120);
 }
 
 /* ---- 3. secure-execution mode -------------------------------------------- */
