@@ -294,17 +294,19 @@ void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w)
 	t->busy = 0;
 }
 
-/* The floor and its hits (see "settled" in docs/floors.md). */
-static void eval_floor(uint64_t *floor, uint64_t *hits, uint64_t delta)
+/* The floor and its hits (see "settled" in docs/floors.md); whether the floor fell. */
+static bool eval_floor(uint64_t *floor, uint64_t *hits, uint64_t delta)
 {
 	if (delta < *floor) {
 		uint64_t margin = extprof_floor_margin(xp.counter.kind, delta);
 
 		*hits = *floor - delta <= margin ? *hits + 1 : 1;
 		*floor = delta;
-	} else if (delta - *floor <= extprof_floor_margin(xp.counter.kind, *floor)) {
-		(*hits)++;
+		return true;
 	}
+	if (delta - *floor <= extprof_floor_margin(xp.counter.kind, *floor))
+		(*hits)++;
+	return false;
 }
 
 /*
@@ -339,9 +341,8 @@ static bool eval_record(struct xp_worker *w, const struct xp_frame *f, uint64_t 
 	d->sum += delta;
 	if (delta > d->max)
 		d->max = delta;
-	eval_floor(&d->floor, &d->floor_hits, delta);
-	/* what the stubs' fast path compares a delta with (stub_fast.S) */
-	if (d->floor == delta)
+	/* floor_limit: what the stubs' fast path compares a delta with (stub_fast.S) */
+	if (eval_floor(&d->floor, &d->floor_hits, delta))
 		d->floor_limit = delta + extprof_floor_margin(xp.counter.kind, delta);
 	if (__builtin_expect(!d->row, 0))
 		xp_eval_take_row(d, w);
