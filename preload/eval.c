@@ -350,6 +350,28 @@ static bool eval_record(struct xp_worker *w, const struct xp_frame *f, uint64_t 
 	return true;
 }
 
+/*
+ * An evaluation of declaration @idx, of delta @delta, ran inside the
+ * activation @parent: what the exports draw as its nesting (dump.h).  A
+ * parent that is not counted (inherited across a fork, or past the
+ * worker's table) is left out.  The stubs' fast path does the same.
+ */
+static void eval_record_nesting(struct xp_worker *w, uint32_t idx, const struct xp_frame *parent,
+				uint64_t delta)
+{
+	struct extprof_dump_decl *d = &w->map.decls[idx], *p;
+	uint32_t id = parent->idx + 1;
+
+	if (parent->flags & XP_FRAME_UNCOUNTED)
+		return;
+	p = &w->map.decls[parent->idx];
+	p->inner++;
+	p->inner_sum += delta;
+	d->nested++;
+	d->nested_sum += delta;
+	d->parent = !d->parent || d->parent == id ? id : EXTPROF_PARENT_SEVERAL;
+}
+
 /* No memcmp here: libc's uses vector registers. */
 static bool eval_same_chain(const uint64_t *a, const uint64_t *b, uint32_t n)
 {
@@ -457,7 +479,11 @@ static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *r
 		__atomic_sub_fetch(&xp_window_open, 1, __ATOMIC_RELAXED);
 	if (xp.window_decl != UINT32_MAX && !(f->flags & XP_FRAME_OUTSIDE))
 		eval_window_span(t, w, f->start, now);
-	if (eval_record(w, f, now - f->start, &delta) && regs && w->map.caller_slots) {
+	if (!eval_record(w, f, now - f->start, &delta))
+		regs = NULL;
+	else if (t->depth && t->filling != t->depth)
+		eval_record_nesting(w, f->idx, &t->stack[t->depth - 1], delta);
+	if (regs && w->map.caller_slots) {
 		struct eval_callers a;
 
 		a.regs = regs;
@@ -512,8 +538,9 @@ int xp_eval_exit(uint64_t *slot)
 	*slot = f.ret;
 	t->depth = depth - 1;
 	w->map.decls[f.idx].open--;
-	eval_record(w, &f, now - f.start, &delta);
 	/* the parent, unless it is the entry an interrupted push is filling */
+	if (eval_record(w, &f, now - f.start, &delta) && depth > 1 && t->filling != depth - 1)
+		eval_record_nesting(w, f.idx, &t->stack[depth - 2], delta);
 	if (depth > 1 && t->filling != depth - 1)
 		t->stack[depth - 2].nested += f.nested + xp.meta.nested_overhead;
 	/* a frame of no flags is never one stepping reached (step.c) */
