@@ -350,6 +350,17 @@ static bool eval_record(struct xp_worker *w, const struct xp_frame *f, uint64_t 
 	return true;
 }
 
+/* (@floor, @hits) merged with (@other, @other_hits): the lower floor, its hits added when equal. */
+static void eval_floor_merge(uint64_t *floor, uint64_t *hits, uint64_t other, uint64_t other_hits)
+{
+	if (other < *floor) {
+		*floor = other;
+		*hits = other_hits;
+	} else if (other == *floor) {
+		*hits += other_hits;
+	}
+}
+
 /*
  * An evaluation of declaration @idx, of delta @delta, ran inside the
  * activation @parent: what the exports draw as its nesting (dump.h).  A
@@ -383,26 +394,49 @@ static bool eval_same_chain(const uint64_t *a, const uint64_t *b, uint32_t n)
 }
 
 /*
- * The evaluation's chain of callers, in this declaration's slots: the
- * first free slot takes a new chain, and the last slot is "other", for the
- * chains that found no room.
+ * The evaluation's chain of callers, in this declaration's slots, the last
+ * of which is "other".  A new chain takes the first free slot; when none
+ * is free it takes the place of the chain of fewest evaluations, whose
+ * figures move to "other".  A chain that comes back climbs above the
+ * newcomers, which replace each other, so the slots come to hold the
+ * heaviest chains (by evaluations, approximately: a heavy chain first seen
+ * when the slots are full stays once it is seen again before the next
+ * newcomer arrives), not the first ones seen, and every evaluation stays
+ * counted.  No allocation, no lock: a signal handler's evaluation that
+ * lands in the middle of a replacement may leave its own in "other".
  */
 static void eval_record_caller(struct xp_worker *w, uint32_t idx, const uint64_t *pcs,
 			       uint32_t depth, uint64_t delta)
 {
-	uint32_t nslots = w->map.caller_slots, i;
+	uint32_t nslots = w->map.caller_slots, i, light = 0;
 	struct extprof_dump_caller *c = &w->map.callers[(uint64_t)idx * nslots];
 
 	for (i = 0; i + 1 < nslots; i++) {
-		if (!c[i].depth) {
-			for (uint32_t k = 0; k < depth; k++)
-				c[i].pc[k] = pcs[k];
-			c[i].depth = depth;
+		if (!c[i].depth)
 			break;
-		}
 		if (c[i].depth == depth && eval_same_chain(c[i].pc, pcs, depth))
-			break;
+			goto found;
+		if (c[i].evaluations < c[light].evaluations)
+			light = i;
 	}
+	if (i + 1 == nslots && nslots > 1) {
+		struct extprof_dump_caller *other = &c[nslots - 1];
+
+		i = light;
+		other->evaluations += c[i].evaluations;
+		other->sum += c[i].sum;
+		eval_floor_merge(&other->floor, &other->floor_hits, c[i].floor, c[i].floor_hits);
+		c[i].evaluations = 0;
+		c[i].sum = 0;
+		c[i].floor = EXTPROF_FLOOR_NONE;
+		c[i].floor_hits = 0;
+	}
+	if (i + 1 < nslots) {
+		for (uint32_t k = 0; k < depth; k++)
+			c[i].pc[k] = pcs[k];
+		c[i].depth = depth;
+	}
+found:
 	c += i;
 	c->evaluations++;
 	c->sum += delta;
