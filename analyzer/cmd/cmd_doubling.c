@@ -11,8 +11,7 @@
 #include "doubling/doubling_run.h"
 #include "util/out.h"
 
-/* The result in the format --format picked (the page with the plot of @v); colour only for a
- * terminal. */
+/* The result in the format --format picked (html: with the plot of @v); colour on a terminal. */
 static int doubling_print(const struct xp_doubling *d, enum xp_dbl_value v, FILE *out)
 {
 	int err;

@@ -45,7 +45,8 @@ static const char html_style[] =
 	"svg{max-width:100%;height:auto}\n";
 
 /*
- * The script: sortable tables and flame graphs.  A flame graph's JSON is
+ * The script: sortable tables (a "#sort=COLUMN" in the address sorts by
+ * that column as the page opens) and flame graphs.  A flame graph's JSON is
  * {"nodes": [[name, parent, kind, [total...], [self...]], ...]}, node 0
  * the whole run, a node after its parent; kind 1 a declaration, 0 a
  * caller, 2 what no hooked function took.
@@ -69,6 +70,8 @@ static const char html_script[] =
 	"   return down?-c:c;});\n"
 	"  rows.forEach(function(r){body.appendChild(r);});\n"
 	" });});\n"
+	" var m=/sort=([^&]+)/.exec(location.hash);\n"
+	" if(m)each(heads,function(th){if(th.textContent==decodeURIComponent(m[1]))th.click();});\n"
 	"});\n"
 	"function hue(s){var h=0;for(var i=0;i<s.length;i++)h=(h*31+s.charCodeAt(i))%360;"
 	"return h;}\n"

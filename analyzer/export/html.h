@@ -4,7 +4,8 @@
  * `doubling --format html` write: its style and script inline, nothing
  * fetched from anywhere, so that it opens offline and can be mailed.  The
  * script sorts every table of class "sortable" by the column clicked
- * (numbers by their data-v), and draws a flame graph in every element of
+ * (numbers by their data-v; "#sort=COLUMN" in the page's address, as it
+ * opens), and draws a flame graph in every element of
  * class "flame" from the JSON of the script element its data-stacks names.
  */
 #ifndef XP_HTML_H

@@ -318,15 +318,30 @@ static uint64_t round_u64(long double v)
 	return v >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)llroundl(v);
 }
 
-/* Selves rounded, totals added up from the leaves, and "(not hooked)". */
+/*
+ * Selves rounded, totals added up from the leaves, and "(not hooked)".  A
+ * row's nodes are rounded together, each the rounded sum so far less the
+ * rounded sum before it, so that they add up to the row's own figures.
+ */
 static int stacks_settle(struct xp_stacks *s, const struct xp_report *r)
 {
+	long double(*sofar)[XP_STACK_VALUES] = calloc(r->nrows + 1, sizeof(*sofar));
 	size_t rest;
 	int err;
 
+	if (!sofar)
+		return -ENOMEM;
 	for (size_t i = 0; i < s->n; i++)
-		for (int k = 0; k < XP_STACK_VALUES; k++)
-			s->v[i].total[k] = s->v[i].self[k] = round_u64(s->v[i].acc[k]);
+		for (int k = 0; k < XP_STACK_VALUES; k++) {
+			long double *at = s->v[i].row >= 0 ? &sofar[s->v[i].row][k] : NULL;
+			uint64_t before = at ? round_u64(*at) : 0;
+
+			if (at)
+				*at += s->v[i].acc[k];
+			s->v[i].self[k] = at ? round_u64(*at) - before : round_u64(s->v[i].acc[k]);
+			s->v[i].total[k] = s->v[i].self[k];
+		}
+	free(sofar);
 	/* a node comes after its parent: from the last, each adds into its parent */
 	for (size_t i = s->n; i-- > 1;)
 		for (int k = 0; k < XP_STACK_VALUES; k++)
