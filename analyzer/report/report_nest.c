@@ -269,6 +269,7 @@ static int nest_spread(const struct xp_report *r, const struct xp_decl_index *x,
 	const struct xp_row *row = &r->rows[i];
 	uint64_t evals = 0, obs = 0, total = 0, *w;
 	size_t at_several = n->nparts;
+	bool chains;
 	int err = 0;
 
 	for (size_t k = 0; k < n->nparts; k++)
@@ -290,7 +291,8 @@ static int nest_spread(const struct xp_report *r, const struct xp_decl_index *x,
 	}
 	for (size_t p = 0; p < r->nrows; p++)
 		total = xp_sat_add(total, w[p]);
-	for (size_t p = 0; !total && p < r->nrows; p++)
+	chains = total > 0;
+	for (size_t p = 0; !chains && p < r->nrows; p++)
 		if (p != i)
 			total = xp_sat_add(total, w[p] = loose[p][0]);
 	/* the rest of the parts move down: the top takes what is not spread */
