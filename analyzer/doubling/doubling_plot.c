@@ -331,13 +331,19 @@ static void references(const struct plot *p, cairo_t *cr)
 	cairo_restore(cr);
 }
 
+/* Series @k's dash: solid, dashed, dotted or dash-dotted. */
+static size_t series_dash(size_t k)
+{
+	return (k + k / NPALETTE) % 4;
+}
+
 /* Series @k's colour, dash and width: no two of the first dozens alike. */
 static void series_style(cairo_t *cr, size_t k)
 {
 	static const double dashes[][4] = {{0}, {7.0, 3.0}, {2.0, 2.5}, {9.0, 3.0, 2.0, 3.0}};
 	static const int ndash[] = {0, 2, 2, 4};
 	const double *c = palette[k % NPALETTE];
-	size_t d = (k + k / NPALETTE) % 4;
+	size_t d = series_dash(k);
 
 	cairo_set_source_rgb(cr, c[0], c[1], c[2]);
 	cairo_set_line_width(cr, 2.0);
@@ -626,9 +632,13 @@ static void draw(const struct plot *p, cairo_t *cr)
 	cairo_save(cr);
 	cairo_rectangle(cr, p->pl - 4, p->pt - 4, p->pw + 8, p->ph + p->zh + 8);
 	cairo_clip(cr);
-	for (size_t i = 0; i < p->d->ndecls; i++)
-		if (series(p, &p->d->decls[i]))
-			draw_series(p, cr, &p->d->decls[i], k++, p->zeros);
+	/* the solid lines first, the dashed over them: a line under another shows in the gaps */
+	for (size_t dash = 0; dash < 4; dash++) {
+		k = 0;
+		for (size_t i = 0; i < p->d->ndecls; i++)
+			if (series(p, &p->d->decls[i]) && series_dash(k++) == dash)
+				draw_series(p, cr, &p->d->decls[i], k - 1, p->zeros);
+	}
 	cairo_restore(cr);
 	tags(p, cr);
 	legend(p, cr);
