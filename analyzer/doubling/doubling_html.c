@@ -13,21 +13,10 @@
 #include "doubling/doubling.h"
 #include "export/html.h"
 
-/* The text report, into a string. */
-static char *dbl_html_text(const struct xp_doubling *d, size_t *len)
+/* The text report: what xp_html_capture prints. */
+static int dbl_html_text(const void *d, FILE *out)
 {
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-	int err;
-
-	if (!f)
-		return NULL;
-	err = xp_dbl_text(d, f);
-	if (fclose(f) || err) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	return xp_dbl_text(d, out);
 }
 
 /* The plot, as SVG: its XML declaration left out, so that it sits in the page. */
@@ -95,7 +84,7 @@ static void dbl_html_table(const struct xp_doubling *d, enum xp_dbl_value v, FIL
 int xp_dbl_html(const struct xp_doubling *d, enum xp_dbl_value v, FILE *out)
 {
 	size_t len = 0;
-	char *text = dbl_html_text(d, &len), title[128];
+	char *text = xp_html_capture(dbl_html_text, d, &len), title[128];
 	int err;
 
 	if (!text)

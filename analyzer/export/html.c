@@ -140,6 +140,22 @@ void xp_html_text(FILE *out, const char *s, size_t n)
 	}
 }
 
+char *xp_html_capture(int (*print)(const void *what, FILE *out), const void *what, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	int err;
+
+	if (!f)
+		return NULL;
+	err = print(what, f);
+	if (fclose(f) || err) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 void xp_html_begin(FILE *out, const char *title)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"

@@ -16,6 +16,11 @@
 
 #include "export/export.h"
 
+/*
+ * What @print writes of @what, into a malloc'd string of *@len bytes (the
+ * text reports a page folds in); NULL when it fails.
+ */
+char *xp_html_capture(int (*print)(const void *what, FILE *out), const void *what, size_t *len);
 /* The page's head, with @title, and the body opened. */
 void xp_html_begin(FILE *out, const char *title);
 /* The script, and the page closed. */

@@ -13,21 +13,10 @@
 #include "export/html.h"
 #include "util/num.h"
 
-/* The text report, into a string. */
-static char *html_text_report(const struct xp_report *r, size_t *len)
+/* The text report, without colour: what xp_html_capture prints. */
+static int html_text_report(const void *r, FILE *out)
 {
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-	int err;
-
-	if (!f)
-		return NULL;
-	err = xp_report_text(r, f, false);
-	if (fclose(f) || err) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	return xp_report_text(r, out, false);
 }
 
 /* "12.3%" as the text report writes a share. */
@@ -147,7 +136,7 @@ int xp_report_html(const struct xp_report *r, FILE *out)
 	struct xp_nest *nest = NULL;
 	struct xp_stacks st;
 	size_t len = 0, head;
-	char *text = html_text_report(r, &len), *title = NULL;
+	char *text = xp_html_capture(html_text_report, r, &len), *title = NULL;
 	int err = text ? 0 : -ENOMEM;
 
 	if (!err)

@@ -428,6 +428,19 @@ static void expect_not_blank(const char *png)
 	cairo_surface_destroy(s);
 }
 
+/* Chromium's screenshot of the page at @page, checked not blank. */
+static void page_not_blank(const char *dir, const char *page)
+{
+	char *shot, *url;
+
+	cr_assert(asprintf(&shot, "%s/page.png", dir) > 0);
+	cr_assert(asprintf(&url, "file://%s", page) > 0);
+	free(chromium(dir, url, shot));
+	expect_not_blank(shot);
+	free(shot);
+	free(url);
+}
+
 /* The "top: 18px" and "width: 9.35775%" of the flame frame named @name in @dom. */
 static bool flame_frame(const char *dom, const char *name, double *top, double *width)
 {
@@ -450,7 +463,7 @@ static bool flame_frame(const char *dom, const char *name, double *top, double *
 /* The HTML page in Chromium: the table (sorted as asked), the flame graph, a screenshot. */
 static void html_reads(const char *dir, const char *page, const struct said s[2])
 {
-	char *url, *dom, *shot, name[2][96];
+	char *url, *dom, name[2][96];
 	double top[2], width[2];
 	const char *rows;
 
@@ -471,12 +484,7 @@ static void html_reads(const char *dir, const char *page, const struct said s[2]
 	cr_expect_gt(top[1], top[0], "blockSort is drawn under compressBlock");
 	free(dom);
 	free(url);
-	cr_assert(asprintf(&shot, "%s/page.png", dir) > 0);
-	cr_assert(asprintf(&url, "file://%s", page) > 0);
-	free(chromium(dir, url, shot));
-	expect_not_blank(shot);
-	free(shot);
-	free(url);
+	page_not_blank(dir, page);
 }
 
 static void views_agree(const char *callers)
@@ -608,7 +616,7 @@ Test(views, speedscope_reads_the_folded_stacks, .timeout = 600)
 /* The doubling test's page: its plot inline, its table, a screenshot that shows them. */
 Test(views, doubling_page, .timeout = 600)
 {
-	char *dir = harness_tmpdir("dblpage"), *base, *page, *url, *dom, *shot;
+	char *dir = harness_tmpdir("dblpage"), *base, *page, *url, *dom;
 	struct run_result r;
 	FILE *f;
 
@@ -655,12 +663,7 @@ Test(views, doubling_page, .timeout = 600)
 		  "rows not sorted: %.2000s", strstr(dom, "<tbody>"));
 	free(dom);
 	free(url);
-	cr_assert(asprintf(&shot, "%s/page.png", dir) > 0);
-	cr_assert(asprintf(&url, "file://%s", page) > 0);
-	free(chromium(dir, url, shot));
-	expect_not_blank(shot);
-	free(shot);
-	free(url);
+	page_not_blank(dir, page);
 	free(base);
 	free(page);
 	harness_rmdir(dir);

@@ -502,6 +502,14 @@ static int text_plain(const struct xp_report *r, FILE *out)
 	return xp_report_text(r, out, false);
 }
 
+/* nesting_dump()'s stacks, folded: each callee under its caller, "both" in each of its two. */
+static const char nesting_folded[] = "outer@prog 6900\n"
+				     "outer@prog;mid@prog 1700\n"
+				     "outer@prog;mid@prog;leaf@prog 1000\n"
+				     "outer@prog;mid@prog;both@prog 300\n"
+				     "outer@prog;both@prog 100\n"
+				     "(not hooked) 10000\n";
+
 /* A callee under its caller, its share of several callers from their inner: exact. */
 Test(export, nesting_is_drawn_as_stacks)
 {
@@ -512,12 +520,7 @@ Test(export, nesting_is_drawn_as_stacks)
 	build(&r, path);
 	cr_assert(r.nesting);
 	folded = render(&r, xp_report_folded, &len);
-	cr_expect_str_eq(folded, "outer@prog 6900\n"
-				 "outer@prog;mid@prog 1700\n"
-				 "outer@prog;mid@prog;leaf@prog 1000\n"
-				 "outer@prog;mid@prog;both@prog 300\n"
-				 "outer@prog;both@prog 100\n"
-				 "(not hooked) 10000\n");
+	cr_expect_str_eq(folded, nesting_folded);
 	/* callgrind: outer's inclusive cost is its cost, 50 % of the run */
 	cg = render(&r, xp_report_callgrind, &len);
 	expect_callgrind_lines(cg, len);
@@ -622,12 +625,7 @@ Test(export, nesting_of_repeated_runs)
 	cr_assert_eq(xp_report_repeat(&r, runs, 3, 0, &e), 0, "%s", e.msg);
 	cr_expect(r.nesting);
 	folded = render(&r, xp_report_folded, &len);
-	cr_expect_str_eq(folded, "outer@prog 6900\n"
-				 "outer@prog;mid@prog 1700\n"
-				 "outer@prog;mid@prog;leaf@prog 1000\n"
-				 "outer@prog;mid@prog;both@prog 300\n"
-				 "outer@prog;both@prog 100\n"
-				 "(not hooked) 10000\n");
+	cr_expect_str_eq(folded, nesting_folded);
 	free(folded);
 	xp_report_free(&r);
 	for (int i = 0; i < 3; i++)
