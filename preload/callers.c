@@ -9,7 +9,6 @@
  * addresses are turned into "function+0xoff" names for the dump, from each
  * object's function table (functab.c, what hooking reads too).
  */
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <libunwind.h>
 #include <link.h>
@@ -23,14 +22,12 @@
 uint32_t callers_walk(const uint64_t *regs, uint64_t ret, uint64_t slot, uint64_t *pcs,
 		      uint32_t depth)
 {
-	unw_context_t uc;
 	unw_cursor_t cursor;
 	uint32_t n = 1;
 
 	pcs[0] = ret;
-	arch_unwind_context(&uc, regs, ret, slot);
 	unwind_restore_frames();
-	if (!unw_init_local(&cursor, &uc)) {
+	if (!arch_unwind_start(&cursor, regs, ret, slot)) {
 		while (n < depth && unw_step(&cursor) > 0) {
 			unw_word_t ip;
 
