@@ -319,8 +319,7 @@ static void hooks_add_sym(struct hooks_match *m, const struct functab_sym *s)
 		return;
 	functab_sym_name(s, symbol, sizeof(symbol));
 	m->name = s->name;
-	if (m->o->is_shim || hooks_denied(m->tab, value, s->name) ||
-	    value == t->entry) {
+	if (m->o->is_shim || hooks_denied(m->tab, value, s->name) || value == t->entry) {
 		hooks_refused_by_rule(m, symbol, value);
 		return;
 	}
