@@ -22,26 +22,18 @@
 
 #include "harness.h"
 
-/* Run @argv under the shim with EXTPROF_HOOKS=@hooks and EXTPROF_DIR=@dir. */
-static void shim_run(const char *const argv[], const char *hooks, const char *dir,
-		     struct run_result *r)
+/*
+ * Run @argv without the shim, then under it with EXTPROF_HOOKS=@hooks and
+ * EXTPROF_DIR=@dir: the same status and stdout expected.
+ */
+static void run_both(const char *const argv[], const char *hooks, const char *dir,
+		     struct run_result *plain, struct run_result *hooked)
 {
-	char h[4096], d[4096], pre[4096];
-	const char *env[] = {pre, h, d, "EXTPROF_COUNTER=tsc", NULL};
-
-	snprintf(pre, sizeof(pre), "LD_PRELOAD=%s", harness_path("EXTPROF_SHIM"));
-	snprintf(h, sizeof(h), "EXTPROF_HOOKS=%s", hooks);
-	snprintf(d, sizeof(d), "EXTPROF_DIR=%s", dir);
-	harness_run(argv, env, r);
-}
-
-/* The same status and stdout as without the shim. */
-static void expect_same(const char *what, const struct run_result *plain,
-			const struct run_result *hooked)
-{
-	cr_expect_eq(hooked->status, plain->status, "%s: status %d, %d without the shim: %s", what,
-		     hooked->status, plain->status, hooked->err);
-	cr_expect_str_eq(hooked->out, plain->out, "%s: the program's output changed", what);
+	matrix_run(argv, NULL, NULL, NULL, plain);
+	matrix_run(argv, hooks, dir, NULL, hooked);
+	cr_expect_eq(hooked->status, plain->status, "%s: status %d, %d without the shim: %s",
+		     argv[0], hooked->status, plain->status, hooked->err);
+	cr_expect_str_eq(hooked->out, plain->out, "%s: the program's output changed", argv[0]);
 }
 
 /* The shim's ELF file, opened for reading; elf_end() and close() after. */
@@ -200,13 +192,10 @@ Test(scope, the_programs_own_functions_stay_its_own)
 	json_t *report, *d;
 	size_t i;
 
-	harness_run(argv, NULL, &plain);
+	run_both(argv, OWN_HOOKS, dir, &plain, &hooked);
 	cr_assert_eq(plain.status, 0, "scope fails by itself: %s", plain.err);
 	/* without the shim, nothing of those libraries is in its scope */
 	cr_assert(!strstr(plain.out, "'s\n"), "%s", plain.out);
-
-	shim_run(argv, OWN_HOOKS, dir, &hooked);
-	expect_same("scope", &plain, &hooked);
 	cr_expect_str_eq(harness_hook_line(hooked.err), "extprof: hooked 4/4", "%s", hooked.err);
 	report = harness_report(dir, NULL);
 	cr_assert(report);
@@ -249,26 +238,37 @@ static char *input_file(const char *dir, size_t size)
 	return path;
 }
 
-Test(scope, no_liblzma_hooked_in_cat)
+/* cat under the shim with EXTPROF_HOOKS=@hooks: its "hooked" line @line, and @said in stderr. */
+static void cat_hooked(const char *hooks, const char *line, const char *said)
 {
 	char *dir = harness_tmpdir("scope-cat"), *dumps, *input = input_file(dir, 4096);
 	const char *argv[] = {"cat", input, NULL};
 	struct run_result plain, hooked;
 
 	cr_assert(asprintf(&dumps, "%s/dumps", dir) > 0);
-	harness_run(argv, NULL, &plain);
-	shim_run(argv, "function:lzma_code@liblzma.so.5", dumps, &hooked);
-	expect_same("cat", &plain, &hooked);
-	cr_expect_str_eq(harness_hook_line(hooked.err), "", "cat: %s", hooked.err);
-	cr_expect(strstr(hooked.err, "extprof: hook function:lzma_code@liblzma.so.5: no loaded "
-				     "object is called liblzma.so.5 yet; hooked if it is "
-				     "dlopen'ed\n"),
-		  "cat: %s", hooked.err);
+	run_both(argv, hooks, dumps, &plain, &hooked);
+	cr_expect_str_eq(harness_hook_line(hooked.err), line, "cat: %s", hooked.err);
+	cr_expect(strstr(hooked.err, said), "cat: want \"%s\": %s", said, hooked.err);
 	harness_free(&plain);
 	harness_free(&hooked);
 	free(input);
 	free(dumps);
 	harness_rmdir(dir);
+}
+
+Test(scope, no_liblzma_hooked_in_cat)
+{
+	cat_hooked("function:lzma_code@liblzma.so.5", "",
+		   "extprof: hook function:lzma_code@liblzma.so.5: no loaded object is called "
+		   "liblzma.so.5 yet; hooked if it is dlopen'ed\n");
+}
+
+/* Zydis is loaded for the shim alone: its functions are the shim's, never the program's. */
+Test(scope, a_library_only_the_shim_loads_is_its_own)
+{
+	cat_hooked("function:ZydisDecoderInit@libZydis.so.*",
+		   "extprof: hooked 0/1; refused 1: ZydisDecoderInit is the shim's own",
+		   "ZydisDecoderInit is the shim's own");
 }
 
 Test(scope, liblzma_hooked_in_xz, .timeout = 120)
@@ -281,10 +281,8 @@ Test(scope, liblzma_hooked_in_xz, .timeout = 120)
 
 	cr_assert(asprintf(&dumps, "%s/dumps", dir) > 0);
 	cr_assert(asprintf(&trace, "%s/uftrace", dir) > 0);
-	harness_run(argv, NULL, &plain);
+	run_both(argv, "function:lzma_code@liblzma.so.5", dumps, &plain, &hooked);
 	cr_assert_eq(plain.status, 0, "xz: %s", plain.err);
-	shim_run(argv, "function:lzma_code@liblzma.so.5", dumps, &hooked);
-	expect_same("xz", &plain, &hooked);
 	cr_expect_str_eq(harness_hook_line(hooked.err), "extprof: hooked 1/1", "xz: %s",
 			 hooked.err);
 
@@ -320,26 +318,5 @@ Test(scope, liblzma_hooked_in_xz, .timeout = 120)
 	free(input);
 	free(dumps);
 	free(trace);
-	harness_rmdir(dir);
-}
-
-/* Zydis is loaded for the shim alone: its functions are the shim's, never the program's. */
-Test(scope, a_library_only_the_shim_loads_is_its_own)
-{
-	char *dir = harness_tmpdir("scope-zydis"), *dumps, *input = input_file(dir, 100);
-	const char *argv[] = {"cat", input, NULL};
-	struct run_result plain, hooked;
-
-	cr_assert(asprintf(&dumps, "%s/dumps", dir) > 0);
-	harness_run(argv, NULL, &plain);
-	shim_run(argv, "function:ZydisDecoderInit@libZydis.so.*", dumps, &hooked);
-	expect_same("cat", &plain, &hooked);
-	cr_expect_str_eq(harness_hook_line(hooked.err),
-			 "extprof: hooked 0/1; refused 1: ZydisDecoderInit is the shim's own",
-			 "cat: %s", hooked.err);
-	harness_free(&plain);
-	harness_free(&hooked);
-	free(input);
-	free(dumps);
 	harness_rmdir(dir);
 }
