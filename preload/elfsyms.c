@@ -116,26 +116,24 @@ static bool elfobj_needs(const struct elf_object *o, const char *soname)
 }
 
 /*
- * The libraries the shim brought in (libZydis): an object that the shim
- * needs and that nothing else loaded at start-up needs.  Hooked, its
- * functions would be the shim's calls counted as the program's.
+ * The libraries the shim brought in (libZydis): the ones the shim needs
+ * and no other loaded object needs.  Hooked, their functions would be the
+ * shim's calls counted as the program's.
  */
 static void elfobj_mark_shim_libs(struct elf_object *objs, int n)
 {
-	for (int i = 0; i < n; i++) {
-		bool shim_needs = false, other_needs = false;
+	const struct elf_object *shim = NULL;
 
-		if (objs[i].is_main || objs[i].is_shim)
+	for (int k = 0; k < n && !shim; k++)
+		shim = objs[k].is_shim ? &objs[k] : NULL;
+	for (int i = 0; shim && i < n; i++) {
+		bool other = false;
+
+		if (objs[i].is_main || objs[i].is_shim || !elfobj_needs(shim, objs[i].name))
 			continue;
-		for (int k = 0; k < n && !other_needs; k++) {
-			if (k == i || !elfobj_needs(&objs[k], objs[i].name))
-				continue;
-			if (hookable_is_shim(objs[k].name))
-				shim_needs = true;
-			else
-				other_needs = true;
-		}
-		objs[i].is_shim = shim_needs && !other_needs;
+		for (int k = 0; k < n && !other; k++)
+			other = k != i && !objs[k].is_shim && elfobj_needs(&objs[k], objs[i].name);
+		objs[i].is_shim = !other;
 	}
 }
 
