@@ -151,12 +151,12 @@ uint64_t arch_step_thunk(const void *uc, bool *exit);
 bool arch_step_look(struct xp_step *s, void *uc);
 
 /*
- * The context a libunwind walk starts from (@uc, an unw_context_t): the
- * caller of a hooked function as its exit thunk found it, returning to
- * @ret from the return address at @slot, with the callee-saved registers
- * @regs that xp_thunk_exit_callers saved.
+ * Start the libunwind walk @cursor (an unw_cursor_t) at the caller of a
+ * hooked function as its exit thunk found it: returning to @ret from the
+ * return address at @slot, with the callee-saved registers @regs that
+ * xp_thunk_exit_callers saved.  Returns 0, or -1 when libunwind refuses.
  */
-void arch_unwind_context(void *uc, const uint64_t *regs, uint64_t ret, uint64_t slot);
+int arch_unwind_start(void *cursor, const uint64_t *regs, uint64_t ret, uint64_t slot);
 
 /* The stack pointer a longjmp to the C library's jump buffer @env restores. */
 uint64_t arch_jmpbuf_sp(const void *env);

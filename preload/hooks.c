@@ -289,7 +289,7 @@ static bool hooks_refused_by_rule(struct hooks_match *m, const char *symbol, uin
 	const struct hookable_rule *r = hooks_denied(m->tab, value, m->name);
 	char why[256];
 
-	if (hookable_is_shim(m->o->name) || (value && value == m->tab->tab.entry)) {
+	if (m->o->is_shim || (value && value == m->tab->tab.entry)) {
 		m->tally->tried++;
 		hooks_tally_refuse(m->tally, symbol,
 				   value == m->tab->tab.entry ? HOOKABLE_ENTRY_REASON
@@ -319,8 +319,7 @@ static void hooks_add_sym(struct hooks_match *m, const struct functab_sym *s)
 		return;
 	functab_sym_name(s, symbol, sizeof(symbol));
 	m->name = s->name;
-	if (hookable_is_shim(m->o->name) || hooks_denied(m->tab, value, s->name) ||
-	    value == t->entry) {
+	if (m->o->is_shim || hooks_denied(m->tab, value, s->name) || value == t->entry) {
 		hooks_refused_by_rule(m, symbol, value);
 		return;
 	}
