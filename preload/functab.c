@@ -24,31 +24,40 @@ struct functab_build {
 	struct functab *t;
 	size_t cap;
 	size_t fde_cap;
+	size_t label_cap;
 	int err;
-	uint64_t plt[4][2]; /* .plt, .plt.got, .plt.sec: [start, end) */
-	int nplt;
 };
 
 /* Where @elf's PLT sections lie. */
-static void functab_find_plt(Elf *elf, struct functab_build *b)
+static void functab_find_plt(Elf *elf, struct functab *t)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return;
-	while ((scn = elf_nextscn(elf, scn)) && b->nplt < 4) {
+	while ((scn = elf_nextscn(elf, scn)) && t->nplt < 4) {
 		const char *name;
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
 			continue;
 		if (!strncmp(name, ".plt", 4)) {
-			b->plt[b->nplt][0] = sh.sh_addr;
-			b->plt[b->nplt][1] = sh.sh_addr + sh.sh_size;
-			b->nplt++;
+			t->plt[t->nplt][0] = sh.sh_addr;
+			t->plt[t->nplt][1] = sh.sh_addr + sh.sh_size;
+			t->nplt++;
 		}
 	}
+}
+
+/* Whether @addr lies in a PLT section. */
+static bool functab_in_plt(const struct functab *t, uint64_t addr)
+{
+	for (int i = 0; i < t->nplt; i++) {
+		if (addr >= t->plt[i][0] && addr < t->plt[i][1])
+			return true;
+	}
+	return false;
 }
 
 static const char *functab_intern(struct functab *t, const char *s, int *err)
@@ -76,16 +85,48 @@ static const char *functab_intern(struct functab *t, const char *s, int *err)
 	return p;
 }
 
+/*
+ * A label: a symbol that names an address but no sized function (an asm
+ * entry point without .size, a NOTYPE symbol).  Code may be entered there,
+ * so the padding a label marks is never patched.
+ */
+static int functab_visit_label(const struct elf_sym *s, struct functab_build *b)
+{
+	struct functab *t = b->t;
+
+	if (!s->name[0] || s->shndx == SHN_ABS || s->shndx == SHN_COMMON)
+		return 0;
+	if (t->nlabels == b->label_cap) {
+		size_t cap = b->label_cap ? b->label_cap * 2 : 256;
+		struct functab_label *v = realloc(t->labels, cap * sizeof(*v));
+
+		if (!v) {
+			b->err = -ENOMEM;
+			return 1;
+		}
+		t->labels = v;
+		b->label_cap = cap;
+	}
+	t->labels[t->nlabels].value = s->value;
+	t->labels[t->nlabels].name = functab_intern(t, s->name, &b->err);
+	if (b->err)
+		return 1;
+	t->nlabels++;
+	return 0;
+}
+
 static int functab_visit(const struct elf_sym *s, void *arg)
 {
 	struct functab_build *b = arg;
 	struct functab *t = b->t;
 	struct functab_sym *x;
 
-	if (!s->defined || (s->type != STT_FUNC && s->type != STT_GNU_IFUNC))
+	if (!s->defined)
 		return 0;
+	if (s->type == STT_NOTYPE || (s->type == STT_FUNC && !s->size))
+		return functab_visit_label(s, b);
 	/* an IFUNC's size is its resolver's, and may be 0 in hand-written ones */
-	if (!s->size && s->type == STT_FUNC)
+	if (s->type != STT_FUNC && s->type != STT_GNU_IFUNC)
 		return 0;
 	if (t->nsyms == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 1024;
@@ -125,10 +166,8 @@ static void functab_visit_fde(uint64_t start, uint64_t size, void *arg)
 	if (b->err)
 		return;
 	/* the PLT has an FDE, but it is the dynamic linker's trampolines, not a function */
-	for (int i = 0; i < b->nplt; i++) {
-		if (start >= b->plt[i][0] && start < b->plt[i][1])
-			return;
-	}
+	if (functab_in_plt(t, start))
+		return;
 	if (t->nfdes == b->fde_cap) {
 		size_t cap = b->fde_cap ? b->fde_cap * 2 : 1024;
 		struct functab_fde *v = realloc(t->fdes, cap * sizeof(*v));
@@ -222,6 +261,15 @@ static void functab_dedup(struct functab *t)
 	t->nsyms = out;
 }
 
+static int functab_cmp_label(const void *a, const void *b)
+{
+	const struct functab_label *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
 static int functab_index(struct functab *t)
 {
 	qsort(t->syms, t->nsyms, sizeof(*t->syms), functab_cmp_name);
@@ -233,6 +281,7 @@ static int functab_index(struct functab *t)
 		t->by_value[i] = &t->syms[i];
 	qsort(t->by_value, t->nsyms, sizeof(*t->by_value), functab_cmp_value);
 	qsort(t->fdes, t->nfdes, sizeof(*t->fdes), functab_cmp_fde);
+	qsort(t->labels, t->nlabels, sizeof(*t->labels), functab_cmp_label);
 	return 0;
 }
 
@@ -248,7 +297,7 @@ static bool functab_relocatable(Elf *elf, uint64_t *entry)
 
 int functab_read_elf(struct functab *t, Elf *elf, bool no_debug)
 {
-	struct functab_build b = {t, 0, 0, 0, {{0}}, 0};
+	struct functab_build b = {t, 0, 0, 0, 0};
 	int dfd;
 	Elf *delf;
 
@@ -262,7 +311,7 @@ int functab_read_elf(struct functab *t, Elf *elf, bool no_debug)
 		elfsym_each_symtab(delf, ELFSYM_DEBUG, functab_visit, &b);
 		elfsym_close(dfd, delf);
 	}
-	functab_find_plt(elf, &b);
+	functab_find_plt(elf, t);
 	/* a relocatable object's FDEs point nowhere yet */
 	if (!b.err && !functab_relocatable(elf, &t->entry) &&
 	    elffde_each(elf, functab_visit_fde, &b) < 0)
@@ -302,6 +351,7 @@ void functab_free(struct functab *t)
 	free(t->syms);
 	free(t->by_value);
 	free(t->fdes);
+	free(t->labels);
 	free(t->jumps);
 	memset(t, 0, sizeof(*t));
 }
@@ -423,10 +473,13 @@ static void functab_visit_branch(uint64_t from, uint64_t target, void *arg)
 	struct functab_scan *s = arg;
 	struct functab *t = s->t;
 
-	if (s->err || functab_is_start(t, target))
-		return;
-	/* only branches into code a function holds matter */
-	if (!functab_fde_holding(t, target) && !functab_sym_holding(t, target))
+	/*
+	 * A call or tail call to a function's start is a call, and a branch to
+	 * the PLT one of the dynamic linker's: any other lands inside a
+	 * function's bytes or in the padding between two, which the patch
+	 * of the function after it may use.
+	 */
+	if (s->err || functab_is_start(t, target) || functab_in_plt(t, target))
 		return;
 	if (t->njumps == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 256;
@@ -466,10 +519,15 @@ int functab_scan_jumps(struct functab *t, functab_code_fn code, void *arg, funct
 		if (p)
 			each(p, t->fdes[i].size, t->fdes[i].start, functab_visit_branch, &s);
 	}
-	for (size_t i = 0; !t->nfdes && i < t->nsyms && !s.err; i++) {
-		const struct functab_sym *f = &t->syms[i];
-		const uint8_t *p = f->type == STT_FUNC ? code(f->value, f->size, arg) : NULL;
+	/* and the named functions no FDE describes (hand-written ones without CFI) */
+	for (size_t i = 0; i < t->nsyms && !s.err; i++) {
+		const struct functab_sym *f = t->by_value[i];
+		const uint8_t *p;
 
+		if (f->type != STT_FUNC || functab_fde_holding(t, f->value) ||
+		    (i && t->by_value[i - 1]->value == f->value))
+			continue;
+		p = code(f->value, f->size, arg);
 		if (p)
 			each(p, f->size, f->value, functab_visit_branch, &s);
 	}
@@ -493,29 +551,49 @@ const struct functab_jump *functab_jump_into(const struct functab *t, uint64_t l
 	return a < t->njumps && t->jumps[a].target < hi ? &t->jumps[a] : NULL;
 }
 
-uint64_t functab_gap_start(const struct functab *t, uint64_t value)
+bool functab_code_before(const struct functab *t, uint64_t value, uint64_t *start, uint64_t *end)
 {
 	long i = value ? functab_fde_floor(t, value - 1) : -1;
 	size_t k = functab_value_upper(t, value ? value - 1 : 0);
-	uint64_t end = 0;
 	bool known = false;
 
-	/* ranges rarely nest: the last few before @value decide */
+	*start = *end = 0;
+	/* ranges rarely nest: the last few before @value decide; an FDE first */
 	for (int steps = 0; i >= 0 && steps < 8; i--, steps++) {
 		uint64_t e = t->fdes[i].start + t->fdes[i].size;
 
+		if (!known || e > *end) {
+			*start = t->fdes[i].start;
+			*end = e;
+		}
 		known = true;
-		if (e > end)
-			end = e;
 	}
 	for (int steps = 0; value && k > 0 && steps < 8; k--, steps++) {
 		const struct functab_sym *s = t->by_value[k - 1];
 
 		if (s->value >= value)
 			continue;
+		if (!known || s->value + s->size > *end) {
+			*start = s->value;
+			*end = s->value + s->size;
+		}
 		known = true;
-		if (s->value + s->size > end)
-			end = s->value + s->size;
 	}
-	return !known || end > value ? value : end;
+	return known && *end <= value;
+}
+
+const char *functab_label_in(const struct functab *t, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = t->nlabels;
+
+	/* the first label at or above lo */
+	while (a < b) {
+		size_t mid = (a + b) / 2;
+
+		if (t->labels[mid].value < lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < t->nlabels && t->labels[a].value < hi ? t->labels[a].name : NULL;
 }
