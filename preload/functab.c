@@ -270,10 +270,27 @@ static int functab_cmp_label(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/*
+ * Static functions of several files may share a name (glibc has eight
+ * round_and_return): each is a function of its own, and its declaration
+ * must be too, or one's calls would be taken for another's.
+ */
+static void functab_mark_homonyms(struct functab *t)
+{
+	for (size_t i = 1; i < t->nsyms; i++) {
+		struct functab_sym *a = &t->syms[i - 1], *b = &t->syms[i];
+
+		if (a->value != b->value && !strcmp(a->name, b->name) && a->hidden == b->hidden &&
+		    !strcmp(a->version ? a->version : "", b->version ? b->version : ""))
+			a->homonym = b->homonym = true;
+	}
+}
+
 static int functab_index(struct functab *t)
 {
 	qsort(t->syms, t->nsyms, sizeof(*t->syms), functab_cmp_name);
 	functab_dedup(t);
+	functab_mark_homonyms(t);
 	t->by_value = malloc((t->nsyms + 1) * sizeof(*t->by_value));
 	if (!t->by_value)
 		return -ENOMEM;
@@ -449,10 +466,14 @@ uint64_t functab_size_at(const struct functab *t, uint64_t value)
 
 const char *functab_sym_name(const struct functab_sym *s, char *buf, size_t len)
 {
+	int n;
+
 	if (s->hidden && s->version)
-		snprintf(buf, len, "%s@%s", s->name, s->version);
+		n = snprintf(buf, len, "%s@%s", s->name, s->version);
 	else
-		snprintf(buf, len, "%s", s->name);
+		n = snprintf(buf, len, "%s", s->name);
+	if (s->homonym && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "@0x%llx", (unsigned long long)s->value);
 	return buf;
 }
 

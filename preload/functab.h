@@ -25,6 +25,7 @@ struct functab_sym {
 	uint32_t shndx; /* the section its symbol points into */
 	bool hidden;	/* name@VERSION, not the default */
 	bool global;	/* STB_GLOBAL or STB_WEAK */
+	bool homonym;	/* another function of the object has the same name (statics) */
 };
 
 struct functab_fde {
@@ -121,7 +122,11 @@ bool functab_code_before(const struct functab *t, uint64_t value, uint64_t *star
  */
 const char *functab_label_in(const struct functab *t, uint64_t lo, uint64_t hi);
 
-/* "name", or "name@VERSION" for a version other than the default, into @buf. */
+/*
+ * "name", or "name@VERSION" for a version other than the default, into
+ * @buf; a homonym's offset after it, "name@0x43770": the name of one
+ * function, as a declaration must be (hooks_entry.c matches it back).
+ */
 const char *functab_sym_name(const struct functab_sym *s, char *buf, size_t len);
 
 #endif

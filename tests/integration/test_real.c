@@ -167,6 +167,59 @@ Test(real, ifuncs_counted_exactly)
 }
 
 /*
+ * Two static functions named twin (tests/targets/homonyms.c), each ending
+ * in a tail call of leaf: each is a declaration of its own, twin@0xOFFSET,
+ * counted exactly, and can be named so alone.  Before, both shared one
+ * declaration, whose stub was the last one's: the other's tail call was
+ * taken for a longjmp out of it, its return address dropped, and the
+ * program crashed (glibc's eight round_and_return under function:*@*).
+ */
+Test(real, homonyms)
+{
+	const char *argv[] = {harness_path("HOMONYMS_TARGET"), "300", NULL};
+	char *dir = harness_tmpdir("twin");
+	struct run_result plain, r;
+	char names[2][64], entry[128];
+	const char *p;
+	json_t *report;
+
+	harness_run(argv, NULL, &plain);
+	p = plain.err;
+	for (int i = 0; i < 2; i++) {
+		p = strstr(p, "checker-truth: twin@0x");
+		cr_assert(p && sscanf(p, "checker-truth: %63s", names[i]) == 1, "%s", plain.err);
+		p++;
+	}
+	shim_run(argv, "function:twin,function:leaf", dir, NULL, NULL, &r);
+	expect_same("function:twin", &plain, &r);
+	cr_expect_str_eq(harness_hook_line(r.err), "extprof: hooked 3/3", "%s", r.err);
+	report = harness_report(dir, NULL);
+	for (int i = 0; i < 2; i++)
+		cr_expect_eq(harness_decl_int(report, names[i], "evaluations"),
+			     harness_tagged(plain.err, "truth", names[i]), "%s", names[i]);
+	cr_expect_eq(harness_decl_int(report, "leaf", "evaluations"),
+		     harness_tagged(plain.err, "truth", "leaf"));
+	json_decref(report);
+	harness_free(&r);
+	harness_rmdir(dir);
+
+	/* one of them by its declaration's name (the object last, as after a version) */
+	dir = harness_tmpdir("twin");
+	snprintf(entry, sizeof(entry), "function:%s@*", names[1]);
+	shim_run(argv, entry, dir, NULL, NULL, &r);
+	expect_same(entry, &plain, &r);
+	cr_expect_str_eq(harness_hook_line(r.err), "extprof: hooked 1/1", "%s", r.err);
+	report = harness_report(dir, NULL);
+	cr_expect_eq(harness_decl_int(report, names[1], "evaluations"),
+		     harness_tagged(plain.err, "truth", names[1]), "%s", names[1]);
+	cr_expect_eq(harness_decl_int(report, names[0], "evaluations"), -1);
+	json_decref(report);
+	harness_free(&plain);
+	harness_free(&r);
+	harness_rmdir(dir);
+}
+
+/*
  * A plain name is the default version (memcpy@@GLIBC_2.14), which a
  * program linked today calls; name@VERSION@OBJECT another: memcpy@GLIBC_2.2.5,
  * which a program linked before glibc 2.14 calls.  Before, a plain memcpy
