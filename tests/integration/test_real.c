@@ -167,6 +167,40 @@ Test(real, ifuncs_counted_exactly)
 }
 
 /*
+ * A fork child drops the parent's dumps (munmap) as its first act: with
+ * munmap hooked, that call passed through the stub, which wrote into the
+ * tables it had just unmapped, and the child died (timeout(1) under
+ * function:*@*).  Each process counts its own calls, exactly.
+ */
+Test(real, fork_child_with_munmap_hooked)
+{
+	const char *argv[] = {harness_path("LIBCALLS_TARGET"), "fork", "100", NULL};
+	char *dir = harness_tmpdir("fork");
+	struct run_result plain, r;
+	long pids[4];
+	int n;
+
+	harness_run(argv, NULL, &plain);
+	shim_run(argv, "function:memcpy@" LIBC ",function:munmap@" LIBC, dir,
+		 "EXTPROF_WINDOW=measure_fork", NULL, &r);
+	expect_same("fork", &plain, &r);
+	n = harness_dump_pids(dir, pids, 4);
+	cr_expect_eq(n, 2, "the dumps of %d processes: %s", n, r.err);
+	for (int i = 0; i < n; i++) {
+		char why[512];
+		json_t *report = harness_report_pid(dir, pids[i], why, sizeof(why));
+
+		cr_assert(report, "process %ld: %s", pids[i], why);
+		cr_expect_eq(harness_decl_int(report, "memcpy", "evaluations"), 100);
+		cr_expect_eq(harness_decl_int(report, "munmap", "evaluations"), 100);
+		json_decref(report);
+	}
+	harness_free(&plain);
+	harness_free(&r);
+	harness_rmdir(dir);
+}
+
+/*
  * Two static functions named twin (tests/targets/homonyms.c), each ending
  * in a tail call of leaf: each is a declaration of its own, twin@0xOFFSET,
  * counted exactly, and can be named so alone.  Before, both shared one
