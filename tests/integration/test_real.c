@@ -167,6 +167,89 @@ Test(real, ifuncs_counted_exactly)
 }
 
 /*
+ * glibc's __memcpy_chk_X (what a program built with -D_FORTIFY_SOURCE=2
+ * calls) checks, then falls through the padding into __memcpy_X, which
+ * __mempcpy_X jumps into past its first instruction: memcpy's short patch
+ * puts its jmp in that padding, at an instruction's start, so that the
+ * fall-through is a counted call of memcpy, whose code it runs.  Before,
+ * the jmp cut a nop in two and the fall-through ran garbage.  In every
+ * choice of the IFUNCs this CPU allows (GLIBC_TUNABLES masks features):
+ * the program unchanged, memcpy and mempcpy counted once for each call and
+ * each check that passed.
+ */
+Test(real, fortified_memcpy_every_choice)
+{
+	static const char *const tunables[] = {
+		NULL,
+		"GLIBC_TUNABLES=glibc.cpu.hwcaps=Prefer_No_AVX512",
+		"GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL",
+		"GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-ERMS",
+		"GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX_Fast_Unaligned_Load,-AVX512F,-AVX512VL",
+		"GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX_Fast_Unaligned_Load,-AVX512F,-AVX512VL,-SSSE3",
+		"GLIBC_TUNABLES=glibc.cpu.hwcaps=Prefer_ERMS",
+	};
+	static const struct {
+		const char *decl;
+		long long per_round;
+	} want[] = {{"memcpy", 2}, {"__memcpy_chk", 1}, {"mempcpy", 2}, {"__mempcpy_chk", 1}};
+	const char *argv[] = {harness_path("LIBCALLS_TARGET"), "chk", "500", NULL};
+
+	for (size_t i = 0; i < sizeof(tunables) / sizeof(tunables[0]); i++) {
+		const char *env[] = {tunables[i], NULL};
+		char *dir = harness_tmpdir("chk");
+		struct run_result plain, r;
+		const char *choice;
+		json_t *report;
+
+		harness_run(argv, tunables[i] ? env : NULL, &plain);
+		shim_run(argv,
+			 "function:memcpy@" LIBC ",function:__memcpy_chk@" LIBC
+			 ",function:mempcpy@" LIBC ",function:__mempcpy_chk@" LIBC,
+			 dir, "EXTPROF_WINDOW=measure_chk", tunables[i], &r);
+		choice = strstr(r.err, "memcpy -> ");
+		expect_same(tunables[i] ? tunables[i] : "by default", &plain, &r);
+		cr_expect_str_eq(harness_hook_line(r.err), "extprof: hooked 5/5", "%s: %s",
+				 tunables[i] ? tunables[i] : "by default", r.err);
+		report = harness_report(dir, NULL);
+		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+			cr_expect_eq(harness_decl_int(report, want[k].decl, "evaluations"),
+				     500 * want[k].per_round, "%s (%.40s): %s: %lld evaluations",
+				     tunables[i] ? tunables[i] : "by default", choice, want[k].decl,
+				     harness_decl_int(report, want[k].decl, "evaluations"));
+		json_decref(report);
+		harness_free(&plain);
+		harness_free(&r);
+		harness_rmdir(dir);
+	}
+}
+
+/* Debian's perl and gzip, fortified, with memcpy hooked: unchanged (both crashed). */
+Test(real, fortified_programs)
+{
+	const char *perl[] = {"perl", "-e", "my %h; $h{$_} = $_ x 3 for 1 .. 2000; "
+					    "print join(',', map { length } @h{1 .. 20}), \"\\n\"",
+			      NULL};
+	const char *gzip[] = {"gzip", "-c", "-9", harness_path("LIBCALLS_TARGET"), NULL};
+	const char *const *progs[] = {perl, gzip};
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		char *dir = harness_tmpdir("fort");
+		struct run_result plain, r;
+
+		harness_run(progs[i], NULL, &plain);
+		cr_assert_eq(plain.status, 0, "%s by itself: %s", progs[i][0], plain.err);
+		shim_run(progs[i], "function:memcpy@" LIBC, dir, NULL, NULL, &r);
+		expect_same(progs[i][0], &plain, &r);
+		cr_expect(plain.out[0], "%s wrote nothing", progs[i][0]);
+		cr_expect_str_eq(harness_hook_line(r.err), "extprof: hooked 1/1", "%s: %s",
+				 progs[i][0], r.err);
+		harness_free(&plain);
+		harness_free(&r);
+		harness_rmdir(dir);
+	}
+}
+
+/*
  * A fork child drops the parent's dumps (munmap) as its first act: with
  * munmap hooked, that call passed through the stub, which wrote into the
  * tables it had just unmapped, and the child died (timeout(1) under
@@ -251,6 +334,34 @@ Test(real, homonyms)
 	harness_free(&plain);
 	harness_free(&r);
 	harness_rmdir(dir);
+}
+
+/*
+ * Everything hooked in programs that met each of the faults above: a
+ * fork child (timeout), glibc's homonyms (strtod, in timeout's argument),
+ * fortified calls: each runs unchanged.
+ */
+Test(real, everything_hooked_programs)
+{
+	const char *timeout[] = {"timeout", "5", "sh", "-c", "echo in the child", NULL};
+	const char *chk[] = {harness_path("LIBCALLS_TARGET"), "chk", "20", NULL};
+	const char *fork_[] = {harness_path("LIBCALLS_TARGET"), "fork", "20", NULL};
+	const char *twins[] = {harness_path("HOMONYMS_TARGET"), "20", NULL};
+	const char *const *progs[] = {timeout, chk, fork_, twins};
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		char *dir = harness_tmpdir("all");
+		struct run_result plain, r;
+
+		harness_run(progs[i], NULL, &plain);
+		shim_run(progs[i], "function:*@*", dir, NULL, NULL, &r);
+		expect_same(progs[i][0], &plain, &r);
+		cr_expect(!strncmp(harness_hook_line(r.err), "extprof: hooked ", 16), "%s: %s",
+			  progs[i][0], r.err);
+		harness_free(&plain);
+		harness_free(&r);
+		harness_rmdir(dir);
+	}
 }
 
 /*

@@ -8,6 +8,11 @@
  *                counts exact
  *   old N        the same with memcpy@GLIBC_2.2.5, the version programs
  *                linked before glibc 2.14 call (bound here with .symver)
+ *   chk N        memcpy, __memcpy_chk, mempcpy and __mempcpy_chk N times
+ *                each inside measure_chk(), as a program built with
+ *                -D_FORTIFY_SOURCE=2 calls them: glibc's __memcpy_chk_*
+ *                falls through the padding into its __memcpy_*, and
+ *                __mempcpy_* jumps into it past its first instruction
  *   fork N       memcpy and munmap N times each inside measure_fork(), then
  *                a fork child does the same and exits, as timeout(1) forks
  *                after its own calls: the shim's set-up of the child
@@ -52,6 +57,22 @@ __attribute__((noinline)) void measure_old(long n)
 	for (long i = 0; i < n; i++) {
 		old_memcpy(dst, src, sizeof(src));
 		sink += strlen(dst);
+	}
+}
+
+/* what a fortified memcpy or mempcpy calls when the destination's size is known */
+void *__memcpy_chk(void *d, const void *s, size_t n, size_t dlen);
+void *__mempcpy_chk(void *d, const void *s, size_t n, size_t dlen);
+
+__attribute__((noinline)) void measure_chk(long n)
+{
+	for (long i = 0; i < n; i++) {
+		size_t k = (size_t)(i % (long)sizeof(src)) + 1;
+
+		memcpy(dst, src, k);
+		__memcpy_chk(dst, src, k, sizeof(dst));
+		sink += (size_t)((char *)mempcpy(dst, src, k) - dst);
+		sink += (size_t)((char *)__mempcpy_chk(dst, src, k, sizeof(dst)) - dst);
 	}
 }
 
@@ -167,6 +188,13 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "fork"))
 		return fork_loop(argc > 2 ? atol(argv[2]) : 1000);
+	if (!strcmp(mode, "chk")) {
+		long n = argc > 2 ? atol(argv[2]) : 1000;
+
+		measure_chk(n);
+		printf("chk: %ld of each, %zu bytes, %.64s\n", n, (size_t)sink, dst);
+		return 0;
+	}
 	if (!strcmp(mode, "all") || !strcmp(mode, "twice"))
 		err |= twice();
 	if (!strcmp(mode, "all") || !strcmp(mode, "caller"))
