@@ -532,7 +532,7 @@ int functab_scan_jumps(struct functab *t, functab_code_fn code, void *arg, funct
 	struct functab_scan s = {t, 0, 0};
 
 	if (t->jumps_scanned)
-		return 0;
+		return t->jumps_err;
 	t->jumps_scanned = true;
 	for (size_t i = 0; i < t->nfdes && !s.err; i++) {
 		const uint8_t *p = code(t->fdes[i].start, t->fdes[i].size, arg);
@@ -553,6 +553,7 @@ int functab_scan_jumps(struct functab *t, functab_code_fn code, void *arg, funct
 			each(p, f->size, f->value, functab_visit_branch, &s);
 	}
 	qsort(t->jumps, t->njumps, sizeof(*t->jumps), functab_cmp_jump);
+	t->jumps_err = s.err;
 	return s.err;
 }
 

@@ -55,14 +55,15 @@ struct functab {
 	size_t nlabels;
 	uint64_t plt[4][2]; /* .plt, .plt.got, .plt.sec: [start, end) */
 	int nplt;
-	bool fdes_bad;	 /* .eh_frame ended at a malformed entry */
-	uint64_t entry;	 /* the ELF header's e_entry, 0 when none */
-	bool has_symtab; /* the file's own .symtab */
-	bool has_debug;	 /* names from its debug file */
+	bool fdes_bad;	  /* .eh_frame ended at a malformed entry */
+	uint64_t entry;	  /* the ELF header's e_entry, 0 when none */
+	bool has_symtab;  /* the file's own .symtab */
+	bool has_debug;	  /* names from its debug file */
 	char debug_path[256];
 	struct functab_jump *jumps; /* by target; after functab_scan_jumps */
 	size_t njumps;
 	bool jumps_scanned;
+	int jumps_err; /* the scan's: -ENOMEM leaves the list short */
 	char *strings; /* the names, in chunks */
 	size_t strings_used, strings_cap;
 };

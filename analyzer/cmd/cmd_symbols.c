@@ -57,24 +57,21 @@ void cmd_symbols_usage(FILE *out)
 	      out);
 }
 
-static bool symbols_shown(const struct xp_func *fn, const char *glob)
-{
-	return !glob || !fnmatch(glob, fn->name, 0) || !fnmatch(glob, fn->display, 0);
-}
-
 static const char *symbols_status(const struct xp_func *fn)
 {
-	return fn->ok ? "OK" : fn->ifunc && !fn->resolved ? "IFUNC" : "REFUSED";
+	if (fn->ok)
+		return "OK";
+	if (fn->alias_of)
+		return "ALIAS";
+	return fn->ifunc && !fn->resolved ? "IFUNC" : "REFUSED";
 }
 
-static void symbols_text(const struct xp_funcs *f, const char *glob)
+static void symbols_text(const struct xp_funcs *f)
 {
 	printf("%8s  %-8s  %s  %s\n", "SIZE", "STATUS", "NAME", "REASON");
 	for (size_t i = 0; i < f->n; i++) {
 		const struct xp_func *fn = &f->v[i];
 
-		if (!symbols_shown(fn, glob))
-			continue;
 		printf("%8" PRIu64 "  %-8s  ", fn->resolved ? fn->impl_size : fn->size,
 		       symbols_status(fn));
 		xp_text_put(stdout, fn->display);
@@ -112,7 +109,7 @@ static const char *symbols_table(const struct xp_func *fn)
 	return fn->in_debug ? "debug" : "symtab";
 }
 
-static void symbols_json(const char *path, const struct xp_funcs *f, const char *glob)
+static void symbols_json(const char *path, const struct xp_funcs *f)
 {
 	struct xp_json j;
 
@@ -126,8 +123,6 @@ static void symbols_json(const char *path, const struct xp_funcs *f, const char 
 	for (size_t i = 0; i < f->n; i++) {
 		const struct xp_func *fn = &f->v[i];
 
-		if (!symbols_shown(fn, glob))
-			continue;
 		xp_json_begin(&j, '{');
 		xp_json_key_str(&j, "name", fn->name);
 		xp_json_key_str(&j, "symbol", fn->display);
@@ -140,12 +135,17 @@ static void symbols_json(const char *path, const struct xp_funcs *f, const char 
 		if (fn->resolved) {
 			xp_json_key_begin(&j, "implementation", '{');
 			xp_json_key_str(&j, "name", fn->impl_name);
-			xp_json_key_u64(&j, "offset", fn->impl);
-			xp_json_key_u64(&j, "size", fn->impl_size);
+			/* a choice with no size is none of the object's functions: no offset */
+			if (fn->impl_size) {
+				xp_json_key_u64(&j, "offset", fn->impl);
+				xp_json_key_u64(&j, "size", fn->impl_size);
+			}
 			xp_json_end(&j, '}');
 		}
 		if (fn->near)
 			xp_json_key_str(&j, fn->near_inside ? "inside" : "after", fn->near);
+		if (fn->alias_of)
+			xp_json_key_str(&j, "alias_of", fn->alias_of);
 		xp_json_key_bool(&j, "hookable", fn->ok);
 		xp_json_key_str(&j, "reason", fn->ok ? NULL : fn->why);
 		xp_json_end(&j, '}');
@@ -155,9 +155,11 @@ static void symbols_json(const char *path, const struct xp_funcs *f, const char 
 	putchar('\n');
 }
 
-/* What a stripped file means for the user, on stderr. */
-static void symbols_note(const char *path, const struct xp_funcs *f, const char *glob, size_t shown)
+/* What a stripped file means for the user, and what the shim would say of GLOB, on stderr. */
+static void symbols_note(const char *path, const struct xp_funcs *f, const char *glob)
 {
+	const char *slash = strrchr(path, '/');
+
 	if (!f->has_symtab && f->has_debug)
 		fprintf(stderr,
 			"extprof: %s is stripped (no .symtab): the names of its functions come "
@@ -170,15 +172,21 @@ static void symbols_note(const char *path, const struct xp_funcs *f, const char 
 			"listed as 0xOFFSET, for KIND:0xOFFSET entries\n",
 			path, f->dynsym_funcs, f->dynsym_funcs == 1 ? "" : "s",
 			f->dynsym_funcs == 1 ? "is" : "are", f->fde_funcs);
-	else if (!f->n)
+	else if (!f->total)
 		fprintf(stderr, "extprof: %s has no function symbols with a size\n", path);
 	if (f->fdes_bad)
 		fprintf(stderr,
 			"extprof: %s: its .eh_frame ends at a malformed entry; the functions "
 			"after it are not listed\n",
 			path);
-	if (glob && f->n && !shown)
+	if (glob && f->total && !f->n)
 		fprintf(stderr, "extprof: %s: no function matches %s\n", path, glob);
+	if (f->ifunc_line[0])
+		fprintf(stderr, "extprof: function:%s@%s, dry: %s\n", glob,
+			slash ? slash + 1 : path, f->ifunc_line);
+	if (f->hook_line[0])
+		fprintf(stderr, "extprof: function:%s@%s, dry: %s\n", glob,
+			slash ? slash + 1 : path, f->hook_line);
 }
 
 /* The counter the shim would count with for --counter @v (auto: as with a PMU). */
@@ -215,7 +223,6 @@ int cmd_symbols(int argc, char **argv)
 	struct xp_funcs f;
 	struct xp_err e = {""};
 	bool json = false;
-	size_t shown = 0;
 	int opt;
 
 	opterr = 0;
@@ -256,18 +263,16 @@ int cmd_symbols(int argc, char **argv)
 	path = argv[optind];
 	if (argc - optind == 2)
 		glob = argv[optind + 1];
-	if (xp_elf_functions(path, counter, &f, &e)) {
+	if (xp_elf_functions(path, glob, counter, &f, &e)) {
 		xp_err_print(&e);
 		return XP_EXIT_BAD;
 	}
-	for (size_t i = 0; i < f.n; i++)
-		shown += symbols_shown(&f.v[i], glob);
 	if (json)
-		symbols_json(path, &f, glob);
+		symbols_json(path, &f);
 	else
-		symbols_text(&f, glob);
+		symbols_text(&f);
 	fflush(stdout);
-	symbols_note(path, &f, glob, shown);
+	symbols_note(path, &f, glob);
 	xp_funcs_free(&f);
 	return 0;
 }

@@ -26,7 +26,8 @@ static void refusal_reason(const char *fn, const struct matrix_cell *c, char *bu
 	int endbr = c->cet ? 4 : 0;
 
 	if (!strcmp(fn, "tiny4"))
-		snprintf(buf, n, "is %d bytes", 4 + endbr);
+		snprintf(buf, n, "is %d bytes%s, too short for the 5-byte jump to its stub",
+			 4 + endbr, endbr ? " with its endbr64" : "");
 	else if (!strcmp(fn, "ret_early"))
 		snprintf(buf, n, "returns at +0x%x, inside the patched bytes", 2 + endbr);
 	else if (!strcmp(fn, "loop_back"))

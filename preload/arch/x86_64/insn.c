@@ -16,6 +16,7 @@
  * measured from the real patch start, after endbr64).  A branch to the
  * patch start itself is a call of F (a tail call from F's body) and is fine.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 
 #include <Zydis/Zydis.h>
 
+#include "../../arch.h"
 #include "../../functab.h"
 #include "insn.h"
 
@@ -139,6 +141,14 @@ static int insn_scan_body(const ZydisDecoder *dec, const uint8_t *code, uint64_t
 	return 0;
 }
 
+/* A function too short for the patch: "is 4 bytes, too short for the 5-byte jump to its stub". */
+static void insn_say_short(char *why, size_t whylen, uint64_t size, uint32_t start, uint32_t patch)
+{
+	insn_say(why, whylen, "is %llu byte%s%s, too short for the %u-byte jump to its stub",
+		 (unsigned long long)size, size == 1 ? "" : "s", start ? " with its endbr64" : "",
+		 patch);
+}
+
 /* The plan of a patch of @patch bytes (5, or 2 for a short one). */
 static int insn_plan(const uint8_t *code, uint64_t size, uint64_t addr, uint32_t patch,
 		     struct insn_plan *plan, char *why, size_t whylen)
@@ -152,7 +162,7 @@ static int insn_plan(const uint8_t *code, uint64_t size, uint64_t addr, uint32_t
 	if (size >= sizeof(insn_endbr64) && !memcmp(code, insn_endbr64, sizeof(insn_endbr64)))
 		plan->start = sizeof(insn_endbr64);
 	if (size < plan->start + patch) {
-		insn_why(why, whylen, "is %llu bytes%s", size, "");
+		insn_say_short(why, whylen, size, plan->start, patch);
 		return -1;
 	}
 	for (off = plan->start; off < plan->start + patch;) {
@@ -165,7 +175,7 @@ static int insn_plan(const uint8_t *code, uint64_t size, uint64_t addr, uint32_t
 			return -1;
 		}
 		if (off + in.length > size) {
-			insn_why(why, whylen, "is %llu bytes%s", size, "");
+			insn_say_short(why, whylen, size, plan->start, patch);
 			return -1;
 		}
 		m->offset = off;
@@ -481,4 +491,20 @@ long insn_relocate(const struct insn_plan *plan, const uint8_t *code, uint64_t f
 		p = insn_put_abs_jmp(p, back);
 	}
 	return (long)(p - out);
+}
+
+int arch_plan_hook(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t base,
+		   const struct functab *t,
+		   const uint8_t *(*bytes)(uint64_t start, uint64_t size, void *arg), void *arg,
+		   struct arch_plan *plan, char *why, size_t whylen)
+{
+	if (insn_plan_hook(code, size, addr, base, t, bytes, arg, &plan->insn, why, whylen))
+		return -EINVAL;
+	return 0;
+}
+
+void arch_each_branch(const uint8_t *code, uint64_t size, uint64_t addr,
+		      void (*fn)(uint64_t from, uint64_t target, void *arg), void *arg)
+{
+	insn_each_branch(code, size, addr, fn, arg);
 }
