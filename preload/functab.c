@@ -26,6 +26,7 @@ struct functab_build {
 	size_t fde_cap;
 	size_t label_cap;
 	int err;
+	struct gocode_syms go;
 };
 
 /* Where @elf's PLT sections lie. */
@@ -123,6 +124,15 @@ static int functab_visit(const struct elf_sym *s, void *arg)
 
 	if (!s->defined)
 		return 0;
+	if (!strncmp(s->name, "runtime.", 8)) {
+		/* Go's: where its function table and its text are */
+		if (!strcmp(s->name + 8, "pclntab"))
+			b->go.pclntab = s->value;
+		else if (!strcmp(s->name + 8, "text"))
+			b->go.text = s->value;
+		else if (!strcmp(s->name + 8, "etext"))
+			b->go.etext = s->value;
+	}
 	if (s->type == STT_NOTYPE || (s->type == STT_FUNC && !s->size))
 		return functab_visit_label(s, b);
 	/* an IFUNC's size is its resolver's, and may be 0 in hand-written ones */
@@ -314,7 +324,7 @@ static bool functab_relocatable(Elf *elf, uint64_t *entry)
 
 int functab_read_elf(struct functab *t, Elf *elf, bool no_debug)
 {
-	struct functab_build b = {t, 0, 0, 0, 0};
+	struct functab_build b = {t, 0, 0, 0, 0, {0, 0, 0}};
 	int dfd;
 	Elf *delf;
 
@@ -329,6 +339,7 @@ int functab_read_elf(struct functab *t, Elf *elf, bool no_debug)
 		elfsym_close(dfd, delf);
 	}
 	functab_find_plt(elf, t);
+	gocode_find(elf, &b.go, &t->go);
 	/* a relocatable object's FDEs point nowhere yet */
 	if (!b.err && !functab_relocatable(elf, &t->entry) &&
 	    elffde_each(elf, functab_visit_fde, &b) < 0)

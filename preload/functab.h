@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "elfsyms.h"
+#include "gocode.h"
 
 struct functab_sym {
 	const char *name;    /* without its version */
@@ -57,6 +58,7 @@ struct functab {
 	int nplt;
 	bool fdes_bad;	  /* .eh_frame ended at a malformed entry */
 	uint64_t entry;	  /* the ELF header's e_entry, 0 when none */
+	struct gocode go; /* where its Go code lies, if any */
 	bool has_symtab;  /* the file's own .symtab */
 	bool has_debug;	  /* names from its debug file */
 	char debug_path[256];

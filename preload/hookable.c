@@ -160,6 +160,10 @@ static bool hookable_by_rule(const struct hookable_obj *o, const char *name, uin
 		snprintf(v->why, sizeof(v->why), "%s", HOOKABLE_ENTRY_REASON);
 	else if (r)
 		hookable_reason(r, name ? name : hex, v->why, sizeof(v->why));
+	else if (gocode_holds(&o->t->go, value))
+		snprintf(v->why, sizeof(v->why), "%s",
+			 o->t->go.kind == GOCODE_UNKNOWN ? HOOKABLE_GO_UNKNOWN_REASON
+							 : HOOKABLE_GO_REASON);
 	else
 		return false;
 	v->outcome = HOOKABLE_REFUSED;

@@ -3,8 +3,8 @@
  * hookable: the shim's verdict on a function, one code for the shim and
  * `extprof symbols` alike.  First the functions it refuses whatever their
  * bytes say: functions that return twice, functions that look at their
- * caller, the ones the shim itself calls while it counts (and the shim's
- * own object as a whole); then the architecture's plan of the patch.
+ * caller, the ones the shim itself calls while it counts, Go code (and the
+ * shim's own object as a whole); then the architecture's plan of the patch.
  */
 #ifndef EXTPROF_PRELOAD_HOOKABLE_H
 #define EXTPROF_PRELOAD_HOOKABLE_H
@@ -53,6 +53,14 @@ const char *hookable_reason(const struct hookable_rule *r, const char *symbol, c
 
 /* Whether @basename is the shim's object (libextprof.so, and versions of it). */
 bool hookable_is_shim(const char *basename);
+
+/* The reason for a function of Go code (gocode.h says why). */
+#define HOOKABLE_GO_REASON                                                                         \
+	"is Go code: Go's runtime walks goroutine stacks by their return addresses (to grow "      \
+	"them, to collect garbage) and would meet the stub's (\"unknown caller pc\")"
+#define HOOKABLE_GO_UNKNOWN_REASON                                                                 \
+	"is in a Go object whose Go code cannot be told from its C code (no .gopclntab, no "       \
+	"runtime.text): Go's runtime walks goroutine stacks by their return addresses"
 
 #define HOOKABLE_DENIED_MAX 64
 

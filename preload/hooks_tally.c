@@ -54,6 +54,8 @@ static const struct {
 	{"is what the shim calls", "are what the shim calls while it counts"},
 	{"is the shim's own", "are the shim's own"},
 	{"is the object's entry point", "are the object's entry point"},
+	{"is Go code", "are Go code, whose stacks Go's runtime walks by their return addresses"},
+	{"is in a Go object", "are in a Go object whose Go code cannot be told from its C code"},
 	{"is an IFUNC whose choice", "are IFUNCs whose choice on this CPU has no size"},
 	{"is not in an executable segment", "are not in an executable segment"},
 	{"is past the limit", "are past the limit of declarations"},

@@ -431,6 +431,79 @@ Test(real, symbols_agree_with_the_shim)
 }
 
 /*
+ * A cgo program (tests/targets/cgo/main.go, built here by the go tool,
+ * offline): Go's runtime walks goroutine stacks by their return addresses,
+ * and hooked, main.deep died "fatal error: unknown caller pc" when its
+ * stack grew.  Its Go functions are refused with one reason, which
+ * `extprof symbols` gives too; the program runs unchanged; the C function
+ * beside them is hooked and counted exactly.
+ */
+Test(real, go_code_refused)
+{
+#define GO_REASON                                                                                  \
+	"is Go code: Go's runtime walks goroutine stacks by their return addresses (to grow "      \
+	"them, to collect garbage) and would meet the stub's (\"unknown caller pc\")"
+	char *dir = harness_tmpdir("go"), src[4096], exe[4096], cache[4200], path[4200], home[4200];
+	const char *env[] = {cache, path, home, "GOFLAGS=", "GOPROXY=off", "CGO_ENABLED=1", NULL};
+	const char *build[] = {"go", "build", "-o", exe, src, NULL};
+	const char *argv[] = {exe, "300", NULL};
+	static const struct {
+		const char *entry, *line, *has;
+	} cases[] = {
+		{"function:main.deep", "extprof: hooked 0/1; refused 1: main.deep " GO_REASON, ""},
+		/* every Go function of package main: main.main, main.goWork, the cgo stubs */
+		{"function:main.*", "extprof: hooked 0/",
+		 " are Go code, whose stacks Go's runtime walks by their return addresses"},
+		{"function:c_twice", "extprof: hooked 1/1", ""},
+	};
+	struct run_result b, plain;
+
+	snprintf(src, sizeof(src), "%s/tests/targets/cgo/main.go",
+		 harness_path("EXTPROF_SOURCE_ROOT"));
+	snprintf(exe, sizeof(exe), "%s/cgo", dir);
+	snprintf(cache, sizeof(cache), "GOCACHE=%s/cache", dir);
+	snprintf(path, sizeof(path), "GOPATH=%s/path", dir);
+	snprintf(home, sizeof(home), "HOME=%s", dir);
+	harness_run(build, env, &b);
+	cr_assert_eq(b.status, 0, "go build: %s", b.err);
+	harness_run(argv, NULL, &plain);
+	cr_assert_eq(plain.status, 0, "the cgo program by itself: %s", plain.err);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *d = harness_tmpdir("go"), line[1024];
+		const char *glob = strchr(cases[i].entry, ':') + 1, *said;
+		const char *args[] = {harness_path("EXTPROF_BIN"), "symbols", exe, glob, NULL};
+		struct run_result r, s;
+
+		shim_run(argv, cases[i].entry, d, NULL, NULL, &r);
+		expect_same(cases[i].entry, &plain, &r);
+		said = harness_hook_line(r.err);
+		cr_expect(!strncmp(said, cases[i].line, strlen(cases[i].line)), "%s: want %s: %s",
+			  cases[i].entry, cases[i].line, r.err);
+		cr_expect(strstr(said, cases[i].has), "%s: want \"%s\": %s", cases[i].entry,
+			  cases[i].has, said);
+		/* extprof symbols, dry, says the same */
+		harness_run(args, NULL, &s);
+		cr_expect_str_eq(dry_line(s.err, line, sizeof(line)),
+				 said + strlen("extprof: hooked "), "%s: symbols said %s",
+				 cases[i].entry, s.err);
+		if (strstr(cases[i].line, "1/1")) {
+			json_t *report = harness_report(d, NULL);
+
+			cr_expect_eq(harness_decl_int(report, "c_twice", "evaluations"),
+				     harness_tagged(plain.err, "truth", "c_twice"));
+			json_decref(report);
+		}
+		harness_free(&r);
+		harness_free(&s);
+		harness_rmdir(d);
+	}
+	harness_free(&b);
+	harness_free(&plain);
+	harness_rmdir(dir);
+#undef GO_REASON
+}
+
+/*
  * Everything hooked in programs that met each of the faults above: a
  * fork child (timeout), glibc's homonyms (strtod, in timeout's argument),
  * fortified calls: each runs unchanged.
