@@ -7,7 +7,7 @@
  *
  *         SIZE  STATUS    NAME  REASON
  *           42  OK        can_commit
- *            4  REFUSED   tiny4  is 4 bytes
+ *            4  REFUSED   tiny4  is 4 bytes, too short for the 5-byte jump to its stub
  *          40  OK        memcpy@GLIBC_2.2.5
  *        1952  OK        memcpy@@GLIBC_2.14  IFUNC -> __memcpy_avx512_unaligned_erms on this CPU
  *          96  OK        0x2a1c0  after strlen+0x1a0
@@ -37,16 +37,21 @@ void cmd_symbols_usage(FILE *out)
 	fputs("usage: extprof symbols [--format text|json] [--counter C] OBJECT [GLOB]\n"
 	      "\n"
 	      "List the functions of the ELF file OBJECT (an executable, a shared object\n"
-	      "or a .o) that EXTPROF_HOOKS can name, sorted by name, those matching GLOB\n"
-	      "only if given: the FUNC and IFUNC symbols of .dynsym (with their versions,\n"
-	      "name@@VERSION for the default one, name@VERSION for the others) and of\n"
-	      ".symtab, or of the separate debug file of a stripped object\n"
-	      "(/usr/lib/debug/.build-id/...), and the functions no symbol names, from\n"
-	      ".eh_frame, as 0xOFFSET.  Each line gives the size in bytes, OK if the shim\n"
-	      "can patch the function's entry or REFUSED and the reason it gives, or\n"
-	      "IFUNC when the implementation is chosen only as the program loads it.  An\n"
-	      "IFUNC of a file this command has loaded too (libc, libm) is judged by what\n"
-	      "its resolver picks on this CPU, named after its arrow.\n"
+	      "or a .o) that EXTPROF_HOOKS can name, sorted by name: the FUNC and IFUNC\n"
+	      "symbols of .dynsym (with their versions, name@@VERSION for the default one,\n"
+	      "name@VERSION for the others) and of .symtab, or of the separate debug file\n"
+	      "of a stripped object (/usr/lib/debug/.build-id/...), and the functions no\n"
+	      "symbol names, from .eh_frame, as 0xOFFSET.  Each line gives the size in\n"
+	      "bytes, OK if the shim can patch the function's entry or REFUSED and the\n"
+	      "reason it gives (the shim's own verdict, run dry), or IFUNC when the\n"
+	      "implementation is chosen only as the program loads it.  An IFUNC of a file\n"
+	      "this command has loaded too (libc, libm) is judged by what its resolver\n"
+	      "picks on this CPU, named after its arrow.\n"
+	      "\n"
+	      "With GLOB (PATTERN[@VERSION], or a glob on 0xOFFSET names), only what the\n"
+	      "entry function:GLOB@OBJECT matches, judged as the shim judges it in that\n"
+	      "run: an alias whose best name matches too is ALIAS (the shim hooks the best\n"
+	      "name), and stderr says what the shim would say (\"hooked H/T; refused...\").\n"
 	      "\n"
 	      "  --format text|json  output format (default text)\n"
 	      "  --counter C         judge as the shim counting with C, any counter of\n"
