@@ -183,8 +183,6 @@ static long dry_hooked(struct sym_dry *d, uint64_t value, size_t row, bool add)
 {
 	size_t i;
 
-	if (!d->cap)
-		return -1;
 	for (i = (value * 0x9e3779b97f4a7c15ull >> 20) % d->cap; d->hooked[i]; i = (i + 1) % d->cap)
 		if (d->hooked[i] == value + 1)
 			return (long)d->hooked_fn[i];
@@ -388,7 +386,7 @@ static int check_extent(Elf *elf, const GElf_Ehdr *eh, size_t size, const char *
 }
 
 /* The dry run's entry, function:GLOB@OBJECT, GLOB's version kept (memcpy@GLIBC_2.2.5). */
-static void dry_begin(struct sym_dry *d, const char *glob, const char *base_name, size_t nsyms)
+static int dry_begin(struct sym_dry *d, const char *glob, const char *base_name, size_t nsyms)
 {
 	const char *at = strchr(glob, '@');
 
@@ -404,8 +402,7 @@ static void dry_begin(struct sym_dry *d, const char *glob, const char *base_name
 	d->cap = 2 * nsyms + 1;
 	d->hooked = calloc(d->cap, sizeof(*d->hooked));
 	d->hooked_fn = calloc(d->cap, sizeof(*d->hooked_fn));
-	if (!d->hooked || !d->hooked_fn)
-		d->cap = 0;
+	return d->hooked && d->hooked_fn ? 0 : -ENOMEM;
 }
 
 static int read_elf(Elf *elf, size_t size, const char *path, const char *glob, uint32_t counter,
@@ -452,7 +449,7 @@ static int read_elf(Elf *elf, size_t size, const char *path, const char *glob, u
 	c.judge.arg = &c;
 	hookable_obj_rules(&c.judge);
 	if (glob && !offsets) {
-		dry_begin(&dry, glob, c.judge.name, t.nsyms);
+		err = dry_begin(&dry, glob, c.judge.name, t.nsyms);
 		c.dry = &dry;
 	}
 	f->has_symtab = t.has_symtab;
@@ -479,8 +476,9 @@ static int read_elf(Elf *elf, size_t size, const char *path, const char *glob, u
 	}
 	f->total = t.nsyms + f->fde_funcs;
 	if (c.dry) {
-		hooks_tally_lines(&dry.tally, "", f->ifunc_line, sizeof(f->ifunc_line),
-				  f->hook_line, sizeof(f->hook_line));
+		if (!err)
+			hooks_tally_lines(&dry.tally, "", f->ifunc_line, sizeof(f->ifunc_line),
+					  f->hook_line, sizeof(f->hook_line));
 		free(dry.hooked);
 		free(dry.hooked_fn);
 	}
