@@ -8,6 +8,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,30 @@ struct functab_build {
 	int err;
 	struct gocode_syms go;
 };
+
+/*
+ * Room for one more item of @size bytes in the array *@pv, which holds @n
+ * of *@cap: doubled when full, @first at first (the shim's side of the
+ * analyzer's xp_grow, which it does not link).  0 or -ENOMEM.
+ */
+static int functab_grow(void *pv, size_t *cap, size_t n, size_t size, size_t first)
+{
+	size_t ncap = *cap ? *cap * 2 : first;
+	void *v;
+
+	if (n < *cap)
+		return 0;
+	if (ncap < *cap || ncap > SIZE_MAX / size)
+		return -ENOMEM;
+	/* *pv is a T *: read and written as bytes, whatever T is */
+	memcpy(&v, pv, sizeof(v));
+	v = realloc(v, ncap * size);
+	if (!v)
+		return -ENOMEM;
+	memcpy(pv, &v, sizeof(v));
+	*cap = ncap;
+	return 0;
+}
 
 /* Where @elf's PLT sections lie. */
 static void functab_find_plt(Elf *elf, struct functab *t)
@@ -97,17 +122,8 @@ static int functab_visit_label(const struct elf_sym *s, struct functab_build *b)
 
 	if (!s->name[0] || s->shndx == SHN_ABS || s->shndx == SHN_COMMON)
 		return 0;
-	if (t->nlabels == b->label_cap) {
-		size_t cap = b->label_cap ? b->label_cap * 2 : 256;
-		struct functab_label *v = realloc(t->labels, cap * sizeof(*v));
-
-		if (!v) {
-			b->err = -ENOMEM;
-			return 1;
-		}
-		t->labels = v;
-		b->label_cap = cap;
-	}
+	if ((b->err = functab_grow(&t->labels, &b->label_cap, t->nlabels, sizeof(*t->labels), 256)))
+		return 1;
 	t->labels[t->nlabels].value = s->value;
 	t->labels[t->nlabels].name = functab_intern(t, s->name, &b->err);
 	if (b->err)
@@ -138,17 +154,8 @@ static int functab_visit(const struct elf_sym *s, void *arg)
 	/* an IFUNC's size is its resolver's, and may be 0 in hand-written ones */
 	if (s->type != STT_FUNC && s->type != STT_GNU_IFUNC)
 		return 0;
-	if (t->nsyms == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 1024;
-		struct functab_sym *v = realloc(t->syms, cap * sizeof(*v));
-
-		if (!v) {
-			b->err = -ENOMEM;
-			return 1;
-		}
-		t->syms = v;
-		b->cap = cap;
-	}
+	if ((b->err = functab_grow(&t->syms, &b->cap, t->nsyms, sizeof(*t->syms), 1024)))
+		return 1;
 	x = &t->syms[t->nsyms];
 	memset(x, 0, sizeof(*x));
 	x->name = functab_intern(t, s->name, &b->err);
@@ -178,17 +185,8 @@ static void functab_visit_fde(uint64_t start, uint64_t size, void *arg)
 	/* the PLT has an FDE, but it is the dynamic linker's trampolines, not a function */
 	if (functab_in_plt(t, start))
 		return;
-	if (t->nfdes == b->fde_cap) {
-		size_t cap = b->fde_cap ? b->fde_cap * 2 : 1024;
-		struct functab_fde *v = realloc(t->fdes, cap * sizeof(*v));
-
-		if (!v) {
-			b->err = -ENOMEM;
-			return;
-		}
-		t->fdes = v;
-		b->fde_cap = cap;
-	}
+	if ((b->err = functab_grow(&t->fdes, &b->fde_cap, t->nfdes, sizeof(*t->fdes), 1024)))
+		return;
 	t->fdes[t->nfdes].start = start;
 	t->fdes[t->nfdes].size = size;
 	t->nfdes++;
@@ -513,17 +511,8 @@ static void functab_visit_branch(uint64_t from, uint64_t target, void *arg)
 	 */
 	if (s->err || functab_is_start(t, target) || functab_in_plt(t, target))
 		return;
-	if (t->njumps == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		struct functab_jump *v = realloc(t->jumps, cap * sizeof(*v));
-
-		if (!v) {
-			s->err = -ENOMEM;
-			return;
-		}
-		t->jumps = v;
-		s->cap = cap;
-	}
+	if ((s->err = functab_grow(&t->jumps, &s->cap, t->njumps, sizeof(*t->jumps), 256)))
+		return;
 	t->jumps[t->njumps].target = target;
 	t->jumps[t->njumps].from = from;
 	t->njumps++;

@@ -41,6 +41,25 @@ static void expect_same(const char *what, const struct run_result *plain,
 	cr_expect_str_eq(hooked->out, plain->out, "%s: the program's output changed", what);
 }
 
+/*
+ * @argv without the shim and under it with EXTPROF_HOOKS=@hooks: the same
+ * status and output, and the shim's line begins with @said.
+ */
+static void expect_unchanged(const char *const argv[], const char *hooks, const char *said)
+{
+	char *dir = harness_tmpdir("same");
+	struct run_result plain, r;
+
+	harness_run(argv, NULL, &plain);
+	shim_run(argv, hooks, dir, NULL, NULL, &r);
+	expect_same(argv[0], &plain, &r);
+	cr_expect(!strncmp(harness_hook_line(r.err), said, strlen(said)), "%s under %s: %s",
+		  argv[0], hooks, r.err);
+	harness_free(&plain);
+	harness_free(&r);
+	harness_rmdir(dir);
+}
+
 struct refusal {
 	const char *entry;
 	const char *counter; /* EXTPROF_COUNTER=..., or NULL */
@@ -124,16 +143,8 @@ Test(real, symbols_refuses_the_same)
 Test(real, everything_hooked)
 {
 	const char *argv[] = {harness_path("LIBCALLS_TARGET"), "all", NULL};
-	char *dir = harness_tmpdir("every");
-	struct run_result plain, r;
 
-	harness_run(argv, NULL, &plain);
-	shim_run(argv, "function:*@*", dir, NULL, NULL, &r);
-	expect_same("function:*@*", &plain, &r);
-	cr_expect(!strncmp(harness_hook_line(r.err), "extprof: hooked ", 16), "%s", r.err);
-	harness_free(&plain);
-	harness_free(&r);
-	harness_rmdir(dir);
+	expect_unchanged(argv, "function:*@*", "extprof: hooked ");
 }
 
 /*
@@ -232,21 +243,8 @@ Test(real, fortified_programs)
 	const char *gzip[] = {"gzip", "-c", "-9", harness_path("LIBCALLS_TARGET"), NULL};
 	const char *const *progs[] = {perl, gzip};
 
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		char *dir = harness_tmpdir("fort");
-		struct run_result plain, r;
-
-		harness_run(progs[i], NULL, &plain);
-		cr_assert_eq(plain.status, 0, "%s by itself: %s", progs[i][0], plain.err);
-		shim_run(progs[i], "function:memcpy@" LIBC, dir, NULL, NULL, &r);
-		expect_same(progs[i][0], &plain, &r);
-		cr_expect(plain.out[0], "%s wrote nothing", progs[i][0]);
-		cr_expect_str_eq(harness_hook_line(r.err), "extprof: hooked 1/1", "%s: %s",
-				 progs[i][0], r.err);
-		harness_free(&plain);
-		harness_free(&r);
-		harness_rmdir(dir);
-	}
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		expect_unchanged(progs[i], "function:memcpy@" LIBC, "extprof: hooked 1/1");
 }
 
 /*
@@ -516,19 +514,8 @@ Test(real, everything_hooked_programs)
 	const char *twins[] = {harness_path("HOMONYMS_TARGET"), "20", NULL};
 	const char *const *progs[] = {timeout, chk, fork_, twins};
 
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		char *dir = harness_tmpdir("all");
-		struct run_result plain, r;
-
-		harness_run(progs[i], NULL, &plain);
-		shim_run(progs[i], "function:*@*", dir, NULL, NULL, &r);
-		expect_same(progs[i][0], &plain, &r);
-		cr_expect(!strncmp(harness_hook_line(r.err), "extprof: hooked ", 16), "%s: %s",
-			  progs[i][0], r.err);
-		harness_free(&plain);
-		harness_free(&r);
-		harness_rmdir(dir);
-	}
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		expect_unchanged(progs[i], "function:*@*", "extprof: hooked ");
 }
 
 /*
