@@ -28,11 +28,9 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 		pthread_mutex_lock(&xp.decls_lock);
 		/* nothing hooked at start-up: calibrated first, its calls counted (init.c) */
 		if (!init_calibrate()) {
+			/* other threads lay out their dumps meanwhile (worker.c says how) */
 			xp_self.busy++;
-			/* no dump is laid out meanwhile (worker.c says how) */
-			worker_pause_layouts();
 			hooks_rescan();
-			worker_resume_layouts();
 			xp_self.busy--;
 		}
 		pthread_mutex_unlock(&xp.decls_lock);

@@ -175,10 +175,6 @@ int worker_init_pool(void);
 struct xp_worker *worker_acquire(struct xp_thread *t);
 /* Learn thread @t's own stack, unless on a sigaltstack: whether it is known. */
 bool worker_know_stack(struct xp_thread *t);
-/* Hold new workers' dumps back while a dlopen adds declarations. */
-void worker_pause_layouts(void);
-/* Let new workers' dumps be laid out again. */
-void worker_resume_layouts(void);
 /* The calling thread is exiting: its activations abandoned, its worker back to the pool. */
 void worker_release_self(void);
 /* A clean exit: every worker's run closed and its dump written compact, complete. */
@@ -189,8 +185,8 @@ void worker_reset_after_fork(void);
 void worker_grow_stack(struct xp_thread *t);
 /* After calibration: drop the calling thread's worker and its counts. */
 void worker_forget_self(void);
-/* Add declaration @idx to every dump made before it existed. */
-void worker_add_decl(uint32_t idx);
+/* Write declaration @idx as @d; a new one goes into every dump made so far, then xp.ndecls. */
+void worker_publish_decl(uint32_t idx, const struct xp_decl *d);
 /* Whether every dump made so far has room for one more declaration. */
 bool worker_room_for_decl(void);
 /* Add thread @t's share of the run so far to worker @w's run total. */

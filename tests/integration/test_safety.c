@@ -342,6 +342,44 @@ Test(safety, a_fork_while_other_threads_lay_out_their_dumps)
 			      "EXTPROF_HOOKS=function:xs_work,function:xs_other", "xs_other", 120);
 }
 
+/*
+ * New threads' first calls while another thread dlopens a library a hook
+ * names, over and over (tests/targets/safety.c, dlrace): every new worker's
+ * dump is laid out during a dlopen, by construction, and none of those
+ * calls may be lost (a fourth of them were, when a layout gave up during
+ * a dlopen's look for new functions), nor those of the 300 short-lived
+ * threads after.
+ */
+Test(safety, first_calls_during_a_dlopen_are_all_counted)
+{
+	char *dir = harness_tmpdir("dlrace");
+	const char *argv[] = {harness_path("SAFETY_TARGET"), "dlrace", harness_path("SAFETY_LIB"),
+			      "30", NULL};
+	char **env = shim_env(dir,
+			      "EXTPROF_HOOKS=function:xs_work,function:xs_lib_work@"
+			      "libsafety_lib.so",
+			      NULL);
+	struct run_opts o = {.timeout_s = 120};
+	struct run_result plain, hooked;
+	json_t *r;
+
+	run_both(argv, env, &o, &plain, &hooked);
+	cr_expect_eq(hooked.status, 0, "%s", hooked.err);
+	r = harness_report(dir, NULL);
+	cr_assert(r);
+	cr_expect_eq(harness_int(r, "lost"), 0, "calls lost; stderr: %.1500s", hooked.err);
+	cr_expect(json_is_true(json_object_get(r, "complete")));
+	cr_expect_eq(harness_decl_int(r, "xs_work", "evaluations"),
+		     harness_truth(hooked.err, "xs_work"));
+	cr_expect_eq(harness_decl_int(r, "xs_lib_work", "evaluations"),
+		     harness_truth(hooked.err, "xs_lib_work"));
+	json_decref(r);
+	harness_free(&plain);
+	harness_free(&hooked);
+	env_free(env);
+	harness_rmdir(dir);
+}
+
 /* ---- 3. secure-execution mode -------------------------------------------- */
 
 static void copy_file(const char *from, const char *to, mode_t mode)
