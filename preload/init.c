@@ -75,6 +75,13 @@ static void init_at_exit(void)
 {
 	if (!xp.enabled || xp.finished)
 		return;
+	/*
+	 * exit() in a child that clone() made with CLONE_VM but not as a
+	 * thread (or in a vfork child): the memory, and the dumps, are its
+	 * parent's, which counts on.
+	 */
+	if ((uint64_t)getpid() != xp.meta.pid)
+		return;
 	/* exit() from inside a stepped function: the dumps are not stepped through */
 	step_stop_self();
 	worker_finish_all();

@@ -380,6 +380,37 @@ Test(safety, first_calls_during_a_dlopen_are_all_counted)
 	harness_rmdir(dir);
 }
 
+/*
+ * A child clone() makes with CLONE_VM, a process of its own on its
+ * parent's memory, calls exit(): the exit handlers it runs are its
+ * parent's (they never run again in the parent), the shim's included,
+ * which finished the dumps then, so that the parent's calls after went
+ * uncounted under a report that said "complete" (2 of 400,002).  The
+ * child's exit finishes nothing now: every call is in the live dumps,
+ * which say they were not finished.
+ */
+Test(safety, a_clone_vm_child_calling_exit_finishes_nothing_of_its_parent)
+{
+	char *dir = harness_tmpdir("vmexit");
+	const char *argv[] = {harness_path("SAFETY_TARGET"), "vmexit", "400000", NULL};
+	char **env = shim_env(dir, "EXTPROF_HOOKS=function:xs_work", NULL);
+	struct run_result plain, hooked;
+	json_t *r;
+
+	run_both(argv, env, NULL, &plain, &hooked);
+	r = harness_report(dir, NULL);
+	cr_assert(r);
+	cr_expect_eq(harness_decl_int(r, "xs_work", "evaluations"),
+		     harness_truth(hooked.err, "xs_work"));
+	cr_expect(json_is_false(json_object_get(r, "complete")),
+		  "the parent's exit handlers ran in the child: nothing finished the dumps");
+	json_decref(r);
+	harness_free(&plain);
+	harness_free(&hooked);
+	env_free(env);
+	harness_rmdir(dir);
+}
+
 /* ---- 3. secure-execution mode -------------------------------------------- */
 
 static void copy_file(const char *from, const char *to, mode_t mode)

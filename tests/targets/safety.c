@@ -35,6 +35,10 @@
  *                             the next round's threads need new workers.
  *                             Then 300 short-lived threads one after
  *                             another, the same calls
+ *   ./safety vmexit N         a child clone() makes with CLONE_VM, a
+ *                             process of its own on the same memory, calls
+ *                             xs_work twice and exit(0); then the parent
+ *                             calls it N times
  *   ./safety dlopen SHIM      dlopen SHIM (as /etc/ld.so.preload would load
  *                             it), then xs_work 4 times
  *   ./safety fill FILE [keep] xs_work 10 times; then fill FILE's filesystem
@@ -49,11 +53,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -472,6 +478,38 @@ static int dlrace(const char *lib, int rounds)
 	return 0;
 }
 
+/* ---- vmexit ------------------------------------------------------------- */
+
+#define CL_STACK (256 * 1024)
+
+static int vm_child(void *arg)
+{
+	(void)arg;
+	xs_work(1);
+	xs_work(2);
+	exit(0);
+}
+
+static int vmexit(long n)
+{
+	char *stack = mmap(NULL, CL_STACK, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	long sum = 0;
+	int status;
+	pid_t pid;
+
+	if (stack == MAP_FAILED)
+		return 3;
+	fflush(stdout);
+	pid = clone(vm_child, stack + CL_STACK, CLONE_VM | SIGCHLD, NULL);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return 3;
+	for (long i = 0; i < n; i++)
+		sum += xs_work(i);
+	printf("vmexit: child status %d, sum %ld\n", status, sum);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -506,6 +544,8 @@ int main(int argc, char **argv)
 		ret = forklayout(atoi(argv[2]));
 	} else if (!strcmp(mode, "fill") && argc > 2) {
 		ret = fill_mode(argv[2], argc > 3 && !strcmp(argv[3], "keep"));
+	} else if (!strcmp(mode, "vmexit") && argc > 2) {
+		ret = vmexit(atol(argv[2]));
 	} else if (!strcmp(mode, "dlrace") && argc > 3) {
 		ret = dlrace(argv[2], atoi(argv[3]));
 	} else if (!strcmp(mode, "dlopen") && argc > 2) {
@@ -515,9 +555,10 @@ int main(int argc, char **argv)
 		}
 		printf("sum %ld\n", calls(4));
 	} else {
-		fprintf(stderr, "usage: safety calls N | sigmalloc N | chdir DIR | daemon DATA LIB "
-				"| popen | spawn | forklayout N | dlrace LIB N | dlopen SHIM "
-				"| fill FILE [keep]\n");
+		fprintf(stderr,
+			"usage: safety calls N | sigmalloc N | chdir DIR | daemon DATA LIB "
+			"| popen | spawn | forklayout N | vmexit N | dlrace LIB N | dlopen SHIM "
+			"| fill FILE [keep]\n");
 		return 2;
 	}
 	fflush(stdout);
