@@ -73,6 +73,8 @@ static void init_after_fork_child(void)
 
 static void init_at_exit(void)
 {
+	struct xp_thread *t;
+
 	if (!xp.enabled || xp.finished)
 		return;
 	/*
@@ -83,7 +85,8 @@ static void init_at_exit(void)
 	if ((uint64_t)getpid() != xp.meta.pid)
 		return;
 	/* exit() from inside a stepped function: the dumps are not stepped through */
-	step_stop_self();
+	t = state_self((uint64_t)__builtin_frame_address(0), false);
+	step_stop(t ? t : &xp_self);
 	worker_finish_all();
 }
 

@@ -79,6 +79,8 @@ static inline void step_pass(struct xp_thread *t)
 
 /* The calling thread stops stepping now (it is exiting, or the process is). */
 void step_stop_self(void);
+/* The same, @t the calling thread's own state (xp_self's or xp_foreign's). */
+void step_stop(struct xp_thread *t);
 
 /* In a fork child: the parent's stepping is not the child's. */
 void step_reset_after_fork(void);

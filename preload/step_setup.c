@@ -109,8 +109,11 @@ int step_setup(struct dump_meta *meta)
 
 void step_stop_self(void)
 {
-	struct xp_thread *t = &xp_self;
+	step_stop(&xp_self);
+}
 
+void step_stop(struct xp_thread *t)
+{
 	if (xp.counter.kind != EXTPROF_COUNTER_STEPS || !t->step.depth)
 		return;
 	step_end(t, NULL);

@@ -176,11 +176,23 @@ static void step_trap(struct xp_thread *t, void *uc)
 static void step_on_sigtrap(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
+	struct xp_thread *t;
 
-	if (si->si_code == TRAP_TRACE)
-		step_trap(&xp_self, uc);
-	else
+	if (si->si_code == TRAP_TRACE) {
+		/*
+		 * Its thread's own state: on a block shared with threads
+		 * without TLS of their own (clone.c), one of those has its
+		 * own, or none, and then is not stepped (a child clone()
+		 * started while its parent was stepped keeps the trap flag).
+		 */
+		t = state_self((uint64_t)__builtin_frame_address(0), false);
+		if (t)
+			step_trap(t, uc);
+		else
+			arch_ctx_step(uc, false);
+	} else {
 		step_chain(sig, si, uc);
+	}
 	errno = saved;
 }
 

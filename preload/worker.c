@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "activation.h"
+#include "counter_read.h"
 #include "log.h"
 #include "maps.h"
 #include "shim.h"
@@ -112,7 +113,8 @@ bool worker_know_stack(struct xp_thread *t)
 		t->stack_lo = 0;
 		t->stack_hi = UINT64_MAX;
 	}
-	t->stack_known = 1;
+	/* after the range: another thread on this block reads it (state.c) */
+	__atomic_store_n(&t->stack_known, 1, __ATOMIC_RELEASE);
 	return true;
 }
 
@@ -283,9 +285,10 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 	counter_open_thread(t);
 	w->owner = t;
 	w->map.hdr->threads++;
-	t->run_start = xp_counter_read();
+	t->run_start = counter_read_of(t);
 	t->worker = w;
-	if (worker_key_ok)
+	/* a thread without TLS of its own has no thread key either (clone.c) */
+	if (worker_key_ok && t == &xp_self)
 		pthread_setspecific(worker_key, t);
 	return w;
 }
@@ -315,7 +318,7 @@ static void worker_abandon_in_place(struct xp_worker *w, struct xp_thread *t)
 
 void worker_close_run(struct xp_worker *w, struct xp_thread *t)
 {
-	uint64_t now = xp_counter_read();
+	uint64_t now = counter_read_of(t);
 
 	if (xp.window_decl != UINT32_MAX) {
 		/* the thread's last window episode */
@@ -332,12 +335,16 @@ void worker_close_run(struct xp_worker *w, struct xp_thread *t)
 /* The calling thread is exiting: its worker goes back to the pool. */
 void worker_release_self(void)
 {
-	struct xp_thread *t = &xp_self;
+	worker_release(&xp_self);
+}
+
+void worker_release(struct xp_thread *t)
+{
 	struct xp_worker *w = t->worker;
 
 	t->released = 1;
 	/* its shadow stack is about to go: a SIGTRAP handler reads it */
-	step_stop_self();
+	step_stop(t);
 	/* what the shim calls from here on (munmap, close) is its own */
 	t->busy = 1;
 	if (!w)
@@ -431,9 +438,11 @@ void worker_forget_self(void)
 void worker_finish_all(void)
 {
 	uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
-	struct xp_thread *self = &xp_self;
+	struct xp_thread *self = state_self((uint64_t)__builtin_frame_address(0), false);
 	int err;
 
+	if (!self)
+		self = &xp_self;
 	xp.finished = true;
 	/* the dumps' writing calls what the program may have hooked: not its calls */
 	self->busy = 1;
@@ -479,6 +488,16 @@ void worker_finish_all(void)
 	}
 }
 
+/* In a fork child, thread state @t: the parent's worker forgotten, its activations uncounted. */
+static void worker_forget_parent(struct xp_thread *t)
+{
+	for (uint32_t d = 0; d < t->depth; d++)
+		t->stack[d].flags = XP_FRAME_UNCOUNTED;
+	t->worker = NULL;
+	t->pmu_page = NULL;
+	t->pmu_fd = -1;
+}
+
 /*
  * In a fork child: the parent's dumps are the parent's.  Forget every
  * worker (their mappings stay, unused, in this copy of the address space)
@@ -508,9 +527,11 @@ void worker_reset_after_fork(void)
 		w->state = XP_WORKER_FREE;
 	}
 	xp.nworkers = 0;
-	for (uint32_t d = 0; d < t->depth; d++)
-		t->stack[d].flags = XP_FRAME_UNCOUNTED;
-	t->worker = NULL;
-	t->pmu_page = NULL;
-	t->pmu_fd = -1;
+	worker_forget_parent(t);
+	/* the states of threads without TLS of their own (clone.c): only the
+	 * forking thread may be one of them, the others are the parent's */
+	for (uint32_t i = 0; i < XP_MAX_FOREIGN; i++) {
+		if (xp_foreign[i].tid)
+			worker_forget_parent(&xp_foreign[i].t);
+	}
 }

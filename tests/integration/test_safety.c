@@ -381,6 +381,47 @@ Test(safety, first_calls_during_a_dlopen_are_all_counted)
 }
 
 /*
+ * Threads clone() makes without TLS of their own run on the main thread's
+ * (tests/targets/safety.c, clone): both at once, one inside the other's
+ * hooked call, one whose stack lies in the other's, with every counter.
+ * Each call is counted once, in a worker of its thread's own, and none
+ * lost; they shared one shadow stack before, and the program died of it.
+ */
+Test(safety, threads_without_tls_of_their_own_are_counted_apart)
+{
+	static const char *const counters[] = {"var:n_work", "tsc", "ns", "steps"};
+	static const char *const names[] = {"xs_work", "xs_other", "xs_spawn", "xs_wait"};
+
+	for (size_t c = 0; c < sizeof(counters) / sizeof(counters[0]); c++) {
+		char *dir = harness_tmpdir("clone");
+		const char *argv[] = {harness_path("SAFETY_TARGET"), "clone", "100000", NULL};
+		char *counter = str("EXTPROF_COUNTER=%s", counters[c]);
+		char **env = shim_env(dir, "EXTPROF_HOOKS=function:xs_*", counter, NULL);
+		struct run_opts o = {.timeout_s = 120};
+		struct run_result plain, hooked;
+		json_t *r;
+
+		run_both(argv, env, &o, &plain, &hooked);
+		cr_expect_eq(hooked.signal, 0, "%s: killed by signal %d", counters[c],
+			     hooked.signal);
+		r = harness_report(dir, NULL);
+		cr_assert(r, "%s: no report", counters[c]);
+		cr_expect_eq(harness_int(r, "lost"), 0, "%s: calls lost", counters[c]);
+		cr_expect(json_is_true(json_object_get(r, "complete")), "%s", counters[c]);
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			cr_expect_eq(harness_decl_int(r, names[i], "evaluations"),
+				     harness_truth(hooked.err, names[i]), "%s: %s", counters[c],
+				     names[i]);
+		json_decref(r);
+		harness_free(&plain);
+		harness_free(&hooked);
+		env_free(env);
+		free(counter);
+		harness_rmdir(dir);
+	}
+}
+
+/*
  * A child clone() makes with CLONE_VM, a process of its own on its
  * parent's memory, calls exit(): the exit handlers it runs are its
  * parent's (they never run again in the parent), the shim's included,

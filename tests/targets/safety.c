@@ -35,6 +35,14 @@
  *                             the next round's threads need new workers.
  *                             Then 300 short-lived threads one after
  *                             another, the same calls
+ *   ./safety clone N          threads clone() makes without TLS of their
+ *                             own (they run on the main thread's): the main
+ *                             thread calls xs_work N times; a child calls
+ *                             xs_work N times while the main thread calls
+ *                             xs_other N times (xs_spawn starts it), then
+ *                             waits for it inside xs_wait; the same again with a child whose
+ *                             stack is an array on the main thread's; then
+ *                             the main thread xs_work N times more
  *   ./safety vmexit N         a child clone() makes with CLONE_VM, a
  *                             process of its own on the same memory, calls
  *                             xs_work twice and exit(0); then the parent
@@ -52,6 +60,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -61,6 +70,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -478,9 +488,95 @@ static int dlrace(const char *lib, int rounds)
 	return 0;
 }
 
-/* ---- vmexit ------------------------------------------------------------- */
+/* ---- clone, vmexit ------------------------------------------------------ */
 
 #define CL_STACK (256 * 1024)
+
+static int cl_go;
+static unsigned long n_wait, n_spawn;
+
+/* No TLS of its own: errno, stdio and malloc are the main thread's; none used. */
+static int cl_child(void *arg)
+{
+	long n = (long)arg, sum = 0;
+
+	while (!__atomic_load_n(&cl_go, __ATOMIC_ACQUIRE))
+		;
+	for (long i = 0; i < n; i++)
+		sum += xs_work(i);
+	return sum == 0;
+}
+
+/* Wait, inside a hooked function, until the child clone() made on *@ctid has ended. */
+HOOKED long xs_wait(volatile pid_t *ctid)
+{
+	pid_t tid;
+
+	__atomic_add_fetch(&n_wait, 1, __ATOMIC_RELAXED);
+	while ((tid = *ctid) != 0)
+		syscall(SYS_futex, ctid, FUTEX_WAIT, tid, NULL, NULL, 0);
+	return 0;
+}
+
+/*
+ * Start the child on @stack_top (its thread id in *@ctid until it ends),
+ * inside a hooked function: with steps, its first evaluation is stepped,
+ * and the child starts with the trap flag set.
+ */
+HOOKED int xs_spawn(char *stack_top, long n, volatile pid_t *ctid)
+{
+	int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+		    CLONE_SYSVSEM | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+
+	__atomic_add_fetch(&n_spawn, 1, __ATOMIC_RELAXED);
+	return clone(cl_child, stack_top, flags, (void *)n, ctid, NULL, ctid);
+}
+
+/* A child on @stack_top calls xs_work @n times while this thread calls xs_other @n times. */
+static long cl_both_at_once(char *stack_top, long n)
+{
+	volatile pid_t ctid = 0;
+	long sum = 0;
+
+	__atomic_store_n(&cl_go, 0, __ATOMIC_RELAXED);
+	if (xs_spawn(stack_top, n, &ctid) < 0) {
+		perror("clone");
+		exit(3);
+	}
+	__atomic_store_n(&cl_go, 1, __ATOMIC_RELEASE);
+	for (long i = 0; i < n; i++)
+		sum += xs_other(i);
+	return sum + xs_wait(&ctid);
+}
+
+/* The child's stack an array of this frame: on the main thread's stack. */
+static __attribute__((noinline)) long cl_on_my_stack(long n)
+{
+	char stack[CL_STACK] __attribute__((aligned(16)));
+
+	return cl_both_at_once(stack + sizeof(stack), n);
+}
+
+static int clone_mode(long n)
+{
+	char *stack = mmap(NULL, CL_STACK, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	long sum = 0;
+
+	if (stack == MAP_FAILED)
+		return 3;
+	for (long i = 0; i < n; i++)
+		sum += xs_work(i);
+	sum += cl_both_at_once(stack + CL_STACK, n);
+	sum += cl_on_my_stack(n);
+	for (long i = 0; i < n; i++)
+		sum += xs_work(i);
+	munmap(stack, CL_STACK);
+	TRUTH("truth", "xs_wait", n_wait);
+	TRUTH("truth", "xs_spawn", n_spawn);
+	printf("clone: sum %ld\n", sum);
+	return 0;
+}
 
 static int vm_child(void *arg)
 {
@@ -544,6 +640,8 @@ int main(int argc, char **argv)
 		ret = forklayout(atoi(argv[2]));
 	} else if (!strcmp(mode, "fill") && argc > 2) {
 		ret = fill_mode(argv[2], argc > 3 && !strcmp(argv[3], "keep"));
+	} else if (!strcmp(mode, "clone") && argc > 2) {
+		ret = clone_mode(atol(argv[2]));
 	} else if (!strcmp(mode, "vmexit") && argc > 2) {
 		ret = vmexit(atol(argv[2]));
 	} else if (!strcmp(mode, "dlrace") && argc > 3) {
@@ -555,10 +653,10 @@ int main(int argc, char **argv)
 		}
 		printf("sum %ld\n", calls(4));
 	} else {
-		fprintf(stderr,
-			"usage: safety calls N | sigmalloc N | chdir DIR | daemon DATA LIB "
-			"| popen | spawn | forklayout N | vmexit N | dlrace LIB N | dlopen SHIM "
-			"| fill FILE [keep]\n");
+		fprintf(stderr, "usage: safety calls N | sigmalloc N | chdir DIR | daemon DATA LIB "
+				"| popen | spawn | forklayout N | clone N | vmexit N | dlrace LIB "
+				"N | dlopen SHIM "
+				"| fill FILE [keep]\n");
 		return 2;
 	}
 	fflush(stdout);
