@@ -12,6 +12,7 @@
 #include "hooks.h"
 #include "interpose.h"
 #include "shim.h"
+#include "step.h"
 
 typedef void *(*dlopen_fn)(const char *file, int mode);
 
@@ -31,6 +32,8 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 			/* other threads lay out their dumps meanwhile (worker.c says how) */
 			xp_self.busy++;
 			hooks_rescan();
+			/* steps: the new objects' lazy binding, if they are bound lazily */
+			step_find_resolvers();
 			xp_self.busy--;
 		}
 		pthread_mutex_unlock(&xp.decls_lock);

@@ -322,6 +322,25 @@ static bool eval_floor(uint64_t *floor, uint64_t *hits, uint64_t delta)
 }
 
 /*
+ * One delta of declaration @d of worker @w: its sum, max, floor and
+ * histogram, whose row thread @t takes if it has none (NULL: at exit, too
+ * late to take one: row 0).
+ */
+static void eval_sample(struct xp_thread *t, struct xp_worker *w, struct extprof_dump_decl *d,
+			uint64_t delta)
+{
+	d->sum += delta;
+	if (delta > d->max)
+		d->max = delta;
+	/* floor_limit: what the stubs' fast path compares a delta with (stub_fast.S) */
+	if (eval_floor(&d->floor, &d->floor_hits, delta))
+		d->floor_limit = delta + extprof_floor_margin(xp.counter.kind, delta);
+	if (__builtin_expect(!d->row && t, 0))
+		eval_take_row(t, d, w);
+	w->map.rows[(uint64_t)d->row * EXTPROF_HIST_BUCKETS + extprof_hist_bucket(delta)]++;
+}
+
+/*
  * Record the activation @f, whose counter moved by @raw: an evaluation's
  * delta (into @deltap) is @raw less its nested hooks' overhead, and one
  * that would go below zero is a measurement error, recorded as 0 and
@@ -347,19 +366,35 @@ static bool eval_record(struct xp_thread *t, struct xp_worker *w, const struct x
 	}
 	*deltap = delta;
 	d->evaluations++;
-	/* steps: only a stepped evaluation has a delta (step.h) */
-	if (xp.counter.kind == EXTPROF_COUNTER_STEPS && !step_sampled(f))
-		return false;
-	d->sum += delta;
-	if (delta > d->max)
-		d->max = delta;
-	/* floor_limit: what the stubs' fast path compares a delta with (stub_fast.S) */
-	if (eval_floor(&d->floor, &d->floor_hits, delta))
-		d->floor_limit = delta + extprof_floor_margin(xp.counter.kind, delta);
-	if (__builtin_expect(!d->row, 0))
-		eval_take_row(t, d, w);
-	w->map.rows[(uint64_t)d->row * EXTPROF_HIST_BUCKETS + extprof_hist_bucket(delta)]++;
+	/* steps: only a stepped evaluation has a delta, and one that bound a
+	 * symbol lazily is held back (step.h) */
+	if (xp.counter.kind == EXTPROF_COUNTER_STEPS) {
+		if (!step_sampled(f))
+			return false;
+		if (step_hold(d, f, deltap)) {
+			/* its row now, while one may be taken: at exit it is too late */
+			if (__builtin_expect(!d->row, 0))
+				eval_take_row(t, d, w);
+			return false;
+		}
+		delta = *deltap;
+	}
+	eval_sample(t, w, d, delta);
 	return true;
+}
+
+void xp_eval_record_held(struct xp_worker *w)
+{
+	for (uint32_t i = 0; w->map.base && i < w->map.ndecls; i++) {
+		struct extprof_dump_decl *d = &w->map.decls[i];
+
+		if (d->step_held) {
+			uint64_t delta = d->step_held - 1;
+
+			d->step_held = 0;
+			eval_sample(NULL, w, d, delta);
+		}
+	}
 }
 
 /* No memcmp here: libc's uses vector registers. */

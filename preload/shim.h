@@ -55,6 +55,7 @@ struct xp_frame {
 #define XP_FRAME_RESTORED  (1u << 4) /* R1 put back in its slot for an unwinder */
 #define XP_FRAME_STEPPED   (1u << 5) /* steps: single-stepped from its first instruction */
 #define XP_FRAME_STEP_EXIT (1u << 6) /* steps: and still when it reached its stub's exit */
+#define XP_FRAME_STEP_BOUND (1u << 7) /* steps: the dynamic loader bound a symbol lazily in it */
 
 struct xp_worker;
 
@@ -201,6 +202,8 @@ int xp_eval_exit_callers(uint64_t *slot, const uint64_t *regs);
 void xp_eval_exit_now(uint64_t *slot, uint64_t now);
 /* Give declaration @d of worker @w its histogram row, at its first evaluation there. */
 void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w);
+/* steps, at exit: every sample worker @w still holds back (step_hold) recorded. */
+void xp_eval_record_held(struct xp_worker *w);
 
 /* ---- worker.c: the pool of accumulators ---- */
 

@@ -135,6 +135,17 @@ static void step_mark_exit(struct xp_thread *t, uint64_t slot)
 	}
 }
 
+/*
+ * The dynamic loader is about to bind a symbol lazily: every stepped
+ * activation of @t counts its work, so none is a sample (step_hold).
+ */
+static void step_mark_bound(struct xp_thread *t)
+{
+	for (uint32_t i = t->step.depth; t->stack && i > 0 && i <= t->depth; i++)
+		if (t->stack[i - 1].flags & XP_FRAME_STEPPED)
+			t->stack[i - 1].flags |= XP_FRAME_STEP_BOUND;
+}
+
 /* A single-step trap of thread @t, with the interrupted context @uc. */
 static void step_trap(struct xp_thread *t, void *uc)
 {
@@ -158,6 +169,8 @@ static void step_trap(struct xp_thread *t, void *uc)
 		step_end(t, uc);
 		return;
 	}
+	if (step_is_resolver(arch_ctx_pc(uc)))
+		step_mark_bound(t);
 	slot = arch_step_thunk(uc, &exit);
 	if (slot) {
 		/* the shim's own work: unstepped, until the thunk sets the flag again */

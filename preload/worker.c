@@ -460,6 +460,9 @@ void worker_finish_all(void)
 
 		if (!w->map.base)
 			continue;
+		/* steps: what no later evaluation replaced (step_hold) */
+		if (xp.counter.kind == EXTPROF_COUNTER_STEPS)
+			xp_eval_record_held(w);
 		if (t == self) {
 			worker_abandon_in_place(w, t);
 			worker_close_run(w, t);

@@ -206,8 +206,10 @@ struct extprof_dump_decl {
 	uint64_t negative;    /* evaluations whose delta, less the nested hooks' overhead,
 			       * fell below zero: recorded as 0 */
 	uint32_t row;	      /* live dumps: its entry of HIST_ROWS; 0: none (yet) */
-	uint32_t reserved32;
-	uint64_t reserved[2];
+	uint32_t step_redo;   /* the shim's own (steps): samples held so far; readers ignore it */
+	uint64_t step_held;   /* the shim's own (steps): 1 + the least held sample's delta, 0:
+			       * none; readers ignore it */
+	uint64_t reserved;
 };
 
 struct extprof_dump_hist_entry {
