@@ -343,6 +343,25 @@ Test(safety, a_fork_while_other_threads_lay_out_their_dumps)
 }
 
 /*
+ * The dumps in @dir say every call was counted: complete, none lost, and
+ * each of @names (NULL-terminated) evaluated as often as the program's own
+ * count in @err says.  @what names the run in the messages.
+ */
+static void expect_all_counted(const char *dir, const char *err, const char *const names[],
+			       const char *what)
+{
+	json_t *r = harness_report(dir, NULL);
+
+	cr_assert(r, "%s: no report", what);
+	cr_expect_eq(harness_int(r, "lost"), 0, "%s: calls lost; stderr: %.1500s", what, err);
+	cr_expect(json_is_true(json_object_get(r, "complete")), "%s: not complete", what);
+	for (size_t i = 0; names[i]; i++)
+		cr_expect_eq(harness_decl_int(r, names[i], "evaluations"),
+			     harness_truth(err, names[i]), "%s: %s", what, names[i]);
+	json_decref(r);
+}
+
+/*
  * New threads' first calls while another thread dlopens a library a hook
  * names, over and over (tests/targets/safety.c, dlrace): every new worker's
  * dump is laid out during a dlopen, by construction, and none of those
@@ -359,21 +378,13 @@ Test(safety, first_calls_during_a_dlopen_are_all_counted)
 			      "EXTPROF_HOOKS=function:xs_work,function:xs_lib_work@"
 			      "libsafety_lib.so",
 			      NULL);
+	static const char *const names[] = {"xs_work", "xs_lib_work", NULL};
 	struct run_opts o = {.timeout_s = 120};
 	struct run_result plain, hooked;
-	json_t *r;
 
 	run_both(argv, env, &o, &plain, &hooked);
 	cr_expect_eq(hooked.status, 0, "%s", hooked.err);
-	r = harness_report(dir, NULL);
-	cr_assert(r);
-	cr_expect_eq(harness_int(r, "lost"), 0, "calls lost; stderr: %.1500s", hooked.err);
-	cr_expect(json_is_true(json_object_get(r, "complete")));
-	cr_expect_eq(harness_decl_int(r, "xs_work", "evaluations"),
-		     harness_truth(hooked.err, "xs_work"));
-	cr_expect_eq(harness_decl_int(r, "xs_lib_work", "evaluations"),
-		     harness_truth(hooked.err, "xs_lib_work"));
-	json_decref(r);
+	expect_all_counted(dir, hooked.err, names, "dlrace");
 	harness_free(&plain);
 	harness_free(&hooked);
 	env_free(env);
@@ -390,7 +401,7 @@ Test(safety, first_calls_during_a_dlopen_are_all_counted)
 Test(safety, threads_without_tls_of_their_own_are_counted_apart)
 {
 	static const char *const counters[] = {"var:n_work", "tsc", "ns", "steps"};
-	static const char *const names[] = {"xs_work", "xs_other", "xs_spawn", "xs_wait"};
+	static const char *const names[] = {"xs_work", "xs_other", "xs_spawn", "xs_wait", NULL};
 
 	for (size_t c = 0; c < sizeof(counters) / sizeof(counters[0]); c++) {
 		char *dir = harness_tmpdir("clone");
@@ -399,20 +410,11 @@ Test(safety, threads_without_tls_of_their_own_are_counted_apart)
 		char **env = shim_env(dir, "EXTPROF_HOOKS=function:xs_*", counter, NULL);
 		struct run_opts o = {.timeout_s = 120};
 		struct run_result plain, hooked;
-		json_t *r;
 
 		run_both(argv, env, &o, &plain, &hooked);
 		cr_expect_eq(hooked.signal, 0, "%s: killed by signal %d", counters[c],
 			     hooked.signal);
-		r = harness_report(dir, NULL);
-		cr_assert(r, "%s: no report", counters[c]);
-		cr_expect_eq(harness_int(r, "lost"), 0, "%s: calls lost", counters[c]);
-		cr_expect(json_is_true(json_object_get(r, "complete")), "%s", counters[c]);
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			cr_expect_eq(harness_decl_int(r, names[i], "evaluations"),
-				     harness_truth(hooked.err, names[i]), "%s: %s", counters[c],
-				     names[i]);
-		json_decref(r);
+		expect_all_counted(dir, hooked.err, names, counters[c]);
 		harness_free(&plain);
 		harness_free(&hooked);
 		env_free(env);

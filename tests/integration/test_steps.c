@@ -204,23 +204,29 @@ Test(steps, every_evaluation_stepped)
 	harness_free(&r);
 }
 
-/* Inclusive instructions per call of st_c_sum by callgrind, --toggle-collect. */
-static long long callgrind_per_call(const char *calls)
+/*
+ * callgrind's instructions in @fn, its callees included (--toggle-collect),
+ * over the run of @prog (at most 6 words, NULL-terminated), its symbols
+ * bound as it was built.
+ */
+static long long callgrind_inclusive(const char *fn, const char *const prog[])
 {
-	char *tmp = harness_tmpdir("callgrind"), *out, *opt, line[256];
-	const char *argv[] = {"valgrind", "--tool=callgrind",
-			      NULL,	  "--toggle-collect=st_c_sum",
-			      target(),	  "-n",
-			      calls,	  "c",
-			      NULL};
+	char *tmp = harness_tmpdir("callgrind"), *out, *opt, *toggle, line[256];
+	const char *argv[12] = {"valgrind", "--tool=callgrind"};
+	const char *env[] = {"LD_BIND_NOW=", "LD_PRELOAD=", NULL};
 	struct run_result r;
 	long long summary = -1;
+	size_t n = 4;
 	FILE *f;
 
 	cr_assert(asprintf(&out, "%s/callgrind.out", tmp) > 0);
 	cr_assert(asprintf(&opt, "--callgrind-out-file=%s", out) > 0);
+	cr_assert(asprintf(&toggle, "--toggle-collect=%s", fn) > 0);
 	argv[2] = opt;
-	harness_run(argv, NULL, &r);
+	argv[3] = toggle;
+	for (size_t i = 0; prog[i] && n + 1 < NELEM(argv); i++)
+		argv[n++] = prog[i];
+	harness_run(argv, env, &r);
 	cr_assert_eq(r.status, 0, "valgrind: %d: %s", r.status, r.err);
 	f = fopen(out, "r");
 	cr_assert(f, "no %s", out);
@@ -230,10 +236,19 @@ static long long callgrind_per_call(const char *calls)
 	fclose(f);
 	cr_assert(summary > 0, "no summary in %s", out);
 	harness_free(&r);
+	free(toggle);
 	free(opt);
 	free(out);
 	harness_rmdir(tmp);
-	return summary / atoll(calls);
+	return summary;
+}
+
+/* Inclusive instructions per call of st_c_sum by callgrind, over @calls calls. */
+static long long callgrind_per_call(const char *calls)
+{
+	const char *prog[] = {target(), "-n", calls, "c", NULL};
+
+	return callgrind_inclusive("st_c_sum", prog) / atoll(calls);
 }
 
 Test(steps, c_function_equals_callgrind)
@@ -255,41 +270,9 @@ Test(steps, c_function_equals_callgrind)
 /* callgrind's instructions in @fn, its callees included, over `zcalls FN BYTES CALLS`. */
 static long long callgrind_zcalls(const char *fn, const char *bytes, const char *calls)
 {
-	char *tmp = harness_tmpdir("callgrind"), *out, *opt, *toggle, line[256];
-	const char *argv[] = {"valgrind",
-			      "--tool=callgrind",
-			      NULL,
-			      NULL,
-			      harness_path("ZCALLS_TARGET"),
-			      fn,
-			      bytes,
-			      calls,
-			      NULL};
-	const char *env[] = {"LD_BIND_NOW=", "LD_PRELOAD=", NULL};
-	struct run_result r;
-	long long summary = -1;
-	FILE *f;
+	const char *prog[] = {harness_path("ZCALLS_TARGET"), fn, bytes, calls, NULL};
 
-	cr_assert(asprintf(&out, "%s/callgrind.out", tmp) > 0);
-	cr_assert(asprintf(&opt, "--callgrind-out-file=%s", out) > 0);
-	cr_assert(asprintf(&toggle, "--toggle-collect=%s", fn) > 0);
-	argv[2] = opt;
-	argv[3] = toggle;
-	harness_run(argv, env, &r);
-	cr_assert_eq(r.status, 0, "valgrind: %d: %s", r.status, r.err);
-	f = fopen(out, "r");
-	cr_assert(f, "no %s", out);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "summary: %lld", &summary) == 1)
-			break;
-	fclose(f);
-	cr_assert(summary > 0, "no summary in %s", out);
-	harness_free(&r);
-	free(toggle);
-	free(opt);
-	free(out);
-	harness_rmdir(tmp);
-	return summary;
+	return callgrind_inclusive(fn, prog);
 }
 
 /*
