@@ -108,6 +108,13 @@ static inline uint64_t counter_read_of(const struct xp_thread *t)
 	}
 }
 
+/* Whether each thread has a count of its own (a PMU's, steps'), not a clock or a variable. */
+static inline bool counter_per_thread(void)
+{
+	return xp.counter.kind == EXTPROF_COUNTER_INSTRUCTIONS ||
+	       xp.counter.kind == EXTPROF_COUNTER_CYCLES || xp.counter.kind == EXTPROF_COUNTER_STEPS;
+}
+
 /* The same on xp_self's block, the calling thread's unless it is shared (clone.c). */
 static inline uint64_t counter_read_inline(void)
 {

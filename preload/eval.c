@@ -486,11 +486,14 @@ static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *r
 		/*
 		 * A thread without TLS of its own (clone.c): its activation
 		 * was pushed on its own state, which it keeps until its
-		 * function returns, so it is found; its counter is its own.
+		 * function returns, so it is found; a count of its own is
+		 * read there (a clock's read stands: read again, it would
+		 * hold the finding).
 		 */
 		if (!t)
 			t = &xp_self;
-		now = counter_read_of(t);
+		else if (counter_per_thread())
+			now = counter_read_of(t);
 	}
 	w = t->worker;
 	i = t->depth;
