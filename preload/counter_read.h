@@ -85,7 +85,7 @@ static inline uint64_t counter_read_pmu(const struct xp_thread *t)
 	return count;
 }
 
-/* One read of the chosen counter (xp.counter) on thread @t (the caller's own state), as it stands. */
+/* One read of the chosen counter (xp.counter) on thread @t, the caller's own state. */
 static inline uint64_t counter_read_of(const struct xp_thread *t)
 {
 	switch (xp.counter.kind) {
@@ -112,7 +112,8 @@ static inline uint64_t counter_read_of(const struct xp_thread *t)
 static inline bool counter_per_thread(void)
 {
 	return xp.counter.kind == EXTPROF_COUNTER_INSTRUCTIONS ||
-	       xp.counter.kind == EXTPROF_COUNTER_CYCLES || xp.counter.kind == EXTPROF_COUNTER_STEPS;
+	       xp.counter.kind == EXTPROF_COUNTER_CYCLES ||
+	       xp.counter.kind == EXTPROF_COUNTER_STEPS;
 }
 
 /* The same on xp_self's block, the calling thread's unless it is shared (clone.c). */

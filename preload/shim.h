@@ -48,13 +48,13 @@ struct xp_frame {
 	uint32_t flags;
 };
 
-#define XP_FRAME_RECURSIVE (1u << 0)
-#define XP_FRAME_UNCOUNTED (1u << 1) /* inherited across fork, or the shim's own */
-#define XP_FRAME_OUTSIDE   (1u << 2) /* no window activation was in progress */
-#define XP_FRAME_WINDOW	   (1u << 3) /* an activation of the window function */
-#define XP_FRAME_RESTORED  (1u << 4) /* R1 put back in its slot for an unwinder */
-#define XP_FRAME_STEPPED   (1u << 5) /* steps: single-stepped from its first instruction */
-#define XP_FRAME_STEP_EXIT (1u << 6) /* steps: and still when it reached its stub's exit */
+#define XP_FRAME_RECURSIVE  (1u << 0)
+#define XP_FRAME_UNCOUNTED  (1u << 1) /* inherited across fork, or the shim's own */
+#define XP_FRAME_OUTSIDE    (1u << 2) /* no window activation was in progress */
+#define XP_FRAME_WINDOW	    (1u << 3) /* an activation of the window function */
+#define XP_FRAME_RESTORED   (1u << 4) /* R1 put back in its slot for an unwinder */
+#define XP_FRAME_STEPPED    (1u << 5) /* steps: single-stepped from its first instruction */
+#define XP_FRAME_STEP_EXIT  (1u << 6) /* steps: and still when it reached its stub's exit */
 #define XP_FRAME_STEP_BOUND (1u << 7) /* steps: the dynamic loader bound a symbol lazily in it */
 
 struct xp_worker;
@@ -105,8 +105,8 @@ struct xp_thread {
 	/* PMU counters: the perf mmap page and fd of this thread */
 	void *pmu_page;
 	int pmu_fd;
-	uint32_t stack_known; /* stack_lo and stack_hi are set (worker_know_stack) */
-	int32_t tid;	      /* shared: the kernel's id of the thread whose block this is */
+	uint32_t stack_known;	  /* stack_lo and stack_hi are set (worker_know_stack) */
+	int32_t tid;		  /* shared: the kernel's id of the thread whose block this is */
 	uint32_t shared_in_stack; /* shared: another thread's stack lies inside stack_lo..hi */
 	struct xp_step step;
 };
@@ -169,7 +169,7 @@ extern volatile int64_t xp_window_open;	  /* activations of the window in progre
 extern volatile uint64_t xp_window_epoch; /* times the window went from closed to open */
 extern uint64_t xp_lost;		  /* calls that could not be counted */
 extern struct xp_foreign xp_foreign[XP_MAX_FOREIGN];
-extern int64_t xp_stub_fast_ret;	  /* R2 of the stubs' fast path from their head, 0: none */
+extern int64_t xp_stub_fast_ret; /* R2 of the stubs' fast path from their head, 0: none */
 
 /* ---- state.c: whose state a call is ---- */
 

@@ -83,7 +83,7 @@ static int step_resolver_visit(struct dl_phdr_info *info, size_t size, void *arg
 	(void)arg;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const ElfW(Dyn) *dyn;
+		const ElfW(Dyn) * dyn;
 		uint64_t got = 0, entry;
 
 		if (ph->p_type != PT_DYNAMIC)
