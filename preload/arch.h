@@ -136,6 +136,9 @@ void arch_step_self(bool on);
 /* Set or clear the trap flag in a signal handler's saved context @uc. */
 void arch_ctx_step(void *uc, bool on);
 
+/* The instruction pointer of a signal handler's saved context @uc. */
+uint64_t arch_ctx_pc(const void *uc);
+
 /* System calls without errno: the evaluation path leaves the program's alone. */
 long arch_syscall4(long nr, long a, long b, long c, long d);
 /* The same with six arguments. */

@@ -207,14 +207,11 @@ static void hooks_add(struct hooks_match *m, const char *symbol, struct hookable
 		return;
 	}
 	d->stub = h.stub;
-	xp.decls[idx] = fresh;
+	/* in every dump before any thread can reach it */
+	worker_publish_decl(idx, &fresh);
 	hooks_hash_put(hooks_by_addr, hooks_hash_u64(addr), idx);
-	if (dup < 0) {
+	if (dup < 0)
 		hooks_hash_put(hooks_by_key, hooks_hash_key(kind, symbol, m->o->name), idx);
-		/* in every dump before any thread can reach it */
-		worker_add_decl(idx);
-		__atomic_store_n(&xp.ndecls, xp.ndecls + 1, __ATOMIC_RELEASE);
-	}
 	if (m->window)
 		xp.window_decl = idx;
 	if (hooks_commit(&h, idx, why, sizeof(why))) {

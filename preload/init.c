@@ -82,10 +82,20 @@ static void init_after_fork_child(void)
 
 static void init_at_exit(void)
 {
+	struct xp_thread *t;
+
 	if (!xp.enabled || xp.finished)
 		return;
+	/*
+	 * exit() in a child that clone() made with CLONE_VM but not as a
+	 * thread (or in a vfork child): the memory, and the dumps, are its
+	 * parent's, which counts on.
+	 */
+	if ((uint64_t)getpid() != xp.meta.pid)
+		return;
 	/* exit() from inside a stepped function: the dumps are not stepped through */
-	step_stop_self();
+	t = state_self((uint64_t)__builtin_frame_address(0), false);
+	step_stop(t ? t : &xp_self);
 	worker_finish_all();
 }
 
