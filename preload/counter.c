@@ -25,6 +25,7 @@
 #include "log.h"
 #include "shim.h"
 #include "step.h"
+#include "sys.h"
 
 /*
  * EXTPROF_PMU_SOFTWARE=1, for tests on machines without a PMU: instructions
@@ -92,7 +93,8 @@ void counter_close_thread(struct xp_thread *t)
 	if (!t->pmu_page)
 		return;
 	munmap(t->pmu_page, (size_t)getpagesize());
-	close(t->pmu_fd);
+	/* at the thread's exit: raw, no cancellation point there */
+	sys_close(t->pmu_fd);
 	t->pmu_page = NULL;
 }
 

@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
+#include "cancel.h"
 #include "hooks.h"
 #include "interpose.h"
 #include "shim.h"
@@ -25,17 +26,20 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 	void *handle = real(file, mode);
 
 	if (handle && xp.enabled && !xp.finished) {
+		struct cancel_hold h;
+
+		/* libelf's reads are cancellation points: not with the lock held */
+		cancel_hold(&h);
 		pthread_mutex_lock(&xp.decls_lock);
 		/* nothing hooked at start-up: calibrated first, its calls counted (init.c) */
 		if (!init_calibrate()) {
-			xp_self.busy++;
 			/* no dump is laid out meanwhile (worker.c says how) */
 			worker_pause_layouts();
 			hooks_rescan();
 			worker_resume_layouts();
-			xp_self.busy--;
 		}
 		pthread_mutex_unlock(&xp.decls_lock);
+		cancel_release(&h);
 	}
 	return handle;
 }

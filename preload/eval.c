@@ -19,6 +19,7 @@
 
 #include "activation.h"
 #include "arch.h"
+#include "cancel.h"
 #include "counter_read.h"
 #include "log.h"
 #include "shim.h"
@@ -49,6 +50,19 @@ static void eval_slow_stack(void *p)
 }
 
 /*
+ * A slow path @fn(@arg): busy (a hooked function it calls passes through),
+ * cancellation held off (cancel.h), the extended state saved.
+ */
+static void eval_slow(void (*fn)(void *), void *arg)
+{
+	struct cancel_hold h;
+
+	cancel_hold(&h);
+	xp_call_preserving(fn, arg);
+	cancel_release(&h);
+}
+
+/*
  * F reached through a tail call (jmp) from this activation's own body: its
  * return address is the activation's R2, in the head or in the fast path.
  */
@@ -73,11 +87,8 @@ static void eval_reap_unwound(struct xp_thread *t, uint64_t ret, uint64_t slot)
 	if (!t->depth)
 		return;
 	/* the thread's stack, found the first time it matters (worker.c) */
-	if (__builtin_expect(!t->stack_known && !t->busy, 0)) {
-		t->busy = 1;
-		xp_call_preserving(eval_slow_stack, t);
-		t->busy = 0;
-	}
+	if (__builtin_expect(!t->stack_known && !t->busy, 0))
+		eval_slow(eval_slow_stack, t);
 	if (slot < t->stack_lo || slot >= t->stack_hi)
 		return;
 	while (t->depth) {
@@ -133,23 +144,14 @@ static inline void eval_push_end(struct xp_thread *t, uint32_t i, uint32_t filli
 	t->filling = filling_before;
 }
 
-/* Every case of the entry path: the first call of a thread, windows, ... */
-static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_t ret,
-							   uint64_t slot)
+/* The entry path's every case but the common one: see eval_enter_slow(). */
+static int eval_enter_push(uint32_t idx, uint64_t ret, uint64_t slot)
 {
 	struct xp_thread *t = &xp_self;
 	struct xp_worker *w = t->worker;
 	struct xp_frame *f;
 	uint32_t flags = 0, old, i;
 
-	/*
-	 * The shim's own calls (a slow path below, the callers' walk, a dlopen
-	 * being hooked) are not the program's evaluations: they pass through,
-	 * without a frame, so that a hooked function the slow path calls
-	 * (mremap as the shadow stack grows) cannot enter it again.
-	 */
-	if (t->busy)
-		return 1;
 	if (__builtin_expect(!w, 0)) {
 		/* those before the shim is ready are not counted; the others are lost */
 		if (!(xp.enabled || xp.calibrating))
@@ -158,9 +160,7 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 			return eval_lost();
 		struct eval_slow s = {t, NULL};
 
-		t->busy = 1;
-		xp_call_preserving(eval_slow_acquire, &s);
-		t->busy = 0;
+		eval_slow(eval_slow_acquire, &s);
 		w = s.w;
 		if (!w || !t->stack)
 			return eval_lost();
@@ -175,9 +175,7 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	if (!t->filling)
 		eval_reap_unwound(t, ret, slot);
 	if (__builtin_expect(t->depth + 1 >= t->cap, 0)) {
-		t->busy = 1;
-		xp_call_preserving(eval_slow_grow, t);
-		t->busy = 0;
+		eval_slow(eval_slow_grow, t);
 		if (t->depth + 1 >= t->cap)
 			return eval_lost();
 	}
@@ -209,6 +207,37 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	return 0;
 }
 
+/* Every case of the entry path: the first call of a thread, windows, ... */
+static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_t ret,
+							   uint64_t slot)
+{
+	struct xp_thread *t = &xp_self;
+	int type, r;
+
+	/*
+	 * The shim's own calls (a slow path below, the callers' walk, a dlopen
+	 * being hooked) are not the program's evaluations: they pass through,
+	 * without a frame, so that a hooked function the slow path calls
+	 * (mremap as the shadow stack grows) cannot enter it again.
+	 */
+	if (t->busy)
+		return 1;
+	if (__builtin_expect(!t->cancel_async, 1))
+		return eval_enter_push(idx, ret, slot);
+	/*
+	 * A thread in asynchronous cancellation: deferred while its activation
+	 * is pushed, so that a cancellation acts before the push or after it,
+	 * never inside (cancel.c); the counter read again after, so that the
+	 * switch back is not the function's.
+	 */
+	cancel_defer(&type);
+	r = eval_enter_push(idx, ret, slot);
+	cancel_undefer(type);
+	if (!r && t->depth && t->stack[t->depth - 1].slot == slot)
+		t->stack[t->depth - 1].start = counter_read_ordered();
+	return r;
+}
+
 /*
  * Called by xp_thunk_enter with the caller's return address @ret, taken
  * from @slot.  Returns 0 when the activation was pushed, 1 when the call
@@ -223,8 +252,9 @@ int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
 	struct xp_frame *f;
 	uint32_t depth = t->depth;
 
-	if (__builtin_expect(!w || (t->busy | t->filling | xp.finished | (idx >= w->map.ndecls) |
-				    (depth + 1 >= t->cap) | (xp.window_decl != UINT32_MAX)),
+	if (__builtin_expect(!w || (t->busy | t->filling | t->cancel_async | xp.finished |
+				    (idx >= w->map.ndecls) | (depth + 1 >= t->cap) |
+				    (xp.window_decl != UINT32_MAX)),
 			     0))
 		return eval_enter_slow(idx, ret, slot);
 	/* a frame at or below our slot was unwound past (longjmp, ...) */
@@ -289,9 +319,7 @@ void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w)
 
 	if (d->row || t->busy || xp.finished)
 		return;
-	t->busy = 1;
-	xp_call_preserving(eval_slow_row, &a);
-	t->busy = 0;
+	eval_slow(eval_slow_row, &a);
 }
 
 /* The floor and its hits (see "settled" in docs/floors.md); whether the floor fell. */
@@ -423,11 +451,8 @@ static void eval_window_span(struct xp_thread *t, struct xp_worker *w, uint64_t 
 		t->win_last = now;
 }
 
-/*
- * The exit path; @regs, with callers on, the caller's callee-saved
- * registers.  Returns 1 when single-stepping goes on in the caller (steps).
- */
-static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *regs, uint64_t now)
+/* The exit path's every case but the common one: see eval_exit(). */
+static int eval_exit_pop(uint64_t *slot, const uint64_t *regs, uint64_t now)
 {
 	struct xp_thread *t = &xp_self;
 	struct xp_worker *w = t->worker;
@@ -475,9 +500,7 @@ static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *r
 			 */
 			uint64_t before = counter_read_ordered();
 
-			t->busy = 1;
-			xp_call_preserving(eval_slow_callers, &a);
-			t->busy = 0;
+			eval_slow(eval_slow_callers, &a);
 			eval_record_caller(w, f->idx, a.pcs, a.depth, delta);
 			walk = counter_read_ordered() - before;
 		} else {
@@ -487,6 +510,24 @@ static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *r
 	if (t->depth && t->filling != t->depth)
 		t->stack[t->depth - 1].nested += f->nested + xp.meta.nested_overhead + walk;
 	return xp.counter.kind == EXTPROF_COUNTER_STEPS ? step_exit(t, f) : 0;
+}
+
+/*
+ * The exit path; @regs, with callers on, the caller's callee-saved
+ * registers.  Returns 1 when single-stepping goes on in the caller (steps).
+ * A thread in asynchronous cancellation is deferred while its activation
+ * is popped and recorded (as in eval_enter_slow).
+ */
+static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *regs, uint64_t now)
+{
+	int type, r;
+
+	if (__builtin_expect(!xp_self.cancel_async, 1))
+		return eval_exit_pop(slot, regs, now);
+	cancel_defer(&type);
+	r = eval_exit_pop(slot, regs, now);
+	cancel_undefer(type);
+	return r;
 }
 
 /*
@@ -503,7 +544,7 @@ int xp_eval_exit(uint64_t *slot)
 	struct xp_frame f = t->stack[depth - 1];
 	uint64_t delta;
 
-	if (__builtin_expect((f.slot != (uint64_t)slot) | (f.flags != 0) |
+	if (__builtin_expect((f.slot != (uint64_t)slot) | (f.flags != 0) | t->cancel_async |
 				     (xp.window_decl != UINT32_MAX),
 			     0))
 		return eval_exit(slot, NULL, now);

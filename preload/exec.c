@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "activation.h"
+#include "cancel.h"
 #include "interpose.h"
 #include "shim.h"
 
@@ -52,8 +53,13 @@ static void exec_mark_as(uint32_t flag, bool on)
 					   on ? ACTIVATION_TALLY : ACTIVATION_UNDO);
 		w->map.hdr->end_ns = process_now_ns();
 		/* counted in memory (no room for its file): written now, or never */
-		if (on && w->map.in_memory)
+		if (on && w->map.in_memory) {
+			struct cancel_hold h;
+
+			cancel_hold(&h);
 			dump_write_compact(&w->map, 0);
+			cancel_release(&h);
+		}
 	}
 }
 

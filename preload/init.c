@@ -26,6 +26,7 @@
 
 #include "arch.h"
 #include "attach.h"
+#include "cancel.h"
 #include "hooks.h"
 #include "log.h"
 #include "maps.h"
@@ -73,11 +74,16 @@ static void init_after_fork_child(void)
 
 static void init_at_exit(void)
 {
+	struct cancel_hold h;
+
 	if (!xp.enabled || xp.finished)
 		return;
 	/* exit() from inside a stepped function: the dumps are not stepped through */
 	step_stop_self();
+	/* a cancellation pending does not act in the dumps' writing */
+	cancel_hold(&h);
 	worker_finish_all();
+	cancel_release(&h);
 }
 
 /*
@@ -336,6 +342,7 @@ static bool init_install_hooks(void)
 	/* looked up now: a signal handler may longjmp or exec, not look them up */
 	longjmp_resolve();
 	exec_resolve();
+	cancel_resolve();
 	hooked = hooks_install(&init_spec, init_window);
 	/* nothing hooked and nothing that a dlopen could bring: stay out */
 	if (hooked <= 0 && !xp.meta.late_decls)

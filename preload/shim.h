@@ -90,6 +90,7 @@ struct xp_thread {
 	uint32_t busy;	   /* inside the shim's own slow path: do not count */
 	uint32_t filling;  /* 1 + the entry a push is filling, 0 when none: see eval.c */
 	uint32_t released; /* the thread is exiting: no new worker */
+	uint32_t cancel_async; /* asked for asynchronous cancellation (cancel.c) */
 	uint64_t stack_lo; /* the thread's own stack, to tell a sigaltstack apart */
 	uint64_t stack_hi;
 	uint64_t run_start; /* counter when this thread took its worker */

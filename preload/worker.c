@@ -427,7 +427,7 @@ void worker_finish_all(void)
 
 	xp.finished = true;
 	/* the dumps' writing calls what the program may have hooked: not its calls */
-	self->busy = 1;
+	self->busy++;
 	/* the process's lost calls, said once, in the first dump */
 	for (uint32_t i = 0; i < n; i++) {
 		if (xp.workers[i].map.base) {

@@ -138,6 +138,8 @@
 	jz .L\name\()_slow_enter
 	movl %fs:XT_BUSY(%rsi), %eax
 	orl %fs:XT_FILLING(%rsi), %eax
+	/* a thread in asynchronous cancellation takes the C path (eval.c) */
+	orl %fs:XT_ASYNC(%rsi), %eax
 	jnz .L\name\()_slow_enter
 	movq .L\name\()_lits+LIT_XP(%rip), %rdx
 	cmpb $0, XS_FINISHED(%rdx)
@@ -203,6 +205,8 @@
 	/* 48 bytes pushed: the room at 48(%rsp); rax = now */
 	movq .L\name\()_lits+LIT_TPOFF(%rip), %rsi
 	cmpl $0, %fs:XT_FILLING(%rsi)
+	jne .L\name\()_slow_exit
+	cmpl $0, %fs:XT_ASYNC(%rsi)
 	jne .L\name\()_slow_exit
 	/* rdi = the top entry, stack + (depth - 1) * 40: with depth 0 the
 	 * sentinel, whose slot is no one's */

@@ -15,6 +15,7 @@
 #define XT_CAP	   20
 #define XT_BUSY	   24 /* busy and filling, read as one 64-bit word */
 #define XT_FILLING 28
+#define XT_ASYNC   36 /* cancel_async: such a thread's calls take the C path */
 
 /* struct xp_frame, one shadow-stack entry */
 #define XF_RET	  0
