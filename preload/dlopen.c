@@ -20,10 +20,14 @@ static const char *const dlopen_names[] = {"dlopen"};
 static void *dlopen_cache[1];
 static const struct interpose_table dlopen_reals = {dlopen_names, dlopen_cache, 1};
 
+void *dlopen_real(const char *file, int mode)
+{
+	return ((dlopen_fn)interpose_real(&dlopen_reals, 0))(file, mode);
+}
+
 __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 {
-	dlopen_fn real = (dlopen_fn)interpose_real(&dlopen_reals, 0);
-	void *handle = real(file, mode);
+	void *handle = dlopen_real(file, mode);
 
 	if (handle && xp.enabled && !xp.finished) {
 		struct cancel_hold h;
@@ -37,6 +41,8 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 			worker_pause_layouts();
 			hooks_rescan();
 			worker_resume_layouts();
+			/* the new stubs' unwind rows; libgcc_s's unwinder may have come too */
+			unwind_stub_publish();
 		}
 		pthread_mutex_unlock(&xp.decls_lock);
 		cancel_release(&h);

@@ -343,12 +343,15 @@ static bool init_install_hooks(void)
 	longjmp_resolve();
 	exec_resolve();
 	cancel_resolve();
+	unwind_stub_resolve();
 	hooked = hooks_install(&init_spec, init_window);
 	/* nothing hooked and nothing that a dlopen could bring: stay out */
 	if (hooked <= 0 && !xp.meta.late_decls)
 		return false;
 	static bool atfork_set;
 	arch_seal_code();
+	/* the stubs' unwind rows, if libgcc's unwinder is loaded already (C++) */
+	unwind_stub_publish();
 	init_choose_dir();
 	/* once: an attachment after another comes here again */
 	if (!atfork_set)

@@ -87,11 +87,11 @@ struct xp_thread {
 	struct xp_frame *stack;	  /* shadow stack, mmap'd at the first evaluation */
 	uint32_t depth;
 	uint32_t cap;
-	uint32_t busy;	   /* inside the shim's own slow path: do not count */
-	uint32_t filling;  /* 1 + the entry a push is filling, 0 when none: see eval.c */
-	uint32_t released; /* the thread is exiting: no new worker */
+	uint32_t busy;	       /* inside the shim's own slow path: do not count */
+	uint32_t filling;      /* 1 + the entry a push is filling, 0 when none: see eval.c */
+	uint32_t released;     /* the thread is exiting: no new worker */
 	uint32_t cancel_async; /* asked for asynchronous cancellation (cancel.c) */
-	uint64_t stack_lo; /* the thread's own stack, to tell a sigaltstack apart */
+	uint64_t stack_lo;     /* the thread's own stack, to tell a sigaltstack apart */
 	uint64_t stack_hi;
 	uint64_t run_start; /* counter when this thread took its worker */
 	/* with a window: this thread's span inside the current window episode */
@@ -215,6 +215,21 @@ uint32_t callers_walk(const uint64_t *regs, uint64_t ret, uint64_t slot, uint64_
 		      uint32_t depth);
 /* Name @pc "function+0xoff@object" into @buf, its offset into @offset: 0, or -1 if unknown. */
 int callers_resolve(uint64_t pc, char *buf, size_t len, uint64_t *offset);
+
+/* ---- dlopen.c ---- */
+
+/* libc's dlopen itself, not the shim's wrapper: an object the shim loads hooks nothing. */
+void *dlopen_real(const char *file, int mode);
+
+/* ---- unwind_stub.c: the stubs' unwind rows, for libgcc's unwinder ---- */
+
+struct arch_hook;
+/* Describe the stub of @h, just committed, to the unwinder (at the next publish). */
+void unwind_stub_add(const struct arch_hook *h);
+/* Register the stubs described since the last time, if libgcc's unwinder is loaded. */
+void unwind_stub_publish(void);
+/* Look up the real pthread_cancel and pthread_exit now. */
+void unwind_stub_resolve(void);
 
 /* ---- unwind.c: exceptions and stack walks through hooked frames ---- */
 

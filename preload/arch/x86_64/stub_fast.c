@@ -107,6 +107,11 @@ const struct stub_template *stub_fast_template(void)
 	return stub_fast_chosen;
 }
 
+const void *arch_fast_path_code(void)
+{
+	return stub_fast_chosen ? stub_fast_chosen->start : NULL;
+}
+
 void stub_fast_fill_lits(struct stub_lits *l, uint32_t idx, uint64_t orig)
 {
 	uint64_t tp;
