@@ -255,11 +255,11 @@ int ehframe_fde_prog(const uint8_t *fde, struct ehframe_prog *p)
 		return -1;
 	body = c.p;
 	c.end = body + len;
+	/* the distance back from this field to the CIE, which ends before the FDE */
 	id = eh_fixed(&c, 4);
-	if (!id || id > ((uint64_t)1 << 32))
+	if (id <= 4)
 		return -1;
-	/* the CIE ends before the FDE starts */
-	back = (size_t)id + 4;
+	back = (size_t)id - 4;
 	if (eh_cie_read(fde - back, back, 0, (uint64_t)(uintptr_t)(fde - back), &ci) ||
 	    ci.enc == PE_OMIT)
 		return -1;
