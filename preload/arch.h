@@ -187,6 +187,13 @@ void arch_cfi_cie(struct arch_cfi_cie *c);
  */
 long arch_stub_cfi(const struct arch_hook *h, uint8_t *ops, size_t cap);
 
+/*
+ * The return address rule of a stub's rows: read where a function's is,
+ * but 0 (the unwinder's end) while it is @r2, the stub's own: into @ops,
+ * at most @cap bytes; how many, or -ENOSPC.
+ */
+long arch_cfi_ra_unless(uint64_t r2, uint8_t *ops, size_t cap);
+
 /* Learn what xp_call_preserving() must save of the CPU's extended state. */
 void arch_probe_cpu(void);
 

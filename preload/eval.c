@@ -25,8 +25,6 @@
 #include "shim.h"
 #include "step.h"
 
-void xp_call_preserving(void (*fn)(void *), void *arg);
-
 struct eval_slow {
 	struct xp_thread *t;
 	struct xp_worker *w;
@@ -44,21 +42,29 @@ static void eval_slow_grow(void *p)
 	worker_grow_stack(p);
 }
 
+struct eval_stack {
+	struct xp_thread *t;
+	uint64_t sp;
+};
+
 static void eval_slow_stack(void *p)
 {
-	worker_know_stack(p);
+	struct eval_stack *s = p;
+
+	worker_know_stack(s->t, s->sp);
 }
 
 /*
  * A slow path @fn(@arg): busy (a hooked function it calls passes through),
- * cancellation held off (cancel.h), the extended state saved.
+ * cancellation held off (cancel.h), on the shim's own stack with the
+ * extended state saved (worker_call_own).
  */
 static void eval_slow(void (*fn)(void *), void *arg)
 {
 	struct cancel_hold h;
 
 	cancel_hold(&h);
-	xp_call_preserving(fn, arg);
+	worker_call_own(fn, arg);
 	cancel_release(&h);
 }
 
@@ -87,8 +93,11 @@ static void eval_reap_unwound(struct xp_thread *t, uint64_t ret, uint64_t slot)
 	if (!t->depth)
 		return;
 	/* the thread's stack, found the first time it matters (worker.c) */
-	if (__builtin_expect(!t->stack_known && !t->busy, 0))
-		eval_slow(eval_slow_stack, t);
+	if (__builtin_expect(!t->stack_known && !t->busy, 0)) {
+		struct eval_stack s = {t, slot};
+
+		eval_slow(eval_slow_stack, &s);
+	}
 	if (slot < t->stack_lo || slot >= t->stack_hi)
 		return;
 	while (t->depth) {

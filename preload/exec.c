@@ -26,6 +26,11 @@
 
 #define XP_EXPORT __attribute__((visibility("default")))
 
+static void exec_write(void *map)
+{
+	dump_write_compact(map, 0);
+}
+
 /* Mark every dump of the process with @flag; @on false undoes it. */
 static void exec_mark_as(uint32_t flag, bool on)
 {
@@ -57,7 +62,7 @@ static void exec_mark_as(uint32_t flag, bool on)
 			struct cancel_hold h;
 
 			cancel_hold(&h);
-			dump_write_compact(&w->map, 0);
+			worker_call_own(exec_write, &w->map);
 			cancel_release(&h);
 		}
 	}

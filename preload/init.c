@@ -72,6 +72,12 @@ static void init_after_fork_child(void)
 		xp.enabled = false;
 }
 
+static void init_finish(void *arg)
+{
+	(void)arg;
+	worker_finish_all();
+}
+
 static void init_at_exit(void)
 {
 	struct cancel_hold h;
@@ -80,9 +86,10 @@ static void init_at_exit(void)
 		return;
 	/* exit() from inside a stepped function: the dumps are not stepped through */
 	step_stop_self();
-	/* a cancellation pending does not act in the dumps' writing */
+	/* a cancellation pending does not act in the dumps' writing, which runs
+	 * on the shim's stack: exit may be called on a small one */
 	cancel_hold(&h);
-	worker_finish_all();
+	worker_call_own(init_finish, NULL);
 	cancel_release(&h);
 }
 

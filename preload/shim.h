@@ -8,6 +8,7 @@
 #define EXTPROF_PRELOAD_SHIM_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,6 +80,8 @@ struct xp_step {
 	uint64_t prev_end; /* a system call's, a breakpoint's: where the instruction after it starts
 			    */
 	uint64_t mask;	   /* the signal set rt_sigprocmask is given instead of the program's */
+	stack_t alt_old;   /* the program's sigaltstack, while the shim's is in its place */
+	uint32_t alt_saved; /* alt_old is to be put back (step.c) */
 };
 
 /* Per-thread state, in initial-exec TLS: one load from the thread pointer away. */
@@ -103,6 +106,7 @@ struct xp_thread {
 	int pmu_fd;
 	uint32_t stack_known; /* stack_lo and stack_hi are set (worker_know_stack) */
 	struct xp_step step;
+	void *own; /* the shim's own stacks for the thread (worker.c), NULL until needed */
 };
 
 /* A worker: one accumulator and its dump, used by one thread at a time. */
@@ -155,6 +159,12 @@ extern volatile uint64_t xp_window_epoch; /* times the window went from closed t
 extern uint64_t xp_lost;		  /* calls that could not be counted */
 extern int64_t xp_stub_fast_ret;	  /* R2 of the stubs' fast path from their head, 0: none */
 
+/*
+ * thunk.S: call @fn(@arg) with the extended state saved, on @stack (its top)
+ * unless NULL: a slow path (worker_call_own).
+ */
+void xp_call_preserving(void (*fn)(void *), void *arg, void *stack);
+
 /* ---- eval.c: the evaluation path, called from the thunks ---- */
 
 /* A hooked call's entry (@ret taken from @slot): 0 when its activation was pushed, 1 to pass. */
@@ -174,8 +184,12 @@ void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w);
 int worker_init_pool(void);
 /* A worker for thread @t at its first evaluation (its shadow stack too), or NULL. */
 struct xp_worker *worker_acquire(struct xp_thread *t);
-/* Learn thread @t's own stack, unless on a sigaltstack: whether it is known. */
-bool worker_know_stack(struct xp_thread *t);
+/* Learn thread @t's own stack from @sp, unless on a sigaltstack: whether it is known. */
+bool worker_know_stack(struct xp_thread *t, uint64_t sp);
+/* Call @fn(@arg) on the calling thread's stack of the shim's, its extended state saved. */
+void worker_call_own(void (*fn)(void *), void *arg);
+/* Thread @t's sigaltstack of the shim's (steps' SIGTRAP handler): false without one. */
+bool worker_own_altstack(struct xp_thread *t, void **sp, size_t *size);
 /* Hold new workers' dumps back while a dlopen adds declarations. */
 void worker_pause_layouts(void);
 /* Let new workers' dumps be laid out again. */

@@ -192,7 +192,8 @@ int step_signal_install(void)
 		return -ENOSYS;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = step_on_sigtrap;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	/* on the shim's sigaltstack while a call is stepped (step.c) */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
 	if (step_real_sigaction()(SIGTRAP, &sa, &old) < 0)
 		return -errno;

@@ -275,8 +275,8 @@ static void unwind_find_template(void)
 void unwind_stub_add(const struct arch_hook *h)
 {
 	const uint8_t *entry = h->entry, *head = h->stub;
-	uint8_t ops[512];
-	long n = arch_stub_cfi(h, ops, sizeof(ops));
+	uint8_t ops[512], ra[64];
+	long n = arch_stub_cfi(h, ops, sizeof(ops)), nra = 0;
 	size_t start, copy = 0;
 
 	if (n < 0)
@@ -288,8 +288,13 @@ void unwind_stub_add(const struct arch_hook *h)
 		 * its first instruction; the unwinder may then stop there */
 		if (unwind_template.size == (uint64_t)(head - entry))
 			copy = unwind_template.len;
+		/* the copy's R2, where F returns to it */
+		nra = arch_cfi_ra_unless((uint64_t)head + (uint64_t)xp_stub_fast_ret, ra,
+					 sizeof(ra));
+		if (nra < 0)
+			return;
 	}
-	if (unwind_room(64 + copy + (size_t)n + 8))
+	if (unwind_room(64 + (size_t)nra + copy + (size_t)n + 8))
 		return;
 	if (!unwind_pending.len)
 		unwind_put_cie();
@@ -300,6 +305,8 @@ void unwind_stub_add(const struct arch_hook *h)
 	unwind_put_u64((uint64_t)entry);
 	unwind_put_u64(h->span);
 	unwind_put("", 1); /* no augmentation data */
+	if (nra)
+		unwind_put(ra, (size_t)nra);
 	if (copy)
 		unwind_put(unwind_template.ops, copy);
 	unwind_put(ops, (size_t)n);

@@ -88,21 +88,24 @@ static int worker_stack_visit(const struct maps_entry *e, void *arg)
 
 /*
  * The thread's own stack, to tell a sigaltstack handler's frames apart: the
- * mapping that holds the stack pointer.  Not pthread_getattr_np(), which
+ * mapping that holds the stack pointer @sp (the program's: this may run on
+ * the shim's stack, worker_call_own).  Not pthread_getattr_np(), which
  * allocates and reads /proc/self/maps through stdio: this may run in a
  * signal handler that interrupted malloc.  On the sigaltstack the thread's
  * stack cannot be seen, and is looked for again at the next call that
  * needs it.  Returns whether t->stack_lo and t->stack_hi are known.
  */
-bool worker_know_stack(struct xp_thread *t)
+bool worker_know_stack(struct xp_thread *t, uint64_t sp)
 {
-	struct worker_stack_find s = {(uint64_t)__builtin_frame_address(0), 0, 0, 0};
+	struct worker_stack_find s = {sp, 0, 0, 0};
 	char line[256];
 	stack_t ss;
 
 	if (t->stack_known)
 		return true;
-	if (!sigaltstack(NULL, &ss) && (ss.ss_flags & SS_ONSTACK))
+	/* SS_ONSTACK would say where this code runs, not where @sp is */
+	if (!sigaltstack(NULL, &ss) && !(ss.ss_flags & SS_DISABLE) &&
+	    sp - (uint64_t)ss.ss_sp < ss.ss_size)
 		return false;
 	if (maps_each("/proc/self/maps", line, sizeof(line), worker_stack_visit, &s) == 1) {
 		t->stack_lo = s.lo;
@@ -154,6 +157,79 @@ void worker_grow_stack(struct xp_thread *t)
 	}
 	t->stack = p + 1;
 	t->cap *= 2;
+}
+
+/*
+ * The shim's own stack for a thread, mapped at its first slow path and
+ * kept until it ends (then left for the next thread, up to WORKER_OWN_POOL
+ * of them): the slow paths (a thread's first evaluation, a row, the
+ * callers' walk, the exit's dumps) run there, not on the program's stack,
+ * which may be a 16 KiB thread stack or a 4 KiB sigaltstack; and with
+ * steps, the SIGTRAP handler (step_setup.c), as a sigaltstack of its own
+ * while a call is stepped.  Two stacks, each below a guard page:
+ *
+ *   own                                                     own + WORKER_OWN_SIZE
+ *   | guard | SIGTRAP's altstack | guard | the slow paths' stack |
+ */
+#define WORKER_OWN_GUARD 4096u
+#define WORKER_OWN_ALT	 (32u * 1024u)
+#define WORKER_OWN_SLOW	 (64u * 1024u)
+#define WORKER_OWN_SIZE	 (2 * WORKER_OWN_GUARD + WORKER_OWN_ALT + WORKER_OWN_SLOW)
+#define WORKER_OWN_POOL	 16
+
+static void *worker_own_pool[WORKER_OWN_POOL];
+
+static void *worker_own_get(void)
+{
+	char *p;
+
+	for (int i = 0; i < WORKER_OWN_POOL; i++) {
+		p = __atomic_exchange_n(&worker_own_pool[i], NULL, __ATOMIC_ACQUIRE);
+		if (p)
+			return p;
+	}
+	p = mmap(NULL, WORKER_OWN_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	mprotect(p, WORKER_OWN_GUARD, PROT_NONE);
+	mprotect(p + WORKER_OWN_GUARD + WORKER_OWN_ALT, WORKER_OWN_GUARD, PROT_NONE);
+	return p;
+}
+
+static void worker_own_put(void *p)
+{
+	for (int i = 0; i < WORKER_OWN_POOL; i++) {
+		void *none = NULL;
+
+		if (__atomic_compare_exchange_n(&worker_own_pool[i], &none, p, false,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			return;
+	}
+	munmap(p, WORKER_OWN_SIZE);
+}
+
+/* The top of thread @t's slow-path stack, mapped now if need be; NULL without one. */
+static void *worker_own_stack(struct xp_thread *t)
+{
+	if (!t->own && !(t->own = worker_own_get()))
+		return NULL;
+	return (char *)t->own + WORKER_OWN_SIZE;
+}
+
+void worker_call_own(void (*fn)(void *), void *arg)
+{
+	xp_call_preserving(fn, arg, worker_own_stack(&xp_self));
+}
+
+/* Never maps it: called on the evaluation path, where only a slow path may. */
+bool worker_own_altstack(struct xp_thread *t, void **sp, size_t *size)
+{
+	if (!t->own)
+		return false;
+	*sp = (char *)t->own + WORKER_OWN_GUARD;
+	*size = WORKER_OWN_ALT;
+	return true;
 }
 
 /* EXTPROF_DIR/EXE.HOST.PID.PROCESS-ID.wNNN.xpd (docs/dump-format.md) */
@@ -356,6 +432,18 @@ void worker_release_self(void)
 	if (t->stack) {
 		munmap(t->stack - 1, worker_stack_bytes(t->cap));
 		t->stack = NULL;
+	}
+	if (t->own) {
+		stack_t ss;
+
+		/* never left as the sigaltstack of a thread that ends: another's next */
+		if (!sigaltstack(NULL, &ss) &&
+		    (uint64_t)ss.ss_sp - (uint64_t)t->own < WORKER_OWN_SIZE) {
+			ss.ss_flags = SS_DISABLE;
+			sigaltstack(&ss, NULL);
+		}
+		worker_own_put(t->own);
+		t->own = NULL;
 	}
 }
 

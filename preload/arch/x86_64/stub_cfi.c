@@ -26,6 +26,11 @@
  *
  * A moved call (the last moved instruction) is a push of its return
  * address into F and a jmp: after the push, CFA = rsp + 8 + 8 more.
+ *
+ * The return address is read at CFA - 8 unless what is there is R2 (the
+ * routine did not run: a walk without personality routines, as libgcc's
+ * _Unwind_Backtrace): then it is 0, and the walk ends there, rather than
+ * return to the stub's own frame again and again.
  */
 #include <errno.h>
 #include <string.h>
@@ -42,6 +47,17 @@
 #define DW_CFA_def_cfa	      0x0c
 #define DW_CFA_def_cfa_offset 0x0e
 #define DW_CFA_offset	      0x80
+#define DW_CFA_val_expression 0x16
+#define DW_OP_const8u	      0x0e
+#define DW_OP_deref	      0x06
+#define DW_OP_dup	      0x12
+#define DW_OP_drop	      0x13
+#define DW_OP_minus	      0x1c
+#define DW_OP_bra	      0x28
+#define DW_OP_eq	      0x29
+#define DW_OP_skip	      0x2f
+#define DW_OP_lit0	      0x30
+#define DW_OP_lit8	      0x38
 
 struct cfi_out {
 	uint8_t *p;
@@ -80,6 +96,38 @@ static void cfi_cfa(struct cfi_out *o, uint64_t at, uint64_t off)
 	cfi_uleb(o, off);
 }
 
+static void cfi_u64(struct cfi_out *o, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		cfi_byte(o, (uint8_t)(v >> (8 * i)));
+}
+
+/* From here on, the return address: [CFA - 8], or 0 while that is @r2. */
+static void cfi_ra_unless(struct cfi_out *o, uint64_t r2)
+{
+	static const uint8_t read[] = {DW_OP_lit8, DW_OP_minus, DW_OP_deref, DW_OP_dup,
+				       DW_OP_const8u};
+	static const uint8_t pick[] = {DW_OP_eq, DW_OP_bra, 3,		0,	   DW_OP_skip,
+				       2,	 0,	    DW_OP_drop, DW_OP_lit0};
+
+	cfi_byte(o, DW_CFA_val_expression);
+	cfi_uleb(o, DW_RIP);
+	cfi_uleb(o, sizeof(read) + 8 + sizeof(pick));
+	for (size_t i = 0; i < sizeof(read); i++)
+		cfi_byte(o, read[i]);
+	cfi_u64(o, r2);
+	for (size_t i = 0; i < sizeof(pick); i++)
+		cfi_byte(o, pick[i]);
+}
+
+long arch_cfi_ra_unless(uint64_t r2, uint8_t *ops, size_t cap)
+{
+	struct cfi_out o = {ops, 0, cap};
+
+	cfi_ra_unless(&o, r2);
+	return o.len > cap ? -ENOSPC : (long)o.len;
+}
+
 void arch_cfi_cie(struct arch_cfi_cie *c)
 {
 	/* CFA = rsp + 8, the return address at CFA - 8: a function's first instruction */
@@ -103,8 +151,7 @@ long arch_stub_cfi(const struct arch_hook *h, uint8_t *ops, size_t cap)
 	cfi_byte(&o, DW_CFA_def_cfa);
 	cfi_uleb(&o, DW_RSP);
 	cfi_uleb(&o, 8);
-	cfi_byte(&o, DW_CFA_offset | DW_RIP);
-	cfi_uleb(&o, 1);
+	cfi_ra_unless(&o, head + STUB_RET);
 	cfi_cfa(&o, head + STUB_CALL_ENTER, 16);
 	cfi_cfa(&o, head + STUB_AFTER_ENTER, 0);
 	cfi_cfa(&o, head + STUB_RET + 4, 8);

@@ -175,11 +175,14 @@ xp_thunk_exit_callers:
 	.size xp_thunk_exit_callers, .-xp_thunk_exit_callers
 
 /*
- * xp_call_preserving(fn, arg): call a slow path (a thread's first
+ * xp_call_preserving(fn, arg, stack): call a slow path (a thread's first
  * evaluation opens files and maps memory through libc, whose string
  * functions use vector registers) with the whole extended state saved, so
- * that F's vector arguments survive.  The save area size comes from CPUID
- * leaf 0xd at start-up (xp_xsave_size); 0 means fxsave will do.
+ * that F's vector arguments survive; on @stack (its top, 16-byte aligned),
+ * the shim's own for the thread (worker.c), when not 0: the program's may
+ * be a 16 KiB thread stack or a 4 KiB sigaltstack, and the save area alone
+ * is 2.7 KiB with AVX-512.  The save area size comes from CPUID leaf 0xd
+ * at start-up (xp_xsave_size); 0 means fxsave will do.
  */
 	.globl xp_call_preserving
 	.hidden xp_call_preserving
@@ -195,6 +198,9 @@ xp_call_preserving:
 	push %rbx
 	push %r12
 	movq %rdi, %r12
+	/* the shim's stack from here on; rbp keeps the way back */
+	testq %rdx, %rdx
+	cmovnzq %rdx, %rsp
 	movq xp_xsave_size(%rip), %rbx
 	testq %rbx, %rbx
 	jz 1f
