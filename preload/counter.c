@@ -76,6 +76,9 @@ int counter_open_thread(struct xp_thread *t)
 	if (xp.counter.kind != EXTPROF_COUNTER_INSTRUCTIONS &&
 	    xp.counter.kind != EXTPROF_COUNTER_CYCLES)
 		return 0;
+	/* under a seccomp filter, no perf event: its deltas read 0 (sandbox.c) */
+	if (xp.sandboxed)
+		return -EPERM;
 	fd = counter_perf_open(xp.counter.kind, &t->pmu_page);
 	if (fd < 0) {
 		log_once(LOG_ONCE_PMU,
@@ -90,7 +93,7 @@ int counter_open_thread(struct xp_thread *t)
 
 void counter_close_thread(struct xp_thread *t)
 {
-	if (!t->pmu_page)
+	if (!t->pmu_page || xp.sandboxed)
 		return;
 	munmap(t->pmu_page, (size_t)getpagesize());
 	/* at the thread's exit: raw, no cancellation point there */

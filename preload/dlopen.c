@@ -29,7 +29,8 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 {
 	void *handle = dlopen_real(file, mode);
 
-	if (handle && xp.enabled && !xp.finished) {
+	/* under a seccomp filter, no rescan: it reads files (sandbox.c) */
+	if (handle && xp.enabled && !xp.finished && !xp.sandboxed) {
 		struct cancel_hold h;
 
 		/* libelf's reads are cancellation points: not with the lock held */

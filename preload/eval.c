@@ -121,7 +121,7 @@ static void eval_reap_unwound(struct xp_thread *t, uint64_t ret, uint64_t slot)
  */
 static __attribute__((cold)) int eval_lost(void)
 {
-	__atomic_add_fetch(&xp_lost, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(xp_lost_at, 1, __ATOMIC_RELAXED);
 	step_pass(&xp_self);
 	return 1;
 }
@@ -165,7 +165,7 @@ static int eval_enter_push(uint32_t idx, uint64_t ret, uint64_t slot)
 		/* those before the shim is ready are not counted; the others are lost */
 		if (!(xp.enabled || xp.calibrating))
 			return 1;
-		if (t->released || xp.finished)
+		if (t->released || xp.finished || xp.lost_only)
 			return eval_lost();
 		struct eval_slow s = {t, NULL};
 

@@ -38,8 +38,9 @@ static void exec_mark_as(uint32_t flag, bool on)
 
 	if (!xp.enabled || xp.finished)
 		return;
-	/* a vfork child shares our memory and thread: the dumps are the parent's */
-	if ((uint64_t)getpid() != xp.meta.pid)
+	/* a vfork child shares our memory and thread: the dumps are the parent's
+	 * (not asked under a seccomp filter: no system call there) */
+	if (!xp.sandboxed && (uint64_t)getpid() != xp.meta.pid)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
 		struct xp_worker *w = &xp.workers[i];
@@ -58,7 +59,7 @@ static void exec_mark_as(uint32_t flag, bool on)
 					   on ? ACTIVATION_TALLY : ACTIVATION_UNDO);
 		w->map.hdr->end_ns = process_now_ns();
 		/* counted in memory (no room for its file): written now, or never */
-		if (on && w->map.in_memory) {
+		if (on && w->map.in_memory && !xp.sandboxed) {
 			struct cancel_hold h;
 
 			cancel_hold(&h);

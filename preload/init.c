@@ -65,7 +65,9 @@ static void init_after_fork_child(void)
 		return;
 	/* first: a fork from inside a stepped function leaves the child stepped */
 	step_reset_after_fork();
-	process_fill_ids(&xp.meta);
+	/* under a seccomp filter the child makes no dump of its own (worker.c) */
+	if (!xp.sandboxed)
+		process_fill_ids(&xp.meta);
 	worker_reset_after_fork();
 	/* EXTPROF_CHILDREN=0: the first process only; a fork child's calls pass */
 	if (xp.children_off)
@@ -351,6 +353,7 @@ static bool init_install_hooks(void)
 	exec_resolve();
 	cancel_resolve();
 	unwind_stub_resolve();
+	sandbox_resolve();
 	hooked = hooks_install(&init_spec, init_window);
 	/* nothing hooked and nothing that a dlopen could bring: stay out */
 	if (hooked <= 0 && !xp.meta.late_decls)

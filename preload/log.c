@@ -314,6 +314,12 @@ static int log_check_file(size_t n)
 	return 0;
 }
 
+void log_silence(void)
+{
+	__atomic_store_n(&log_fd, -1, __ATOMIC_RELEASE);
+	log_is_file = false;
+}
+
 static void log_write(const char *buf, size_t n)
 {
 	if (log_fd < 0)

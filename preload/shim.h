@@ -136,6 +136,8 @@ struct xp_state {
 	bool finished;	  /* the process is exiting: pass calls through */
 	bool calibrating; /* workers count in anonymous memory */
 	bool ordered;	  /* the counter is read between fences (counter_read.h) */
+	bool sandboxed;	  /* a seccomp filter is loaded: no system call any more (sandbox.c) */
+	bool lost_only;	  /* a fork child under the filter: its calls are lost, and said */
 	uint32_t ndecls;
 	struct xp_decl *decls; /* XP_MAX_DECLS reserved at start-up, ndecls used */
 	struct xp_counter counter;
@@ -157,7 +159,8 @@ extern __thread struct xp_thread xp_self __attribute__((tls_model("initial-exec"
 extern volatile int64_t xp_window_open;	  /* activations of the window in progress */
 extern volatile uint64_t xp_window_epoch; /* times the window went from closed to open */
 extern uint64_t xp_lost;		  /* calls that could not be counted */
-extern int64_t xp_stub_fast_ret;	  /* R2 of the stubs' fast path from their head, 0: none */
+extern uint64_t *xp_lost_at; /* where they are counted: xp_lost, or a parent's dump (worker.c) */
+extern int64_t xp_stub_fast_ret; /* R2 of the stubs' fast path from their head, 0: none */
 
 /*
  * thunk.S: call @fn(@arg) with the extended state saved, on @stack (its top)
@@ -202,6 +205,12 @@ void worker_finish_all(void);
 void worker_reset_after_fork(void);
 /* Double thread @t's shadow stack (it is full). */
 void worker_grow_stack(struct xp_thread *t);
+/*
+ * A seccomp filter is about to be loaded: the threads to come get dumps,
+ * shadow stacks and stacks of the shim's made now, and the dumps' rows
+ * memory from now on, as no system call may be made after (sandbox.c).
+ */
+void worker_prepare_sandbox(void);
 /* After calibration: drop the calling thread's worker and its counts. */
 void worker_forget_self(void);
 /* Add declaration @idx to every dump made before it existed. */
@@ -244,6 +253,13 @@ void unwind_stub_add(const struct arch_hook *h);
 void unwind_stub_publish(void);
 /* Look up the real pthread_cancel and pthread_exit now. */
 void unwind_stub_resolve(void);
+/* Before a thread may unwind: libgcc's unwinder loaded, every stub registered with it. */
+void unwind_stub_prepare(void);
+
+/* ---- sandbox.c: a program that sandboxes itself with seccomp ---- */
+
+/* Look up the real prctl and syscall now. */
+void sandbox_resolve(void);
 
 /* ---- unwind.c: exceptions and stack walks through hooked frames ---- */
 

@@ -12,3 +12,4 @@ __thread struct xp_thread xp_self __attribute__((tls_model("initial-exec")));
 volatile int64_t xp_window_open;
 volatile uint64_t xp_window_epoch;
 uint64_t xp_lost;
+uint64_t *xp_lost_at = &xp_lost;

@@ -199,7 +199,8 @@ int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot)
 		}
 		step_end(t, NULL);
 	}
-	if (!eval || !step_due(t, f) || !step_trap_room() || !step_can_start(s))
+	/* under a seccomp filter, no more: stepping makes system calls (sandbox.c) */
+	if (!eval || xp.sandboxed || !step_due(t, f) || !step_trap_room() || !step_can_start(s))
 		return 0;
 	step_alt_on(t);
 	credit = stub ? arch_step_entry_credit(stub) : 0;

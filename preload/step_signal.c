@@ -143,6 +143,12 @@ static void step_trap(struct xp_thread *t, void *uc)
 	uint64_t slot;
 	bool exit;
 
+	/* a seccomp filter came while another thread was stepped: reading the
+	 * program's memory takes system calls, so stepping ends (unsampled) */
+	if (xp.sandboxed) {
+		step_end(t, uc);
+		return;
+	}
 	n = arch_step_retired(t, uc);
 	/* the shim at work in libc (a dlopen's new hooks) is not the program's */
 	if (!t->busy)

@@ -376,9 +376,10 @@ void unwind_stub_resolve(void)
 	interpose_resolve(&unwind_stub_reals);
 }
 
-static void unwind_stub_ready(void)
+void unwind_stub_prepare(void)
 {
-	if (!xp.enabled || !unwind_libgcc(true))
+	/* under a seccomp filter, nothing is loaded: registered if it is there */
+	if (!xp.enabled || !unwind_libgcc(!xp.sandboxed))
 		return;
 	if (!pthread_mutex_trylock(&xp.decls_lock)) {
 		unwind_publish(false);
@@ -388,13 +389,13 @@ static void unwind_stub_ready(void)
 
 XP_EXPORT int pthread_cancel(pthread_t thread)
 {
-	unwind_stub_ready();
+	unwind_stub_prepare();
 	return ((int (*)(pthread_t))interpose_real(&unwind_stub_reals, UWS_CANCEL))(thread);
 }
 
 XP_EXPORT __attribute__((noreturn)) void pthread_exit(void *ret)
 {
-	unwind_stub_ready();
+	unwind_stub_prepare();
 	((void (*)(void *))interpose_real(&unwind_stub_reals, UWS_EXIT))(ret);
 	__builtin_unreachable();
 }

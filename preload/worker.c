@@ -103,6 +103,13 @@ bool worker_know_stack(struct xp_thread *t, uint64_t sp)
 
 	if (t->stack_known)
 		return true;
+	/* under a seccomp filter (sandbox.c): as without /proc, no system call */
+	if (xp.sandboxed) {
+		t->stack_lo = 0;
+		t->stack_hi = UINT64_MAX;
+		t->stack_known = 1;
+		return true;
+	}
 	/* SS_ONSTACK would say where this code runs, not where @sp is */
 	if (!sigaltstack(NULL, &ss) && !(ss.ss_flags & SS_DISABLE) &&
 	    sp - (uint64_t)ss.ss_sp < ss.ss_size)
@@ -129,14 +136,56 @@ static size_t worker_stack_bytes(uint32_t cap)
 	return ((size_t)cap + 1) * sizeof(struct xp_frame);
 }
 
-static int worker_map_stack(struct xp_thread *t)
+/*
+ * Under a seccomp filter no memory is mapped: the shadow stacks of the
+ * threads to come are mapped before it (worker_prepare_sandbox), kept
+ * here, and given back here when their thread ends.
+ */
+#define WORKER_SPARE 8
+static struct xp_frame *worker_stack_pool[WORKER_SPARE];
+
+/* One of the @n kept in @pool, or NULL; lock-free, as a signal handler may take one. */
+static void *worker_pool_take(void **pool, int n)
+{
+	for (int i = 0; i < n; i++) {
+		void *p = __atomic_exchange_n(&pool[i], NULL, __ATOMIC_ACQUIRE);
+
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
+/* Keep @p in @pool, if one of its @n places is free. */
+static bool worker_pool_put(void **pool, int n, void *p)
+{
+	for (int i = 0; i < n; i++) {
+		void *none = NULL;
+
+		if (__atomic_compare_exchange_n(&pool[i], &none, p, false, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			return true;
+	}
+	return false;
+}
+
+static struct xp_frame *worker_new_stack(void)
 {
 	struct xp_frame *p =
 		mmap(NULL, worker_stack_bytes(WORKER_STACK_FRAMES), PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
-	if (p == MAP_FAILED)
-		return -errno;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int worker_map_stack(struct xp_thread *t)
+{
+	struct xp_frame *p = xp.sandboxed
+				     ? worker_pool_take((void **)worker_stack_pool, WORKER_SPARE)
+				     : worker_new_stack();
+
+	if (!p)
+		return -ENOMEM;
 	p[0].slot = UINT64_MAX;
 	t->stack = p + 1;
 	t->cap = WORKER_STACK_FRAMES;
@@ -147,8 +196,9 @@ static int worker_map_stack(struct xp_thread *t)
 /* Deeper than 65536 hooked activations: double the shadow stack. */
 void worker_grow_stack(struct xp_thread *t)
 {
-	struct xp_frame *p = mremap(t->stack - 1, worker_stack_bytes(t->cap),
-				    worker_stack_bytes(t->cap * 2), MREMAP_MAYMOVE);
+	struct xp_frame *p = xp.sandboxed ? MAP_FAILED
+					  : mremap(t->stack - 1, worker_stack_bytes(t->cap),
+						   worker_stack_bytes(t->cap * 2), MREMAP_MAYMOVE);
 
 	if (p == MAP_FAILED) {
 		log_once(LOG_ONCE_STACK,
@@ -181,13 +231,10 @@ static void *worker_own_pool[WORKER_OWN_POOL];
 
 static void *worker_own_get(void)
 {
-	char *p;
+	char *p = worker_pool_take(worker_own_pool, WORKER_OWN_POOL);
 
-	for (int i = 0; i < WORKER_OWN_POOL; i++) {
-		p = __atomic_exchange_n(&worker_own_pool[i], NULL, __ATOMIC_ACQUIRE);
-		if (p)
-			return p;
-	}
+	if (p || xp.sandboxed)
+		return p;
 	p = mmap(NULL, WORKER_OWN_SIZE, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 	if (p == MAP_FAILED)
@@ -199,14 +246,9 @@ static void *worker_own_get(void)
 
 static void worker_own_put(void *p)
 {
-	for (int i = 0; i < WORKER_OWN_POOL; i++) {
-		void *none = NULL;
-
-		if (__atomic_compare_exchange_n(&worker_own_pool[i], &none, p, false,
-						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
-			return;
-	}
-	munmap(p, WORKER_OWN_SIZE);
+	/* a sandbox's extra one is left mapped: no system call there */
+	if (!worker_pool_put(worker_own_pool, WORKER_OWN_POOL, p) && !xp.sandboxed)
+		munmap(p, WORKER_OWN_SIZE);
 }
 
 /* The top of thread @t's slow-path stack, mapped now if need be; NULL without one. */
@@ -357,7 +399,8 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 		return NULL;
 	}
 	w->index = (uint32_t)(w - xp.workers);
-	if (!w->map.base && worker_lay_out(w)) {
+	/* under a seccomp filter, only the dumps laid out before it */
+	if (!w->map.base && (xp.sandboxed || worker_lay_out(w))) {
 		__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
 		return NULL;
 	}
@@ -430,14 +473,18 @@ void worker_release_self(void)
 	t->worker = NULL;
 	__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
 	if (t->stack) {
-		munmap(t->stack - 1, worker_stack_bytes(t->cap));
+		/* for the next thread under a seccomp filter; one grown is left */
+		if (!xp.sandboxed)
+			munmap(t->stack - 1, worker_stack_bytes(t->cap));
+		else if (t->cap == WORKER_STACK_FRAMES)
+			worker_pool_put((void **)worker_stack_pool, WORKER_SPARE, t->stack - 1);
 		t->stack = NULL;
 	}
 	if (t->own) {
 		stack_t ss;
 
 		/* never left as the sigaltstack of a thread that ends: another's next */
-		if (!sigaltstack(NULL, &ss) &&
+		if (!xp.sandboxed && !sigaltstack(NULL, &ss) &&
 		    (uint64_t)ss.ss_sp - (uint64_t)t->own < WORKER_OWN_SIZE) {
 			ss.ss_flags = SS_DISABLE;
 			sigaltstack(&ss, NULL);
@@ -485,6 +532,45 @@ void worker_add_decl(uint32_t idx)
 	}
 }
 
+void worker_prepare_sandbox(void)
+{
+	struct xp_worker *spare[WORKER_SPARE];
+	uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
+	int k = 0, own = 0;
+
+	/* the dumps made so far: their rows in memory from now on */
+	for (uint32_t i = 0; i < n; i++)
+		dump_enter_sandbox(&xp.workers[i].map);
+	/* dumps laid out for as many threads to come, given back to the pool */
+	while (k < WORKER_SPARE && (spare[k] = worker_claim())) {
+		struct xp_worker *w = spare[k++];
+
+		w->index = (uint32_t)(w - xp.workers);
+		if (!w->map.base && worker_lay_out(w))
+			break;
+		dump_enter_sandbox(&w->map);
+	}
+	while (k > 0)
+		__atomic_store_n(&spare[--k]->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
+	/* their shadow stacks, and the shim's stacks for them and for this thread */
+	for (int i = 0; i < WORKER_SPARE; i++) {
+		struct xp_frame *p = worker_stack_pool[i] ? NULL : worker_new_stack();
+
+		if (p && !worker_pool_put((void **)worker_stack_pool, WORKER_SPARE, p))
+			munmap(p, worker_stack_bytes(WORKER_STACK_FRAMES));
+		own += worker_own_pool[i] != NULL;
+	}
+	worker_own_stack(&xp_self);
+	for (; own < WORKER_SPARE; own++) {
+		void *p = mmap(NULL, WORKER_OWN_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+
+		if (p == MAP_FAILED)
+			break;
+		worker_own_put(p);
+	}
+}
+
 /* After calibration: the worker and its anonymous counts are dropped. */
 void worker_forget_self(void)
 {
@@ -519,8 +605,10 @@ void worker_finish_all(void)
 	/* the process's lost calls, said once, in the first dump */
 	for (uint32_t i = 0; i < n; i++) {
 		if (xp.workers[i].map.base) {
-			xp.workers[i].map.hdr->lost +=
-				__atomic_exchange_n(&xp_lost, 0, __ATOMIC_RELAXED);
+			/* atomic: a fork child under a seccomp filter adds its own */
+			__atomic_add_fetch(&xp.workers[i].map.hdr->lost,
+					   __atomic_exchange_n(&xp_lost, 0, __ATOMIC_RELAXED),
+					   __ATOMIC_RELAXED);
 			break;
 		}
 	}
@@ -542,7 +630,10 @@ void worker_finish_all(void)
 		w->map.hdr->end_ns = process_now_ns();
 		if (!w->map.path[0])
 			continue;
-		err = dump_write_compact_named(&w->map, EXTPROF_DUMP_F_COMPLETE, callers_resolve);
+		/* under a seccomp filter, no file can be written: finished in place */
+		err = xp.sandboxed ? -EPERM
+				   : dump_write_compact_named(&w->map, EXTPROF_DUMP_F_COMPLETE,
+							      callers_resolve);
 		if (err && w->map.in_memory)
 			log_once(LOG_ONCE_FINISH,
 				 "cannot write %s at exit either: %s; its counts are lost",
@@ -556,6 +647,29 @@ void worker_finish_all(void)
 				 w->map.path, log_strerror(-err));
 		}
 	}
+}
+
+/*
+ * A fork child under a seccomp filter can make no dump of its own (no file,
+ * no memory): the parent's stay mapped, untouched but for their lost count,
+ * which the child's calls add to (the mapping is shared), so that the
+ * parent's report says them.
+ */
+static void worker_sandbox_child(struct xp_thread *t)
+{
+	for (uint32_t i = 0; i < XP_MAX_WORKERS; i++) {
+		struct xp_worker *w = &xp.workers[i];
+
+		if (w->map.base && xp_lost_at == &xp_lost)
+			xp_lost_at = &w->map.hdr->lost;
+		w->owner = NULL;
+		w->state = XP_WORKER_TAKEN;
+	}
+	xp.nworkers = 0;
+	xp.lost_only = true;
+	for (uint32_t d = 0; d < t->depth; d++)
+		t->stack[d].flags = XP_FRAME_UNCOUNTED;
+	t->worker = NULL;
 }
 
 /*
@@ -578,6 +692,10 @@ void worker_reset_after_fork(void)
 	worker_creating = 0;
 	worker_rescanning = 0;
 	worker_layout_busy = 0;
+	if (xp.sandboxed) {
+		worker_sandbox_child(t);
+		return;
+	}
 	for (uint32_t i = 0; i < XP_MAX_WORKERS; i++) {
 		struct xp_worker *w = &xp.workers[i];
 
