@@ -54,18 +54,31 @@ static void eval_slow_stack(void *p)
 	worker_know_stack(s->t, s->sp);
 }
 
-/*
- * A slow path @fn(@arg): busy (a hooked function it calls passes through),
- * cancellation held off (cancel.h), on the shim's own stack with the
- * extended state saved (worker_call_own).
- */
-static void eval_slow(void (*fn)(void *), void *arg)
+struct eval_held {
+	void (*fn)(void *);
+	void *arg;
+};
+
+static void eval_held(void *p)
 {
+	struct eval_held *e = p;
 	struct cancel_hold h;
 
 	cancel_hold(&h);
-	worker_call_own(fn, arg);
+	e->fn(e->arg);
 	cancel_release(&h);
+}
+
+/*
+ * A slow path @fn(@arg): on the shim's own stack with the extended state
+ * saved (worker_call_own), and there busy (a hooked function it calls
+ * passes through) and with cancellation held off (cancel.h).
+ */
+static void eval_slow(void (*fn)(void *), void *arg)
+{
+	struct eval_held e = {fn, arg};
+
+	worker_call_own(eval_held, &e);
 }
 
 /*
@@ -153,7 +166,29 @@ static inline void eval_push_end(struct xp_thread *t, uint32_t i, uint32_t filli
 	t->filling = filling_before;
 }
 
-/* The entry path's every case but the common one: see eval_enter_slow(). */
+/*
+ * A thread's first evaluation: its worker, its shadow stack, maybe its
+ * dump.  0 when it has them, else what eval_enter_slow() returns.  Apart,
+ * so that the slow path runs with as little of the program's stack below
+ * it as may be (a signal handler's first call on a small sigaltstack).
+ */
+static __attribute__((noinline)) int eval_take_worker(struct xp_thread *t)
+{
+	struct eval_slow s = {t, NULL};
+
+	/* those before the shim is ready are not counted; the others are lost */
+	if (!(xp.enabled || xp.calibrating))
+		return 1;
+	if (t->released || xp.finished || xp.lost_only)
+		return eval_lost();
+	eval_slow(eval_slow_acquire, &s);
+	if (!s.w || !t->stack)
+		return eval_lost();
+	return 0;
+}
+
+/* The entry path's every case but the common one, the thread's worker had: see eval_enter_slow().
+ */
 static int eval_enter_push(uint32_t idx, uint64_t ret, uint64_t slot)
 {
 	struct xp_thread *t = &xp_self;
@@ -161,19 +196,6 @@ static int eval_enter_push(uint32_t idx, uint64_t ret, uint64_t slot)
 	struct xp_frame *f;
 	uint32_t flags = 0, old, i;
 
-	if (__builtin_expect(!w, 0)) {
-		/* those before the shim is ready are not counted; the others are lost */
-		if (!(xp.enabled || xp.calibrating))
-			return 1;
-		if (t->released || xp.finished || xp.lost_only)
-			return eval_lost();
-		struct eval_slow s = {t, NULL};
-
-		eval_slow(eval_slow_acquire, &s);
-		w = s.w;
-		if (!w || !t->stack)
-			return eval_lost();
-	}
 	/* idx past the worker's table: a declaration added (dlopen) after the
 	 * worker's dump ran out of room for more */
 	if (__builtin_expect(xp.finished | (idx >= w->map.ndecls), 0)) {
@@ -231,6 +253,8 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	 */
 	if (t->busy)
 		return 1;
+	if (__builtin_expect(!t->worker, 0) && (r = eval_take_worker(t)))
+		return r;
 	if (__builtin_expect(!t->cancel_async, 1))
 		return eval_enter_push(idx, ret, slot);
 	/*

@@ -15,7 +15,9 @@ set -euo pipefail
 # headers, for a program linked with it), clang with libLLVM; libc6-dbg names
 # libc's static functions and IFUNC implementations (the shim reads a
 # stripped object's debug file, when there is one); musl-gcc builds the attach
-# tests' program that does not use glibc.
+# tests' program that does not use glibc; libseccomp-dev builds the safety
+# tests' program that sandboxes itself, and universal-ctags is a Debian program
+# that does (ctags --_interactive=sandbox).
 EXTPROF_PACKAGES=(
 	gcc
 	g++
@@ -45,6 +47,8 @@ EXTPROF_PACKAGES=(
 	jq
 	libjq-dev
 	libc6-dbg
+	libseccomp-dev
+	universal-ctags
 )
 
 deps_missing() {
