@@ -488,9 +488,10 @@ __attribute__((visibility("default"))) int extprof_attach_end(void)
 	}
 	xp.finished = true;
 	b->end_ns = process_now_ns();
-	/* the dumps' writing calls what may be hooked (libc's write): not the program's
-	 * calls, which the hold keeps out (busy) */
+	/* the dumps' writing calls what may be hooked (libc's write): not the program's calls */
+	xp_self.busy = 1;
 	attach_finish_workers();
+	xp_self.busy = 0;
 	pthread_mutex_unlock(&xp.decls_lock);
 	b->state = EXTPROF_ATTACH_DETACHED;
 out:

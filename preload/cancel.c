@@ -41,12 +41,14 @@ void cancel_hold(struct cancel_hold *h)
 	uint64_t bit = CANCEL_BIT, old = 0;
 
 	h->err = errno;
-	xp_self.busy++;
 	/* under a seccomp filter, no system call: the state alone holds it */
 	if (!xp.sandboxed)
 		arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&bit, (long)&old, sizeof(bit));
 	h->blocked = xp.sandboxed || (old & bit);
+	/* busy: if the program hooked it, the shim's own call passes */
+	xp_self.busy++;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &h->state);
+	xp_self.busy--;
 }
 
 void cancel_release(const struct cancel_hold *h)
@@ -55,10 +57,11 @@ void cancel_release(const struct cancel_hold *h)
 	int err = h->err;
 
 	/* the state first: a SIGCANCEL that was held then finds it as it was */
+	xp_self.busy++;
 	pthread_setcancelstate(h->state, NULL);
+	xp_self.busy--;
 	if (!h->blocked)
 		arch_syscall4(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&bit, 0, sizeof(bit));
-	xp_self.busy--;
 	errno = err;
 }
 

@@ -28,6 +28,7 @@ struct cancel_hold {
  * Hold cancellation off for the calling thread: its cancel state disabled,
  * SIGCANCEL blocked, errno kept in @h.  Async-signal-safe (glibc's
  * pthread_setcancelstate is an atomic update of the thread's own word).
+ * The thread's busy flag is the caller's to set for the work held.
  */
 void cancel_hold(struct cancel_hold *h);
 

@@ -38,12 +38,14 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 		pthread_mutex_lock(&xp.decls_lock);
 		/* nothing hooked at start-up: calibrated first, its calls counted (init.c) */
 		if (!init_calibrate()) {
+			xp_self.busy++;
 			/* no dump is laid out meanwhile (worker.c says how) */
 			worker_pause_layouts();
 			hooks_rescan();
 			worker_resume_layouts();
 			/* the new stubs' unwind rows; libgcc_s's unwinder may have come too */
 			unwind_stub_publish();
+			xp_self.busy--;
 		}
 		pthread_mutex_unlock(&xp.decls_lock);
 		cancel_release(&h);

@@ -64,9 +64,11 @@ static void eval_held(void *p)
 	struct eval_held *e = p;
 	struct cancel_hold h;
 
+	xp_self.busy++;
 	cancel_hold(&h);
 	e->fn(e->arg);
 	cancel_release(&h);
+	xp_self.busy--;
 }
 
 /*

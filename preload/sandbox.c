@@ -65,8 +65,11 @@ static bool sandbox_enter(void)
 	/* the SIGTRAP handler of a stepped call makes system calls */
 	step_stop_self();
 	cancel_hold(&h);
+	/* the dumps' layout calls what may be hooked: not the program's calls */
+	xp_self.busy++;
 	worker_prepare_sandbox();
 	unwind_stub_prepare();
+	xp_self.busy--;
 	cancel_release(&h);
 	__atomic_store_n(&xp.sandboxed, true, __ATOMIC_SEQ_CST);
 	return true;
@@ -124,6 +127,7 @@ XP_EXPORT long syscall(long number, ...)
 		entered = sandbox_enter();
 	ret = ((syscall_fn)interpose_real(&sandbox_reals, SB_SYSCALL))(number, a[0], a[1], a[2],
 								       a[3], a[4], a[5]);
-	sandbox_done(entered, ret == 0);
+	/* a filter with a listener returns its descriptor */
+	sandbox_done(entered, ret >= 0);
 	return ret;
 }

@@ -229,19 +229,24 @@ void worker_grow_stack(struct xp_thread *t)
 
 static void *worker_own_pool[WORKER_OWN_POOL];
 
-static void *worker_own_get(void)
+static void *worker_own_map(void)
 {
-	char *p = worker_pool_take(worker_own_pool, WORKER_OWN_POOL);
+	char *p = mmap(NULL, WORKER_OWN_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 
-	if (p || xp.sandboxed)
-		return p;
-	p = mmap(NULL, WORKER_OWN_SIZE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	mprotect(p, WORKER_OWN_GUARD, PROT_NONE);
 	mprotect(p + WORKER_OWN_GUARD + WORKER_OWN_ALT, WORKER_OWN_GUARD, PROT_NONE);
 	return p;
+}
+
+/* One kept, or a new one; under a seccomp filter, only one kept. */
+static void *worker_own_get(void)
+{
+	void *p = worker_pool_take(worker_own_pool, WORKER_OWN_POOL);
+
+	return p || xp.sandboxed ? p : worker_own_map();
 }
 
 static void worker_own_put(void *p)
@@ -558,17 +563,12 @@ void worker_prepare_sandbox(void)
 
 		if (p && !worker_pool_put((void **)worker_stack_pool, WORKER_SPARE, p))
 			munmap(p, worker_stack_bytes(WORKER_STACK_FRAMES));
-		own += worker_own_pool[i] != NULL;
 	}
 	worker_own_stack(&xp_self);
-	for (; own < WORKER_SPARE; own++) {
-		void *p = mmap(NULL, WORKER_OWN_SIZE, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-
-		if (p == MAP_FAILED)
-			break;
+	for (int i = 0; i < WORKER_OWN_POOL; i++)
+		own += worker_own_pool[i] != NULL;
+	for (void *p; own < WORKER_SPARE && (p = worker_own_map()); own++)
 		worker_own_put(p);
-	}
 }
 
 /* After calibration: the worker and its anonymous counts are dropped. */
@@ -601,7 +601,7 @@ void worker_finish_all(void)
 
 	xp.finished = true;
 	/* the dumps' writing calls what the program may have hooked: not its calls */
-	self->busy++;
+	self->busy = 1;
 	/* the process's lost calls, said once, in the first dump */
 	for (uint32_t i = 0; i < n; i++) {
 		if (xp.workers[i].map.base) {

@@ -49,6 +49,10 @@
  *                             have (PTHREAD_STACK_MIN) calls xs_deep, whose
  *                             frame holds FRAME bytes, and which calls
  *                             xs_work from inside it
+ *   ./safety stackuse         how deep below its caller's stack pointer a call
+ *                             of xs_work writes: a thread's first call, and
+ *                             one made in a signal handler on a sigaltstack,
+ *                             and a later one (scripts/stack-use.sh)
  *   ./safety sandbox N [fork] xs_work 10 times, then a seccomp filter (kill
  *                             on anything else than what the program itself
  *                             needs), then xs_work 10 times, xs_other once,
@@ -492,6 +496,73 @@ static long on_thread(void *(*fn)(void *), void *arg, size_t stack)
 	return (long)ret;
 }
 
+/* ---- stack use -------------------------------------------------------------- */
+
+#define PAINT_BYTES 24576
+#define PAINT	    0xa5
+
+static __attribute__((noinline)) void paint_below(void)
+{
+	char buf[PAINT_BYTES];
+
+	memset(buf, PAINT, sizeof(buf));
+	__asm__ volatile("" : : "r"(buf) : "memory");
+}
+
+/*
+ * The bytes below this frame's stack pointer a call of xs_work wrote: the
+ * region painted first, then scanned from its bottom up for the first byte
+ * changed (nothing else is called in between).
+ */
+static __attribute__((noinline)) long stack_used_by_call(void)
+{
+	volatile char *sp = __builtin_alloca(16), *p;
+
+	paint_below();
+	xs_work(1);
+	for (p = sp - PAINT_BYTES; p < sp && *p == (char)PAINT; p++)
+		;
+	return (long)(sp - p);
+}
+
+static volatile long stack_in_handler;
+
+static void on_usr1_measure(int sig)
+{
+	(void)sig;
+	stack_in_handler = stack_used_by_call();
+}
+
+static void *stackuse_first_thread(void *arg)
+{
+	(void)arg;
+	printf("first call: %ld bytes\n", stack_used_by_call());
+	return NULL;
+}
+
+static void *stackuse_thread(void *arg)
+{
+	size_t size = 65536;
+	stack_t ss = {.ss_sp = malloc(size), .ss_size = size};
+	struct sigaction sa;
+	long later;
+
+	(void)arg;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1_measure;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (!ss.ss_sp || sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
+		return NULL;
+	pthread_kill(pthread_self(), SIGUSR1);
+	later = stack_used_by_call();
+	printf("first call, in a handler on a sigaltstack: %ld bytes\n", stack_in_handler);
+	printf("a later call: %ld bytes\n", later);
+	ss.ss_flags = SS_DISABLE;
+	sigaltstack(&ss, NULL);
+	return NULL;
+}
+
 /* ---- sandbox --------------------------------------------------------------- */
 
 /*
@@ -698,6 +769,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "smallstack") && argc > 2) {
 		printf("deep %ld\n", on_thread(smallstack_thread, (void *)strtol(argv[2], NULL, 0),
 					       PTHREAD_STACK_MIN));
+	} else if (!strcmp(mode, "stackuse")) {
+		on_thread(stackuse_first_thread, NULL, 0);
+		on_thread(stackuse_thread, NULL, 0);
 	} else if (!strcmp(mode, "sandbox") && argc > 2) {
 		ret = sandbox_mode(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "fork"));
 	} else if (!strcmp(mode, "dlopen") && argc > 2) {
@@ -710,7 +784,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: safety calls N | sigmalloc N | chdir DIR | daemon DATA LIB "
 				"| popen | spawn | forklayout N | dlopen SHIM | fill FILE [keep] "
 				"| cancelfirst N | cancelsleep N | cancelasync N | altstack SIZE "
-				"| smallstack FRAME | sandbox N [fork]\n");
+				"| smallstack FRAME | stackuse | sandbox N [fork]\n");
 		return 2;
 	}
 	fflush(stdout);
