@@ -913,6 +913,13 @@ static json_t *run_mode(const char *tag, const char *mode, const char *arg, cons
 	return r;
 }
 
+/* @name's evaluations in @r: exactly the program's own count of its calls in @err. */
+static void expect_exact(json_t *r, const char *err, const char *name, const char *what)
+{
+	cr_expect_eq(harness_decl_int(r, name, "evaluations"), harness_truth(err, name),
+		     "%s: %s's evaluations", what, name);
+}
+
 /*
  * A cancellation pending when a thread makes its first hooked call: the
  * shim's own work there (its dump, its shadow stack) makes no cancellation
@@ -927,8 +934,7 @@ Test(safety, a_pending_cancellation_waits_for_the_program)
 		json_t *r = run_mode("cancelfirst", "cancelfirst", "8", NULL,
 				     "EXTPROF_HOOKS=function:xs_work", counters[c], &err);
 
-		cr_expect_eq(harness_decl_int(r, "xs_work", "evaluations"),
-			     harness_truth(err, "xs_work"), "%s", counters[c]);
+		expect_exact(r, err, "xs_work", counters[c]);
 		cr_expect_eq(harness_decl_int(r, "xs_work", "abandoned"), 0, "%s", counters[c]);
 		cr_expect(json_is_true(json_object_get(r, "complete")), "%s", counters[c]);
 		json_decref(r);
@@ -955,8 +961,7 @@ Test(safety, a_cancellation_inside_a_hooked_function_unwinds_through_it)
 
 		cr_expect_eq(harness_decl_int(r, "xs_nap", "abandoned"), 4, "%s", counters[c]);
 		cr_expect_eq(evals + 4, harness_truth(err, "xs_nap"), "%s", counters[c]);
-		cr_expect_eq(harness_decl_int(r, "xs_work", "evaluations"),
-			     harness_truth(err, "xs_work"), "%s", counters[c]);
+		expect_exact(r, err, "xs_work", counters[c]);
 		json_decref(r);
 		free(err);
 	}
@@ -1037,13 +1042,12 @@ static void small_stack_runs(const char *mode, long size, const char *hooks, con
 
 	snprintf(arg, sizeof(arg), "%ld", size);
 	for (size_t c = 0; c < NCOUNTERS; c++) {
-		char *err;
+		char *err, what[96];
 		json_t *r = run_mode(mode, mode, arg, NULL, hooks, counters[c], &err);
 
-		cr_expect_eq(harness_decl_int(r, name, "evaluations"), harness_truth(err, name),
-			     "%s %s, %s", mode, arg, counters[c]);
-		cr_expect_eq(harness_decl_int(r, "xs_work", "evaluations"),
-			     harness_truth(err, "xs_work"), "%s %s, %s", mode, arg, counters[c]);
+		snprintf(what, sizeof(what), "%s %s, %s", mode, arg, counters[c]);
+		expect_exact(r, err, name, what);
+		expect_exact(r, err, "xs_work", what);
 		json_decref(r);
 		free(err);
 	}
@@ -1100,10 +1104,8 @@ Test(safety, a_program_that_sandboxes_itself)
 				     "EXTPROF_HOOKS=function:xs_work,function:xs_other",
 				     counters[c], &err);
 
-		cr_expect_eq(harness_decl_int(r, "xs_work", "evaluations"),
-			     harness_truth(err, "xs_work"), "%s", counters[c]);
-		cr_expect_eq(harness_decl_int(r, "xs_other", "evaluations"),
-			     harness_truth(err, "xs_other"), "%s", counters[c]);
+		expect_exact(r, err, "xs_work", counters[c]);
+		expect_exact(r, err, "xs_other", counters[c]);
 		cr_expect(json_is_true(json_object_get(r, "complete")), "%s", counters[c]);
 		cr_expect_eq(harness_int(r, "lost"), 5, "%s: the child's calls", counters[c]);
 		/* steps: no call is stepped under the filter, and none has a histogram */
