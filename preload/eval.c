@@ -111,7 +111,11 @@ static void eval_reap_unwound(struct xp_thread *t, uint64_t ret, uint64_t slot)
 	if (__builtin_expect(!t->stack_known && !t->busy, 0)) {
 		struct eval_stack s = {t, slot};
 
-		eval_slow(eval_slow_stack, &s);
+		/* no lock taken there, nothing half made: no hold (a call on a
+		 * sigaltstack looks again every time) */
+		t->busy++;
+		worker_call_own(eval_slow_stack, &s);
+		t->busy--;
 	}
 	if (slot < t->stack_lo || slot >= t->stack_hi)
 		return;
