@@ -1061,11 +1061,16 @@ static void small_stack_runs(const char *mode, long size, const char *hooks, con
  */
 Test(safety, a_first_call_on_a_small_sigaltstack)
 {
-	long least = edge_plain("altstack", 1024, 16384, 64, true);
+	long least = edge_plain("altstack", 1024, 65536, 64, true);
 
-	cr_assert(works_plain("altstack", 4096), "4 KiB: the program fails by itself");
-	small_stack_runs("altstack", 4096, "EXTPROF_HOOKS=function:xs_in_handler,function:xs_work",
-			 "xs_in_handler");
+	/* a CPU whose extended state makes the kernel's signal frame larger (AMX) needs more */
+	if (works_plain("altstack", 4096))
+		small_stack_runs("altstack", 4096,
+				 "EXTPROF_HOOKS=function:xs_in_handler,function:xs_work",
+				 "xs_in_handler");
+	else
+		fprintf(stderr, "safety: a 4 KiB sigaltstack is too small here (%ld bytes)\n",
+			least);
 	small_stack_runs("altstack", least + SHIM_STACK_BUDGET,
 			 "EXTPROF_HOOKS=function:xs_in_handler,function:xs_work", "xs_in_handler");
 }
