@@ -459,9 +459,10 @@ static void *altstack_thread(void *arg)
 	sa.sa_handler = on_usr2;
 	sa.sa_flags = SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
+	/* one the kernel refuses (below MINSIGSTKSZ) is a failure: status 3 */
 	if (map == MAP_FAILED || mprotect(map, page, PROT_NONE) || sigaltstack(&ss, NULL) ||
 	    sigaction(SIGUSR2, &sa, NULL))
-		return NULL;
+		return (void *)-1L;
 	/* the thread's first hooked call, on the sigaltstack */
 	pthread_kill(pthread_self(), SIGUSR2);
 	for (long i = 0; i < 10; i++)
@@ -764,8 +765,10 @@ int main(int argc, char **argv)
 	} else if (!strncmp(mode, "cancel", 6) && argc > 2) {
 		ret = cancel_mode(mode + 6, atoi(argv[2]));
 	} else if (!strcmp(mode, "altstack") && argc > 2) {
-		printf("handled %ld\n",
-		       on_thread(altstack_thread, (void *)strtoul(argv[2], NULL, 0), 0));
+		long handled = on_thread(altstack_thread, (void *)strtoul(argv[2], NULL, 0), 0);
+
+		printf("handled %ld\n", handled);
+		ret = handled < 0 ? 3 : 0;
 	} else if (!strcmp(mode, "smallstack") && argc > 2) {
 		printf("deep %ld\n", on_thread(smallstack_thread, (void *)strtol(argv[2], NULL, 0),
 					       PTHREAD_STACK_MIN));
