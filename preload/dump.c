@@ -698,6 +698,18 @@ out:
 	return err;
 }
 
+int dump_enter_sandbox(struct dump_map *m)
+{
+	if (!m->base || m->mapped >= m->size)
+		return 0;
+	if (mprotect((char *)m->base + m->mapped, m->size - m->mapped, PROT_READ | PROT_WRITE) < 0)
+		return -errno;
+	m->mapped = m->size;
+	if (m->file_end && !m->grow_err)
+		m->grow_err = -EPERM;
+	return 0;
+}
+
 void dump_unmap(struct dump_map *m)
 {
 	if (m->base)

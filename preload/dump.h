@@ -109,6 +109,14 @@ int dump_take_row(struct dump_map *m, uint32_t decl);
 /* The row of declaration @decl, or NULL if it has none that may be read. */
 const uint64_t *dump_row(const struct dump_map *m, uint32_t decl);
 
+/*
+ * Before a seccomp filter: the rest of @m's room writable now, as memory,
+ * so that no row taken later needs a system call (rows past the file are
+ * marked EXTPROF_DECL_F_HIST_MEMORY as when the file cannot grow).  0 or
+ * -errno.
+ */
+int dump_enter_sandbox(struct dump_map *m);
+
 /* Let @m's mappings go (the file stays as it is). */
 void dump_unmap(struct dump_map *m);
 

@@ -138,9 +138,13 @@ static const uint8_t *hooks_code_at(uint64_t start, uint64_t size, void *arg)
 /* Write @h's entry now, or, for "extprof attach", list it for the tracer to write. */
 static int hooks_commit(const struct arch_hook *h, uint32_t idx, char *why, size_t whylen)
 {
-	if (attach_preparing())
-		return attach_keep_patch(h, idx, why, whylen);
-	return arch_commit_hook(h, why, whylen);
+	int err = attach_preparing() ? attach_keep_patch(h, idx, why, whylen)
+				     : arch_commit_hook(h, why, whylen);
+
+	/* its rows for the unwinder, registered with the others (unwind_stub.c) */
+	if (!err)
+		unwind_stub_add(h);
+	return err;
 }
 
 /*

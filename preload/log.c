@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "sys.h"
 
 #define LOG_LINE_MAX 1024
 #define LOG_HELD_MAX 8192
@@ -210,7 +211,7 @@ static int log_move_high(int fd)
 	high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
 	if (high < 0)
 		return fd;
-	close(fd);
+	sys_close(fd);
 	return high;
 }
 
@@ -231,13 +232,14 @@ static int log_open(const char *path, const char **why)
 		*why = "is a directory";
 		return -EISDIR;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	fd = sys_open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+		      0600);
 	if (fd < 0) {
-		*why = log_strerror(errno);
-		return -errno;
+		*why = log_strerror(-fd);
+		return fd;
 	}
 	if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))) {
-		close(fd);
+		sys_close(fd);
 		*why = "is not a regular file";
 		return -EINVAL;
 	}
@@ -312,15 +314,20 @@ static int log_check_file(size_t n)
 	return 0;
 }
 
+void log_silence(void)
+{
+	__atomic_store_n(&log_fd, -1, __ATOMIC_RELEASE);
+	log_is_file = false;
+}
+
 static void log_write(const char *buf, size_t n)
 {
 	if (log_fd < 0)
 		return;
 	if (log_is_file && log_check_file(n))
 		return;
-	if (write(log_fd, buf, n) < 0) {
-		/* Nowhere left to say it. */
-	}
+	/* raw: no cancellation point, errno untouched; nowhere left to say a failure */
+	sys_write(log_fd, buf, n);
 }
 
 static void log_vmsg(const char *fmt, va_list ap)

@@ -39,6 +39,12 @@ typedef void (*log_sink_fn)(const char *line, size_t len);
  */
 void log_set_sink(log_sink_fn sink);
 
+/*
+ * Say nothing from now on: the program loaded a seccomp filter, which may
+ * kill it for the shim's write(2) (sandbox.c).
+ */
+void log_silence(void);
+
 /* One line; every %s argument is escaped to printable ASCII. */
 void log_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same, said only the first time for @id. */

@@ -95,8 +95,8 @@ static void harness_child_setup(const struct run_opts *o)
 }
 
 /*
- * A child running @argv, its stdin /dev/null, its stdout @out and stderr
- * @err, with @env and @o applied; it exits 127 when it cannot exec.
+ * A child running @argv, its stdin /dev/null (or @o's file), its stdout @out
+ * and stderr @err, with @env and @o applied; it exits 127 when it cannot exec.
  */
 static pid_t harness_fork(const char *const argv[], const char *const env[],
 			  const struct run_opts *o, int out, int err)
@@ -107,9 +107,9 @@ static pid_t harness_fork(const char *const argv[], const char *const env[],
 	pid = fork();
 	cr_assert(pid >= 0);
 	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
+		int in = open(o && o->stdin_path ? o->stdin_path : "/dev/null", O_RDONLY);
 
-		dup2(devnull, 0);
+		dup2(in, 0);
 		dup2(out, 1);
 		dup2(err, 2);
 		harness_apply_env(env);

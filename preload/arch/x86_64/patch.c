@@ -308,12 +308,33 @@ static int patch_write_entry(uint64_t at, uint32_t length, const uint8_t *to, bo
 	return arch_write_code(at, jmp, length);
 }
 
+_Static_assert(sizeof(((struct arch_hook *)0)->moved_sp) / sizeof(int32_t) == INSN_MAX_MOVED &&
+		       sizeof(((struct arch_hook *)0)->moved_at) / sizeof(uint16_t) ==
+			       INSN_MAX_MOVED + 1,
+	       "a hook's rows hold every moved instruction");
+
+/* What the unwinder's rows need of the moved instructions (@starts: insn_relocate's). */
+static void patch_note_moved(struct arch_hook *h, const struct insn_plan *plan, const uint8_t *code,
+			     const uint16_t *starts)
+{
+	h->nmoved = (uint8_t)plan->nmoved;
+	h->moved_call = plan->nmoved && plan->moved[plan->nmoved - 1].move == INSN_CALL;
+	for (uint32_t i = 0; i < plan->nmoved; i++) {
+		const struct insn_moved *m = &plan->moved[i];
+
+		h->moved_at[i] = (uint16_t)(STUB_HEADER_SIZE + starts[i]);
+		h->moved_sp[i] = insn_sp_delta(code + m->offset, m->length);
+	}
+	h->moved_at[plan->nmoved] =
+		h->moved_call ? 0 : (uint16_t)(STUB_HEADER_SIZE + starts[plan->nmoved]);
+}
+
 /* Build the stub of @plan for the function at @addr; fill @h. */
 static int patch_build(uint64_t addr, const struct insn_plan *plan, uint32_t idx,
 		       struct arch_hook *h, char *why, size_t whylen)
 {
 	const uint8_t *code = (const uint8_t *)addr;
-	uint16_t starts[INSN_MAX_MOVED];
+	uint16_t starts[INSN_MAX_MOVED + 1];
 	uint8_t *entry, *stub;
 	long n;
 
@@ -334,6 +355,8 @@ static int patch_build(uint64_t addr, const struct insn_plan *plan, uint32_t idx
 		return -ERANGE;
 	}
 	stub_write_step(stub, plan, starts, n);
+	patch_note_moved(h, plan, code, starts);
+	h->span = (uint32_t)(stub - entry) + STUB_HEADER_SIZE + (uint32_t)n;
 	h->at = addr + plan->start;
 	h->length = plan->length;
 	h->pad_at = plan->pad_back ? h->at - plan->pad_back : 0;

@@ -48,6 +48,10 @@ STUB_OFFSET(XT_CAP, struct xp_thread, cap);
 STUB_OFFSET(XT_BUSY, struct xp_thread, busy);
 STUB_OFFSET(XT_FILLING, struct xp_thread, filling);
 STUB_OFFSET(XT_SHARED, struct xp_thread, shared);
+STUB_OFFSET(XT_ASYNC, struct xp_thread, cancel_async);
+_Static_assert(XT_FILLING == XT_BUSY + 4 && XT_BUSY % 8 == 0, "busy and filling: one word");
+_Static_assert(XT_ASYNC == XT_SHARED + 4 && XT_SHARED % 8 == 0,
+	       "shared and cancel_async: one word");
 STUB_OFFSET(XF_RET, struct xp_frame, ret);
 STUB_OFFSET(XF_SLOT, struct xp_frame, slot);
 STUB_OFFSET(XF_START, struct xp_frame, start);
@@ -112,6 +116,11 @@ void arch_choose_fast_path(const struct xp_counter *c, bool callers, bool window
 const struct stub_template *stub_fast_template(void)
 {
 	return stub_fast_chosen;
+}
+
+const void *arch_fast_path_code(void)
+{
+	return stub_fast_chosen ? stub_fast_chosen->start : NULL;
 }
 
 void stub_fast_fill_lits(struct stub_lits *l, uint32_t idx, uint64_t orig)

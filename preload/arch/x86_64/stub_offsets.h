@@ -13,9 +13,10 @@
 #define XT_STACK   8
 #define XT_DEPTH   16
 #define XT_CAP	   20
-#define XT_BUSY	   24
+#define XT_BUSY	   24 /* busy and filling, read as one 64-bit word at entry */
 #define XT_FILLING 28
-#define XT_SHARED  36
+#define XT_SHARED  32 /* shared and cancel_async, read as one 64-bit word: */
+#define XT_ASYNC   36 /* either sends the call to the C path */
 
 /* struct xp_frame, one shadow-stack entry */
 #define XF_RET	  0
