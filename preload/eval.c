@@ -346,7 +346,7 @@ static bool eval_record(struct xp_worker *w, const struct xp_frame *f, uint64_t 
 		d->floor_limit = delta + extprof_floor_margin(xp.counter.kind, delta);
 	if (__builtin_expect(!d->row, 0))
 		xp_eval_take_row(d, w);
-	w->map.rows[(uint64_t)d->row * EXTPROF_HIST_BUCKETS + extprof_hist_bucket(delta)]++;
+	dump_row_at(&w->map, d->row)[extprof_hist_bucket(delta)]++;
 	return true;
 }
 

@@ -493,8 +493,7 @@ void worker_reset_after_fork(void)
 	for (uint32_t i = 0; i < XP_MAX_WORKERS; i++) {
 		struct xp_worker *w = &xp.workers[i];
 
-		if (w->map.base)
-			munmap(w->map.base, w->map.size);
+		dump_unmap(&w->map);
 		memset(&w->map, 0, sizeof(w->map));
 		w->owner = NULL;
 		w->state = XP_WORKER_FREE;
