@@ -58,13 +58,15 @@ struct hooks_match {
 /*
  * Declarations by address and by key, so that tens of thousands of them
  * are registered in linear time: open addressing, the slot holding the
- * declaration's index + 1.  An address that changed (its object was loaded
- * again) is left where it was and skipped: a lookup checks the declaration.
+ * declaration's index + 1, the tables at most half full (made twice as
+ * large, from the declarations, before they would be more).  An address
+ * that changed (its object was loaded again) is left where it was and
+ * skipped: a lookup checks the declaration.
  */
-#define HOOKS_HASH (2u * XP_MAX_DECLS)
+#define HOOKS_HASH_FIRST 1024u
 
-static uint32_t hooks_by_addr[HOOKS_HASH];
-static uint32_t hooks_by_key[HOOKS_HASH];
+static uint32_t *hooks_by_addr, *hooks_by_key;
+static uint32_t hooks_hash_size;
 
 static uint32_t hooks_hash_u64(uint64_t v)
 {
@@ -89,8 +91,8 @@ static uint32_t hooks_hash_key(const char *kind, const char *symbol, const char 
 
 static int hooks_find_address(uint64_t addr)
 {
-	for (uint32_t i = hooks_hash_u64(addr) % HOOKS_HASH, n = 0; n < HOOKS_HASH;
-	     i = (i + 1) % HOOKS_HASH, n++) {
+	for (uint32_t i = hooks_hash_u64(addr) % hooks_hash_size, n = 0; n < hooks_hash_size;
+	     i = (i + 1) % hooks_hash_size, n++) {
 		uint32_t d = hooks_by_addr[i];
 
 		if (!d)
@@ -104,8 +106,8 @@ static int hooks_find_address(uint64_t addr)
 /* A declaration of the same key: an object dlclose'd and loaded again. */
 static int hooks_find_key(const char *kind, const char *symbol, const char *object)
 {
-	for (uint32_t i = hooks_hash_key(kind, symbol, object) % HOOKS_HASH, n = 0; n < HOOKS_HASH;
-	     i = (i + 1) % HOOKS_HASH, n++) {
+	for (uint32_t i = hooks_hash_key(kind, symbol, object) % hooks_hash_size, n = 0;
+	     n < hooks_hash_size; i = (i + 1) % hooks_hash_size, n++) {
 		uint32_t d = hooks_by_key[i];
 
 		if (!d)
@@ -120,12 +122,44 @@ static int hooks_find_key(const char *kind, const char *symbol, const char *obje
 
 static void hooks_hash_put(uint32_t *table, uint32_t h, uint32_t idx)
 {
-	for (uint32_t i = h % HOOKS_HASH, n = 0; n < HOOKS_HASH; i = (i + 1) % HOOKS_HASH, n++) {
+	for (uint32_t i = h % hooks_hash_size, n = 0; n < hooks_hash_size;
+	     i = (i + 1) % hooks_hash_size, n++) {
 		if (!table[i] || table[i] == idx + 1) {
 			table[i] = idx + 1;
 			return;
 		}
 	}
+}
+
+/* Room in both tables for @n declarations, kept at most half full: 0 or -ENOMEM. */
+static int hooks_hash_room(uint32_t n)
+{
+	uint32_t size = hooks_hash_size ? hooks_hash_size : HOOKS_HASH_FIRST;
+	uint32_t *by_addr, *by_key;
+
+	if ((uint64_t)n * 2 <= hooks_hash_size)
+		return 0;
+	while ((uint64_t)n * 2 > size)
+		size *= 2;
+	by_addr = calloc(size, sizeof(*by_addr));
+	by_key = calloc(size, sizeof(*by_key));
+	if (!by_addr || !by_key) {
+		free(by_addr);
+		free(by_key);
+		return -ENOMEM;
+	}
+	free(hooks_by_addr);
+	free(hooks_by_key);
+	hooks_by_addr = by_addr;
+	hooks_by_key = by_key;
+	hooks_hash_size = size;
+	for (uint32_t i = 0; i < xp.ndecls; i++) {
+		const struct xp_decl *d = &xp.decls[i];
+
+		hooks_hash_put(hooks_by_addr, hooks_hash_u64(d->address), i);
+		hooks_hash_put(hooks_by_key, hooks_hash_key(d->kind, d->symbol, d->object), i);
+	}
+	return 0;
 }
 
 /* The loaded code of the function at @start of object @arg, when it is code. */
@@ -153,9 +187,14 @@ static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, 
 	struct arch_hook h;
 	uint32_t idx;
 	char why[400];
-	int dup;
+	int dup, err;
 
 	t->tried++;
+	err = hooks_hash_room(xp.ndecls + 1);
+	if (err) {
+		hooks_tally_refuse(t, symbol, "finds no memory to be looked up");
+		return;
+	}
 	dup = hooks_find_address(addr);
 	if (dup >= 0) {
 		/* an alias, or a second entry naming the same function */
@@ -181,6 +220,15 @@ static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, 
 	}
 	if (dup < 0 && !worker_room_for_decl()) {
 		hooks_tally_refuse(t, symbol, "finds no room left in the dumps already made");
+		return;
+	}
+	err = worker_room_for_decls(idx + 1);
+	if (err) {
+		char text[160];
+
+		snprintf(why, sizeof(why), "finds no memory for its declaration (%s)",
+			 log_strerror_limit(-err, text, sizeof(text)));
+		hooks_tally_refuse(t, symbol, why);
 		return;
 	}
 	d = &fresh;
