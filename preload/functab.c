@@ -51,7 +51,7 @@ static void functab_find_plt(Elf *elf, struct functab_build *b)
 	}
 }
 
-static const char *functab_intern(struct functab *t, const char *s, int *err)
+const char *functab_intern(struct functab *t, const char *s, int *err)
 {
 	size_t n = strlen(s) + 1;
 	char *p;

@@ -103,6 +103,9 @@ const struct functab_jump *functab_jump_into(const struct functab *t, uint64_t l
  */
 uint64_t functab_gap_start(const struct functab *t, uint64_t value);
 
+/* A copy of @s kept with @t's names (freed by functab_free), or NULL with *@err = -ENOMEM. */
+const char *functab_intern(struct functab *t, const char *s, int *err);
+
 /* "name", or "name@VERSION" for a version other than the default, into @buf. */
 const char *functab_sym_name(const struct functab_sym *s, char *buf, size_t len);
 

@@ -316,8 +316,11 @@ struct hooks_table *hooks_table_of(int i)
 	if (!tab->read) {
 		tab->read = true;
 		tab->err = functab_read(&tab->tab, hooks_objs[i].path);
-		if (!tab->err)
+		if (!tab->err) {
 			hooks_find_denied(tab, &hooks_objs[i]);
+			/* without it (no memory), entries look at every symbol */
+			hooks_names_make(&tab->names, &tab->tab);
+		}
 	}
 	return tab->err ? NULL : tab;
 }
@@ -325,6 +328,7 @@ struct hooks_table *hooks_table_of(int i)
 static void hooks_tables_free(void)
 {
 	for (int i = 0; i < ELFOBJ_MAX; i++) {
+		hooks_names_free(&hooks_tabs[i].names);
 		if (hooks_tabs[i].read)
 			functab_free(&hooks_tabs[i].tab);
 		memset(&hooks_tabs[i], 0, sizeof(hooks_tabs[i]));
@@ -352,9 +356,10 @@ static bool hooks_refused_by_rule(struct hooks_match *m, const char *symbol, uin
 	return true;
 }
 
-/* One function of the table that answers to the entry. */
-static void hooks_add_sym(struct hooks_match *m, const struct functab_sym *s)
+/* One function of the table that answers to the entry (@arg: the match). */
+static int hooks_add_sym(const struct functab_sym *s, void *arg)
 {
+	struct hooks_match *m = arg;
 	const struct functab *t = &m->tab->tab;
 	const struct functab_sym *best;
 	uint64_t value = s->value, size = s->size;
@@ -364,13 +369,13 @@ static void hooks_add_sym(struct hooks_match *m, const struct functab_sym *s)
 	/* of aliases that all answer (a glob), the best name is the one hooked */
 	best = functab_sym_at(t, s->value);
 	if (best && best != s && best->type == s->type && hooks_want_matches(m->w, best))
-		return;
+		return 0;
 	functab_sym_name(s, symbol, sizeof(symbol));
 	m->name = s->name;
 	if (hookable_is_shim(m->o->name) || hooks_denied(m->tab, value, s->name) ||
 	    value == t->entry) {
 		hooks_refused_by_rule(m, symbol, value);
-		return;
+		return 0;
 	}
 	if (s->type == STT_GNU_IFUNC) {
 		const struct functab_sym *at;
@@ -392,13 +397,14 @@ static void hooks_add_sym(struct hooks_match *m, const struct functab_sym *s)
 				"no .eh_frame entry)",
 				impl);
 			hooks_tally_refuse(m->tally, symbol, why);
-			return;
+			return 0;
 		}
 		if (hooks_refused_by_rule(m, symbol, value))
-			return;
+			return 0;
 		hooks_tally_ifunc(m->tally, symbol, impl);
 	}
 	hooks_add(m, symbol, m->o->base + value, size);
+	return 0;
 }
 
 /*
@@ -525,10 +531,7 @@ static void hooks_match_object(struct hooks_match *m, int i)
 		hooks_add_offset(m);
 		return;
 	}
-	for (size_t k = 0; k < t->nsyms; k++) {
-		if (hooks_want_matches(m->w, &t->syms[k]))
-			hooks_add_sym(m, &t->syms[k]);
-	}
+	hooks_want_each(m->w, t, &m->tab->names, hooks_add_sym, m);
 }
 
 /*
@@ -592,6 +595,14 @@ static void hooks_window_entry(struct spec_entry *e, const char *window)
 		snprintf(e->object, sizeof(e->object), "%s", at + 1);
 }
 
+/* hooks_want_each's stop at the first function found. */
+static int hooks_found_one(const struct functab_sym *s, void *arg)
+{
+	(void)s;
+	(void)arg;
+	return 1;
+}
+
 /* What @e names: a function of a loaded object, an object not loaded yet, or nothing. */
 static enum hooks_found hooks_entry_any(const struct spec_entry *e)
 {
@@ -610,10 +621,8 @@ static enum hooks_found hooks_entry_any(const struct spec_entry *e)
 		if (w.offset)
 			return HOOKS_NOW;
 		tab = hooks_table_of(i);
-		for (size_t k = 0; tab && k < tab->tab.nsyms; k++) {
-			if (hooks_want_matches(&w, &tab->tab.syms[k]))
-				return HOOKS_NOW;
-		}
+		if (tab && hooks_want_each(&w, &tab->tab, &tab->names, hooks_found_one, NULL))
+			return HOOKS_NOW;
 	}
 	return w.object[0] && !any_object ? HOOKS_LATER : HOOKS_NONE;
 }

@@ -26,6 +26,7 @@ struct hooks_table {
 	uint64_t denied[HOOKS_DENIED_MAX];
 	const struct hookable_rule *denied_rule[HOOKS_DENIED_MAX];
 	size_t ndenied;
+	struct hooks_names names; /* how entries look names up in it */
 };
 
 /* The table of loaded object @i (hooks.c), or NULL when it cannot be read. */
