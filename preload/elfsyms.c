@@ -78,6 +78,10 @@ static int elfobj_visit(struct dl_phdr_info *info, size_t size, void *arg)
 			o->text_lo = lo;
 		if (lo + ph->p_memsz > o->text_hi)
 			o->text_hi = lo + ph->p_memsz;
+		if (o->nsegs < ELFOBJ_SEGS) {
+			o->segs[o->nsegs][0] = lo;
+			o->segs[o->nsegs++][1] = lo + ph->p_memsz;
+		}
 	}
 	w->n++;
 	return 0;

@@ -7,7 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define ELFOBJ_MAX 512
+#define ELFOBJ_MAX  512
+#define ELFOBJ_SEGS 4 /* executable PT_LOAD segments kept, each [lo, hi) */
 
 struct elf_object {
 	char path[4096];
@@ -16,6 +17,8 @@ struct elf_object {
 	void *tls_data;	  /* the calling thread's PT_TLS block, if any */
 	uint64_t text_lo; /* executable PT_LOAD segments span [text_lo, text_hi) */
 	uint64_t text_hi;
+	uint64_t segs[ELFOBJ_SEGS][2]; /* the first of them, each [lo, lo + p_memsz) */
+	int nsegs;
 	bool is_main;
 	bool is_shim;
 };

@@ -170,11 +170,19 @@ static const uint8_t *hooks_code_at(uint64_t start, uint64_t size, void *arg)
 	return elfobj_in_text(o, o->base + start, size) ? (const uint8_t *)(o->base + start) : NULL;
 }
 
-/* Write @h's entry now, or, for "extprof attach", list it for the tracer to write. */
-static int hooks_commit(const struct arch_hook *h, uint32_t idx, char *why, size_t whylen)
+/*
+ * Write @h's entry now, or, for "extprof attach", list it for the tracer to
+ * write.  The code segments of @o are opened for writing at its first
+ * function, and closed once the entries are all resolved (hooks_install,
+ * hooks_rescan): two mprotect calls a segment, not two a function.
+ */
+static int hooks_commit(const struct arch_hook *h, const struct elf_object *o, uint32_t idx,
+			char *why, size_t whylen)
 {
 	if (attach_preparing())
 		return attach_keep_patch(h, idx, why, whylen);
+	for (int i = 0; i < o->nsegs; i++)
+		arch_code_open(o->segs[i][0], o->segs[i][1]);
 	return arch_commit_hook(h, why, whylen);
 }
 
@@ -260,7 +268,7 @@ static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, 
 	}
 	if (m->window)
 		xp.window_decl = idx;
-	if (hooks_commit(&h, idx, why, sizeof(why))) {
+	if (hooks_commit(&h, m->o, idx, why, sizeof(why))) {
 		/* listed, never called */
 		hooks_tally_refuse(t, symbol, why);
 		return;
@@ -693,6 +701,7 @@ int hooks_install(const struct spec_list *list, const char *window)
 		hooks_resolve(&list->entries[i], &tally, false, false);
 		named_objects |= list->entries[i].object[0] != '\0';
 	}
+	arch_code_close_all();
 	/* room in every dump for what a later dlopen may add */
 	xp.meta.late_decls = named_objects ? HOOKS_LATE_DECLS : 0;
 	hooks_remember_objects();
@@ -726,6 +735,7 @@ void hooks_rescan(void)
 		hooks_resolve(&hooks_window, &tally, true, true);
 	for (int i = 0; hooks_list && i < hooks_list->n; i++)
 		hooks_resolve(&hooks_list->entries[i], &tally, false, true);
+	arch_code_close_all();
 	hooks_remember_objects();
 	hooks_tables_free();
 	arch_seal_code();

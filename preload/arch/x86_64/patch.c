@@ -91,12 +91,24 @@ static uint8_t *codemem_map_at(uint64_t addr)
 }
 
 /*
- * A new chunk near @target: below it first (a PIE program's heap grows
- * up from its end and must not meet us), then above.
+ * A new chunk near @target: right below a chunk already near it (the
+ * stubs of one library in a run of chunks, found in one try rather than
+ * by a search that starts again each time), else below the target first
+ * (a PIE program's heap grows up from its end and must not meet us), then
+ * above.
  */
 static uint8_t *codemem_map_near(uint64_t target)
 {
 	uint64_t page = target & ~(uint64_t)(CODEMEM_CHUNK - 1);
+
+	for (int i = codemem_n - 1; i >= 0; i--) {
+		uint64_t below = (uint64_t)codemem[i].base - CODEMEM_CHUNK;
+		uint8_t *p;
+
+		if (codemem_near(below, target) && codemem_near(below + CODEMEM_CHUNK, target) &&
+		    (p = codemem_map_at(below)))
+			return p;
+	}
 
 	for (uint64_t d = 16ull << 20; d < (NEAR_LIMIT - CODEMEM_CHUNK); d += 16ull << 20) {
 		uint8_t *p;
@@ -283,11 +295,67 @@ static uint32_t patch_jmp_bytes(uint8_t *jmp, uint64_t at, uint64_t to, bool sho
 	return jlen;
 }
 
+/*
+ * Code ranges open for writing (arch_code_open): whole pages only, so that
+ * a page shared with another segment (its data, at either end) keeps its
+ * own protection.  Hooking thousands of functions of one library costs two
+ * mprotect calls, not two a function.
+ */
+#define CODE_OPEN_MAX 16
+
+static struct {
+	uint64_t lo, hi;
+} code_open[CODE_OPEN_MAX];
+static int code_nopen;
+
+int arch_code_open(uint64_t lo, uint64_t hi)
+{
+	uint64_t page = (uint64_t)getpagesize();
+
+	lo = (lo + page - 1) & ~(page - 1);
+	hi &= ~(page - 1);
+	if (lo >= hi)
+		return -EINVAL;
+	for (int i = 0; i < code_nopen; i++) {
+		if (code_open[i].lo == lo && code_open[i].hi == hi)
+			return 0;
+	}
+	if (code_nopen == CODE_OPEN_MAX)
+		return -ENOSPC;
+	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -errno;
+	code_open[code_nopen].lo = lo;
+	code_open[code_nopen++].hi = hi;
+	return 0;
+}
+
+void arch_code_close_all(void)
+{
+	for (int i = 0; i < code_nopen; i++)
+		mprotect((void *)code_open[i].lo, code_open[i].hi - code_open[i].lo,
+			 PROT_READ | PROT_EXEC);
+	code_nopen = 0;
+}
+
+/* Whether [@at, @at + @len) lies in a range arch_code_open opened. */
+static bool code_is_open(uint64_t at, uint32_t len)
+{
+	for (int i = 0; i < code_nopen; i++) {
+		if (at >= code_open[i].lo && at + len <= code_open[i].hi)
+			return true;
+	}
+	return false;
+}
+
 int arch_write_code(uint64_t at, const uint8_t *bytes, uint32_t len)
 {
 	uint64_t page = at & ~(uint64_t)(getpagesize() - 1);
 	size_t span = (size_t)(at + len - page);
 
+	if (code_is_open(at, len)) {
+		memcpy((void *)at, bytes, len);
+		return 0;
+	}
 	if (mprotect((void *)page, span, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
 		return -errno;
 	memcpy((void *)at, bytes, len);
