@@ -296,10 +296,9 @@ static uint32_t patch_jmp_bytes(uint8_t *jmp, uint64_t at, uint64_t to, bool sho
 }
 
 /*
- * Code ranges open for writing (arch_code_open): whole pages only, so that
- * a page shared with another segment (its data, at either end) keeps its
- * own protection.  Hooking thousands of functions of one library costs two
- * mprotect calls, not two a function.
+ * Code ranges open for writing (arch_code_open): whole pages only (the
+ * caller leaves out a page another segment shares).  Hooking thousands of
+ * functions of one library costs two mprotect calls, not two a function.
  */
 #define CODE_OPEN_MAX 16
 
