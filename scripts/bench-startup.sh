@@ -24,8 +24,9 @@
 #   glob ~N     one glob whose matches are closest to N (a prefix of theirs)
 # beside native clang and one glob hooking them all (`_ZN4llvm*`); each the
 # median over LLVM_RUNS starts (default 5) of CPU time, interleaved, with
-# the functions each hooked and the ratios names / glob ~N and names / all.
-# SIZES= skips it.
+# the functions each hooked and the ratios names / glob ~N and names / all;
+# with SHIM_BASE, the names nearest 1,000 and the glob of all through that
+# shim too.  SIZES= skips it.
 #   scripts/bench-startup.sh
 # shellcheck source=scripts/lib/bench.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/bench.sh"
@@ -87,10 +88,10 @@ if [ -z "$llvm" ]; then
 fi
 "$extprof" symbols "$llvm" '_ZN4llvm*' >"$tmp/llvm.syms"
 
-python3 - "$shim" "$clang_bin" "$llvm" "$tmp" "${LLVM_RUNS:-5}" "$sizes" <<'EOF'
+python3 - "$shim" "$clang_bin" "$llvm" "$tmp" "${LLVM_RUNS:-5}" "$sizes" "${SHIM_BASE:-}" <<'EOF'
 import os, re, statistics, sys
 
-shim, clang, llvm, tmp, runs, sizes = sys.argv[1:7]
+shim, clang, llvm, tmp, runs, sizes, base = sys.argv[1:8]
 runs, sizes = int(runs), [int(n) for n in sizes.split()]
 obj = os.path.basename(llvm)
 # the functions the shim can hook, by name (without a version), in order
@@ -100,11 +101,11 @@ clean = {k: v for k, v in os.environ.items()
          if k != "LD_PRELOAD" and not k.startswith("EXTPROF_")}
 
 
-def env(tag, lines):
+def env(tag, lines, preload=shim):
     path = f"{tmp}/{tag}.spec"
     with open(path, "w") as f:
         f.writelines(f"function:{l}@{obj}\n" for l in lines)
-    return dict(clean, LD_PRELOAD=shim, EXTPROF_DIR=tmp + "/d", EXTPROF_COUNTER="tsc",
+    return dict(clean, LD_PRELOAD=preload, EXTPROF_DIR=tmp + "/d", EXTPROF_COUNTER="tsc",
                 EXTPROF_SPEC=path)
 
 
@@ -128,6 +129,11 @@ for n in sizes:
     pick = names[::max(1, len(names) // n)][:n]
     cases.append((f"names {n}", env(f"names{n}", pick)))
     cases.append((f"glob ~{n}", env(f"glob{n}", [prefix_near(n) + "*"])))
+if base:
+    n = min(sizes, key=lambda s: abs(s - 1000))
+    pick = names[::max(1, len(names) // n)][:n]
+    cases.append((f"names {n}, SHIM_BASE", env(f"base{n}", pick, base)))
+    cases.append(("glob all, SHIM_BASE", env("baseall", ["_ZN4llvm*"], base)))
 
 
 def start(e, err=None):
@@ -158,12 +164,14 @@ for _ in range(runs):
 med = {name: statistics.median(v) for name, v in cpu.items()}
 print(f"\nclang --version with {obj}: CPU (user + system), median of {runs} starts each, "
       f"interleaved; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-print(f"  {'':12s} {'hooked':>7s} {'cpu ms':>8s} {'x native':>9s}   "
+print(f"  {'':20s} {'hooked':>7s} {'cpu ms':>8s} {'x native':>9s}   "
       f"{'names/glob ~N':>13s} {'names/glob all':>14s}")
 for name, _ in cases:
-    line = (f"  {name:12s} {hooked[name]:>7s} {med[name] * 1e3:8.1f} "
+    line = (f"  {name:20s} {hooked[name]:>7s} {med[name] * 1e3:8.1f} "
             f"{med[name] / med['native']:9.1f}")
-    if name.startswith("names"):
+    if name.endswith("SHIM_BASE") and name.startswith("names"):
+        line += f"   {'':13s} {med[name] / med['glob all, SHIM_BASE']:14.2f}"
+    elif name.startswith("names"):
         n = name.split()[1]
         line += (f"   {med[name] / med['glob ~' + n]:13.2f} "
                  f"{med[name] / med['glob all']:14.2f}")
