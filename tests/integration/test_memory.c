@@ -10,7 +10,6 @@
  * report.
  */
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,17 +17,6 @@
 #include <criterion/criterion.h>
 
 #include "harness.h"
-
-static char *str(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	cr_assert(vasprintf(&s, fmt, ap) > 0);
-	va_end(ap);
-	return s;
-}
 
 /* What the shim needs beside @hooks, as harness_run's environment (static strings). */
 static const char *const *shim_env(const char *dir, const char *hooks)
@@ -38,12 +26,12 @@ static const char *const *shim_env(const char *dir, const char *hooks)
 	for (int i = 0; env[i]; i++)
 		free(env[i]);
 	memset(env, 0, sizeof(env));
-	env[0] = str("LD_PRELOAD=%s", harness_path("EXTPROF_SHIM"));
-	env[1] = str("EXTPROF_DIR=%s", dir);
-	env[2] = str("EXTPROF_HOOKS=%s", hooks);
-	env[3] = str("EXTPROF_COUNTER=tsc");
-	env[4] = str("EXTPROF_LOG=stderr");
-	env[5] = str("EXTPROF_SPEC=");
+	env[0] = harness_str("LD_PRELOAD=%s", harness_path("EXTPROF_SHIM"));
+	env[1] = harness_str("EXTPROF_DIR=%s", dir);
+	env[2] = harness_str("EXTPROF_HOOKS=%s", hooks);
+	env[3] = harness_str("EXTPROF_COUNTER=tsc");
+	env[4] = harness_str("EXTPROF_LOG=stderr");
+	env[5] = harness_str("EXTPROF_SPEC=");
 	return (const char *const *)env;
 }
 
@@ -181,7 +169,7 @@ Test(memory, a_limit_that_leaves_no_room_is_said_and_lost, .timeout = 120)
 /* VmPeak of `many THREADS hold`, read while it holds: with @hooks under the shim, or native. */
 static long long many_vmpeak(unsigned threads, const char *hooks)
 {
-	char *dir = harness_tmpdir("many"), *nthreads = str("%u", threads), *line, *path;
+	char *dir = harness_tmpdir("many"), *nthreads = harness_str("%u", threads), *line, *path;
 	const char *argv[] = {harness_path("MANY_TARGET"), nthreads, "hold", NULL};
 	const char *const plain_env[] = {"LD_PRELOAD=", NULL};
 	long long kb = -1;
@@ -195,7 +183,7 @@ static long long many_vmpeak(unsigned threads, const char *hooks)
 		free(line);
 	cr_assert(line, "many %u never said it was ready", threads);
 	free(line);
-	path = str("/proc/%d/status", sp.pid);
+	path = harness_str("/proc/%d/status", sp.pid);
 	f = fopen(path, "r");
 	while (f && fgets(buf, sizeof(buf), f)) {
 		if (!strncmp(buf, "VmPeak:", 7))

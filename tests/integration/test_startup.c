@@ -8,7 +8,6 @@
  * hooks_install); the page protections it changes by strace.  Times are
  * scripts/bench-startup.sh's, over libLLVM.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,21 +18,10 @@
 
 #define MANY_FNS 2049 /* many_0000 ... many_3777, many_vary */
 
-static char *str(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	cr_assert(vasprintf(&s, fmt, ap) > 0);
-	va_end(ap);
-	return s;
-}
-
 /* DIR/NAME.spec holding "function:many_NNNN" for the first @n of many.c's functions. */
 static char *spec_of_names(const char *dir, unsigned n)
 {
-	char *path = str("%s/names%u.spec", dir, n);
+	char *path = harness_str("%s/names%u.spec", dir, n);
 	FILE *f = fopen(path, "w");
 
 	cr_assert(f);
@@ -48,7 +36,7 @@ static char *spec_of_names(const char *dir, unsigned n)
 /* DIR/glob.spec: one glob for them all. */
 static char *spec_of_glob(const char *dir)
 {
-	char *path = str("%s/glob.spec", dir);
+	char *path = harness_str("%s/glob.spec", dir);
 	FILE *f = fopen(path, "w");
 
 	cr_assert(f);
@@ -63,7 +51,7 @@ static char *spec_of_glob(const char *dir)
  */
 static long long startup_instructions(const char *dir, const char *spec, char *line, size_t len)
 {
-	char *out = str("--callgrind-out-file=%s/callgrind.%%p", dir), *env_dir, *env_spec,
+	char *out = harness_str("--callgrind-out-file=%s/callgrind.%%p", dir), *env_dir, *env_spec,
 	     *env_shim;
 	const char *argv[] = {"valgrind",
 			      "--trace-children=yes",
@@ -85,9 +73,9 @@ static long long startup_instructions(const char *dir, const char *spec, char *l
 	struct run_result r;
 	const char *p;
 
-	env_dir = str("EXTPROF_DIR=%s/d", dir);
-	env_spec = str("EXTPROF_SPEC=%s", spec);
-	env_shim = str("LD_PRELOAD=%s", harness_path("EXTPROF_SHIM"));
+	env_dir = harness_str("EXTPROF_DIR=%s/d", dir);
+	env_spec = harness_str("EXTPROF_SPEC=%s", spec);
+	env_shim = harness_str("LD_PRELOAD=%s", harness_path("EXTPROF_SHIM"));
 	argv[7] = env_dir;
 	argv[8] = env_spec;
 	argv[9] = env_shim;
@@ -138,9 +126,9 @@ Test(startup, names_cost_no_more_than_a_glob, .timeout = 600)
 /* The mprotect calls of `many 1` under the shim with @spec, by strace, and its stderr. */
 static int startup_mprotects(const char *dir, const char *spec, struct run_result *r)
 {
-	char *trace = str("%s/trace", dir), *env_dir = str("EXTPROF_DIR=%s/d", dir),
-	     *env_spec = str("EXTPROF_SPEC=%s", spec),
-	     *env_shim = str("LD_PRELOAD=%s", harness_path("EXTPROF_SHIM"));
+	char *trace = harness_str("%s/trace", dir), *env_dir = harness_str("EXTPROF_DIR=%s/d", dir),
+	     *env_spec = harness_str("EXTPROF_SPEC=%s", spec),
+	     *env_shim = harness_str("LD_PRELOAD=%s", harness_path("EXTPROF_SHIM"));
 	const char *argv[] = {"strace",
 			      "-f",
 			      "-e",
