@@ -30,16 +30,7 @@
 
 #define NOBODY 65534
 
-static char *str(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	cr_assert(vasprintf(&s, fmt, ap) > 0);
-	va_end(ap);
-	return s;
-}
+#define str harness_str
 
 /*
  * The environment of a run under the shim: LD_PRELOAD, EXTPROF_DIR=@dir
