@@ -324,6 +324,14 @@ struct hooks_table *hooks_table_of(int i)
 	if (!tab->read) {
 		tab->read = true;
 		tab->err = functab_read(&tab->tab, hooks_objs[i].path);
+		/* a limit on memory, not a lack of functions: said, or the hints would mislead */
+		if (tab->err == -ENOMEM) {
+			char why[160];
+
+			log_once(LOG_ONCE_TABLES,
+				 "cannot read the functions of %s: %s; none of them is hooked",
+				 hooks_objs[i].name, log_strerror_limit(ENOMEM, why, sizeof(why)));
+		}
 		if (!tab->err) {
 			hooks_find_denied(tab, &hooks_objs[i]);
 			/* without it (no memory), entries look at every symbol */

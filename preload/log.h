@@ -23,6 +23,7 @@ enum log_once_id {
 	LOG_ONCE_GROW,
 	LOG_ONCE_ROW,
 	LOG_ONCE_MEMORY,
+	LOG_ONCE_TABLES,
 	LOG_ONCE_MAX
 };
 
