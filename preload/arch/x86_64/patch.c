@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "../../arch.h"
+#include "../../log.h"
 #include "extprof/attach.h"
 #include "insn.h"
 #include "stub_fast.h"
@@ -48,6 +49,8 @@
 #define CODEMEM_CHUNK (64u * 1024u)
 #define CODEMEM_MAX   1024
 #define NEAR_LIMIT    ((uint64_t)0x7fff0000)
+#define NEAR_STEP     (16ull << 20)		    /* the places tried, 16 MiB apart */
+#define NEAR_STEPS    (int)(NEAR_LIMIT / NEAR_STEP) /* on either side */
 
 extern char xp_thunk_enter[], xp_thunk_exit[];
 
@@ -85,6 +88,7 @@ static uint8_t *codemem_map_at(uint64_t addr)
 	if ((uint64_t)p != addr) {
 		/* an old kernel took it as a hint only */
 		munmap(p, CODEMEM_CHUNK);
+		errno = EEXIST;
 		return NULL;
 	}
 	return p;
@@ -95,33 +99,35 @@ static uint8_t *codemem_map_at(uint64_t addr)
  * stubs of one library in a run of chunks, found in one try rather than
  * by a search that starts again each time), else below the target first
  * (a PIE program's heap grows up from its end and must not meet us), then
- * above.
+ * above.  NULL with errno EEXIST when every place was taken, or the error
+ * of a place refused otherwise (ENOMEM: a limit on the address space).
  */
 static uint8_t *codemem_map_near(uint64_t target)
 {
-	uint64_t page = target & ~(uint64_t)(CODEMEM_CHUNK - 1);
+	uint64_t page = target & ~(uint64_t)(CODEMEM_CHUNK - 1), at[3 * NEAR_STEPS];
+	int n = 0, refused = 0;
 
-	for (int i = codemem_n - 1; i >= 0; i--) {
+	for (int i = codemem_n - 1; i >= 0 && n < NEAR_STEPS; i--) {
 		uint64_t below = (uint64_t)codemem[i].base - CODEMEM_CHUNK;
-		uint8_t *p;
 
-		if (codemem_near(below, target) && codemem_near(below + CODEMEM_CHUNK, target) &&
-		    (p = codemem_map_at(below)))
-			return p;
+		if (codemem_near(below, target) && codemem_near(below + CODEMEM_CHUNK, target))
+			at[n++] = below;
 	}
-
-	for (uint64_t d = 16ull << 20; d < (NEAR_LIMIT - CODEMEM_CHUNK); d += 16ull << 20) {
-		uint8_t *p;
-
-		if (page > d && (p = codemem_map_at(page - d)))
-			return p;
+	for (uint64_t d = NEAR_STEP; d < NEAR_LIMIT - CODEMEM_CHUNK; d += NEAR_STEP) {
+		if (page > d)
+			at[n++] = page - d;
 	}
-	for (uint64_t d = 16ull << 20; d < (NEAR_LIMIT - CODEMEM_CHUNK); d += 16ull << 20) {
-		uint8_t *p = codemem_map_at(page + d);
+	for (uint64_t d = NEAR_STEP; d < NEAR_LIMIT - CODEMEM_CHUNK; d += NEAR_STEP)
+		at[n++] = page + d;
+	for (int i = 0; i < n; i++) {
+		uint8_t *p = codemem_map_at(at[i]);
 
 		if (p)
 			return p;
+		if (errno != EEXIST)
+			refused = errno;
 	}
+	errno = refused ? refused : EEXIST;
 	return NULL;
 }
 
@@ -139,8 +145,10 @@ static uint8_t *codemem_alloc_near(uint64_t target, size_t size)
 			return c->base + c->used - size;
 		}
 	}
-	if (codemem_n == CODEMEM_MAX)
+	if (codemem_n == CODEMEM_MAX) {
+		errno = ENOSPC;
 		return NULL;
+	}
 	c = &codemem[codemem_n];
 	c->base = codemem_map_near(target);
 	if (!c->base)
@@ -389,8 +397,16 @@ static int patch_build(uint64_t addr, const struct insn_plan *plan, uint32_t idx
 		return -E2BIG;
 	}
 	entry = stub_alloc(addr, insn_relocated_size(plan) + STUB_STEP_ROOM, &stub);
-	if (!entry) {
+	if (!entry && (errno == EEXIST || errno == ENOSPC)) {
 		snprintf(why, whylen, "no memory for its stub within 2 GiB");
+		return -ENOMEM;
+	}
+	if (!entry) {
+		char text[160];
+
+		/* refused, not out of reach: a limit on the address space, say */
+		snprintf(why, whylen, "no memory for its stub (%s)",
+			 log_strerror_limit(errno, text, sizeof(text)));
 		return -ENOMEM;
 	}
 	stub_write(entry, stub, idx);
