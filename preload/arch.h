@@ -120,6 +120,16 @@ int arch_prepare_redirect(uint64_t addr, uint64_t size, uint64_t target, struct 
 /* Write @len bytes of code at @at in this process (a fork child undoing an attachment). */
 int arch_write_code(uint64_t at, const uint8_t *bytes, uint32_t len);
 
+/*
+ * Many functions of one code segment to patch: the whole pages of
+ * [@lo, @hi) made writable once (and still executable), so that
+ * arch_write_code there changes no protection, until arch_code_close_all().
+ * 0 or -errno; without it, each write makes its own pages writable and back.
+ */
+int arch_code_open(uint64_t lo, uint64_t hi);
+/* Every range arch_code_open opened: read and execute again. */
+void arch_code_close_all(void);
+
 struct extprof_attach_range;
 
 /* The address ranges of every stub made so far, at most @max: how many there are. */

@@ -417,8 +417,8 @@ out:
 static void attach_retire_map(struct dump_map *m)
 {
 	/* if that fails, the file's mapping stays: never a hole */
-	if (m->base)
-		mmap(m->base, m->size, PROT_READ | PROT_WRITE,
+	for (uint32_t k = 0; m->base && k < m->nchunks; k++)
+		mmap(m->chunk[k].base, m->chunk[k].size, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 }
 

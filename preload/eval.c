@@ -320,6 +320,15 @@ struct eval_row {
 	uint32_t idx;
 };
 
+/* Out of line: its buffer is on the stack only when there is something to say. */
+static __attribute__((noinline, cold)) void eval_say_no_row(int err)
+{
+	char why[160];
+
+	log_once(LOG_ONCE_ROW, "no memory for a histogram (%s); some deltas are not kept",
+		 log_strerror_limit(-err, why, sizeof(why)));
+}
+
 static void eval_slow_row(void *p)
 {
 	struct eval_row *a = p;
@@ -337,8 +346,7 @@ static void eval_slow_row(void *p)
 				 ? "it would pass the file size limit (RLIMIT_FSIZE)"
 				 : log_strerror(-m->grow_err));
 	else if (err)
-		log_once(LOG_ONCE_ROW, "no memory for a histogram (%s); some deltas are not kept",
-			 log_strerror(-err));
+		eval_say_no_row(err);
 }
 
 /*
@@ -404,7 +412,7 @@ static void eval_sample(struct xp_thread *t, struct xp_worker *w, struct extprof
 		d->floor_limit = delta + extprof_floor_margin(xp.counter.kind, delta);
 	if (__builtin_expect(!d->row && t, 0))
 		eval_take_row(t, d, w);
-	w->map.rows[(uint64_t)d->row * EXTPROF_HIST_BUCKETS + extprof_hist_bucket(delta)]++;
+	dump_row_at(&w->map, d->row)[extprof_hist_bucket(delta)]++;
 }
 
 /*

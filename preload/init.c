@@ -316,7 +316,10 @@ int init_calibrate(void)
 		err = calibrate_hook();
 	result = err;
 	if (err) {
-		log_msg("cannot calibrate the hook: %s; nothing is hooked", log_strerror(-err));
+		char why[160];
+
+		log_msg("cannot calibrate the hook: %s; nothing is hooked",
+			log_strerror_limit(-err, why, sizeof(why)));
 		return err;
 	}
 	xp.meta.counter_flags = xp.counter.flags;
@@ -415,7 +418,10 @@ int init_start(init_var_fn var)
 	if (!err)
 		err = calibrate_hook();
 	if (err) {
-		log_msg("cannot calibrate the hook: %s; nothing is hooked", log_strerror(-err));
+		char why[160];
+
+		log_msg("cannot calibrate the hook: %s; nothing is hooked",
+			log_strerror_limit(-err, why, sizeof(why)));
 		return err;
 	}
 	xp.meta.counter_flags = xp.counter.flags;

@@ -61,6 +61,33 @@ const char *log_strerror(int err)
 	return s ? s : "unknown error";
 }
 
+const char *log_strerror_limit(int err, char *buf, size_t size)
+{
+	static const struct {
+		int resource;
+		const char *name;
+	} limits[] = {
+		{RLIMIT_AS, "the address-space limit (RLIMIT_AS, ulimit -v)"},
+		{RLIMIT_DATA, "the data limit (RLIMIT_DATA, ulimit -d)"},
+	};
+	struct rlimit rl;
+	/*
+	 * Nowhere to say it (EXTPROF_LOG=off, or silenced under a seccomp filter,
+	 * which may kill the process for getrlimit's system call): no limit looked up.
+	 */
+	bool quiet = __atomic_load_n(&log_fd, __ATOMIC_ACQUIRE) < 0 && !log_sink;
+
+	for (size_t i = 0; err == ENOMEM && !quiet && i < sizeof(limits) / sizeof(limits[0]); i++) {
+		if (!getrlimit(limits[i].resource, &rl) && rl.rlim_cur != RLIM_INFINITY) {
+			log_format(buf, size, "%s: %s is %llu MiB", log_strerror(err),
+				   limits[i].name, (unsigned long long)(rl.rlim_cur >> 20));
+			return buf;
+		}
+	}
+	log_format(buf, size, "%s", log_strerror(err));
+	return buf;
+}
+
 /* ---- the formatter ---------------------------------------------------- */
 
 struct log_out {

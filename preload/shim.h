@@ -19,8 +19,8 @@
 #pragma GCC visibility push(hidden)
 
 /*
- * Declarations a process may have: address space reserved for them once
- * (worker.c), used as they come; a C++ library's every function is tens of
+ * Declarations a process may have: their table grows as they are registered
+ * (worker_room_for_decls); a C++ library's every function is tens of
  * thousands.  A worker's live dump holds a histogram row (about 30 KB) only
  * for the declarations it has evaluated (dump_take_row).
  */
@@ -161,7 +161,7 @@ struct xp_state {
 	bool sandboxed;	  /* a seccomp filter is loaded: no system call any more (sandbox.c) */
 	bool lost_only;	  /* a fork child under the filter: its calls are lost, and said */
 	uint32_t ndecls;
-	struct xp_decl *decls; /* XP_MAX_DECLS reserved at start-up, ndecls used */
+	struct xp_decl *decls; /* ndecls used; grown by worker_room_for_decls */
 	struct xp_counter counter;
 	struct dump_meta meta;
 	char dir[4096];
@@ -230,6 +230,9 @@ void xp_eval_record_held(struct xp_worker *w);
 
 /* Set the pool up at start-up (the thread-exit key, the declarations' room): 0 or -errno. */
 int worker_init_pool(void);
+/* Room in xp.decls for @n declarations, the table grown (never moved under a reader): 0 or -errno.
+ */
+int worker_room_for_decls(uint32_t n);
 /* A worker for thread @t at its first evaluation (its shadow stack too), or NULL. */
 struct xp_worker *worker_acquire(struct xp_thread *t);
 /* Learn thread @t's own stack from @sp, unless on a sigaltstack: whether it is known. */

@@ -33,15 +33,41 @@ static void worker_thread_exit(void *arg)
 	worker_release_self();
 }
 
-static struct dump_decl_info *worker_decl_info;
+/*
+ * The declarations' table, grown as they are registered (worker_room_for_decls):
+ * address space for those registered, not for the most a process may have.
+ * Growing makes a copy twice as large and publishes it (xp.decls, before
+ * xp.ndecls counts the new entry); the old copy stays mapped, never reused:
+ * a thread that loaded the old pointer (an evaluation, a SIGTRAP handler, an
+ * unwinder) reads the same entries there.  The copies left behind add up to
+ * less than the table.
+ */
+#define WORKER_DECLS_FIRST 64u
 
-/* Address space for XP_MAX_DECLS of @size bytes each: only what is used is ever touched. */
-static void *worker_reserve(size_t size)
+static uint32_t worker_decls_cap;
+
+int worker_room_for_decls(uint32_t n)
 {
-	void *p = mmap(NULL, (size_t)XP_MAX_DECLS * size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uint32_t cap = worker_decls_cap ? worker_decls_cap : WORKER_DECLS_FIRST;
+	struct xp_decl *p;
 
-	return p == MAP_FAILED ? NULL : p;
+	if (n <= worker_decls_cap)
+		return 0;
+	if (n > XP_MAX_DECLS)
+		return -E2BIG;
+	while (cap < n)
+		cap *= 2;
+	if (cap > XP_MAX_DECLS)
+		cap = XP_MAX_DECLS;
+	p = mmap(NULL, (size_t)cap * sizeof(*p), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	if (xp.decls)
+		memcpy(p, xp.decls, (size_t)worker_decls_cap * sizeof(*p));
+	__atomic_store_n(&xp.decls, p, __ATOMIC_RELEASE);
+	worker_decls_cap = cap;
+	return 0;
 }
 
 int worker_init_pool(void)
@@ -51,12 +77,7 @@ int worker_init_pool(void)
 	if (err)
 		return -err;
 	worker_key_ok = true;
-	/* the declarations, and what a new dump is made from */
-	xp.decls = worker_reserve(sizeof(*xp.decls));
-	worker_decl_info = worker_reserve(sizeof(*worker_decl_info));
-	if (!xp.decls || !worker_decl_info)
-		return -ENOMEM;
-	return 0;
+	return worker_room_for_decls(WORKER_DECLS_FIRST);
 }
 
 struct worker_stack_find {
@@ -289,6 +310,37 @@ static int worker_dump_name(char *buf, size_t size, uint32_t index)
 
 /* Used under worker_layout_busy only (below). */
 static char worker_path[4096];
+static struct dump_decl_info *worker_decl_info;
+static size_t worker_decl_info_bytes;
+
+/* What a new dump is made from: room for @n declarations' infos, under worker_layout_busy. */
+static int worker_room_for_info(uint32_t n)
+{
+	size_t need = (size_t)n * sizeof(*worker_decl_info), size;
+	void *p;
+
+	if (need <= worker_decl_info_bytes)
+		return 0;
+	size = (need + (size_t)getpagesize() - 1) & ~((size_t)getpagesize() - 1);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	if (worker_decl_info)
+		munmap(worker_decl_info, worker_decl_info_bytes);
+	worker_decl_info = p;
+	worker_decl_info_bytes = size;
+	return 0;
+}
+
+/* Out of line: its buffer is on the stack only when there is something to say. */
+static __attribute__((noinline, cold)) void worker_say_no_dump(int err, bool noname)
+{
+	char why[160];
+
+	log_once(LOG_ONCE_DUMP, "cannot create a dump in %s: %s; counting in memory%s", xp.dir,
+		 log_strerror_limit(-err, why, sizeof(why)),
+		 noname ? "" : ", to be written at exit");
+}
 
 /*
  * A new worker's dump.  Without one (no usable directory, no room on its
@@ -301,6 +353,9 @@ static int worker_open_dump(struct xp_worker *w)
 	char *path = worker_path;
 	int err, noname;
 
+	err = worker_room_for_info(xp.ndecls);
+	if (err)
+		return err;
 	for (uint32_t i = 0; i < xp.ndecls; i++) {
 		worker_decl_info[i].kind = xp.decls[i].kind;
 		worker_decl_info[i].symbol = xp.decls[i].symbol;
@@ -317,8 +372,7 @@ static int worker_open_dump(struct xp_worker *w)
 		err = dump_create(&w->map, path, &xp.meta, worker_decl_info, xp.ndecls, w->index);
 	if (!err)
 		return 0;
-	log_once(LOG_ONCE_DUMP, "cannot create a dump in %s: %s; counting in memory%s", xp.dir,
-		 log_strerror(-err), noname ? "" : ", to be written at exit");
+	worker_say_no_dump(err, noname);
 	err = dump_create_anonymous(&w->map, &xp.meta, worker_decl_info, xp.ndecls, w->index);
 	if (!err && !noname) {
 		memcpy(w->map.path, path, strlen(path) + 1);
@@ -383,13 +437,28 @@ static struct xp_worker *worker_claim(void)
 	return NULL;
 }
 
+/*
+ * What a thread's calls lack when memory is refused (an address-space or
+ * data limit): said once, and they pass uncounted, as lost calls.
+ */
+static __attribute__((noinline, cold)) void worker_say_no_memory(const char *what, int err)
+{
+	char why[160];
+
+	log_once(LOG_ONCE_MEMORY, "no memory for %s (%s); such a thread's calls pass uncounted",
+		 what, log_strerror_limit(-err, why, sizeof(why)));
+}
+
 /* A thread's first evaluation.  Runs under xp_call_preserving(). */
 struct xp_worker *worker_acquire(struct xp_thread *t)
 {
 	struct xp_worker *w;
+	int err;
 
-	if (!t->stack && worker_map_stack(t))
+	if (!t->stack && (err = worker_map_stack(t))) {
+		worker_say_no_memory("a thread's shadow stack", err);
 		return NULL;
+	}
 	w = worker_claim();
 	if (!w) {
 		log_once(LOG_ONCE_WORKERS,
@@ -397,8 +466,10 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 		return NULL;
 	}
 	w->index = (uint32_t)(w - xp.workers);
-	/* under a seccomp filter, only the dumps laid out before it */
-	if (!w->map.base && (xp.sandboxed || worker_lay_out(w))) {
+	/* under a seccomp filter, only the dumps laid out before it, and nothing said */
+	if (!w->map.base && (xp.sandboxed || (err = worker_lay_out(w)))) {
+		if (!xp.sandboxed)
+			worker_say_no_memory("a worker's counts", err);
 		__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
 		return NULL;
 	}
@@ -719,8 +790,7 @@ void worker_reset_after_fork(void)
 	for (uint32_t i = 0; i < XP_MAX_WORKERS && !xp.sandboxed; i++) {
 		struct xp_worker *w = &xp.workers[i];
 
-		if (w->map.base)
-			munmap(w->map.base, w->map.size);
+		dump_unmap(&w->map);
 		memset(&w->map, 0, sizeof(w->map));
 		w->owner = NULL;
 		w->state = XP_WORKER_FREE;

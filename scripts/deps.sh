@@ -43,6 +43,7 @@ EXTPROF_PACKAGES=(
 	zlib1g-dev
 	golang-go
 	valgrind
+	strace
 	libclang-rt-14-dev
 	musl-tools
 	uftrace

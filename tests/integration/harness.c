@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,17 @@ void harness_free(struct run_result *r)
 	free(r->out);
 	free(r->err);
 	r->out = r->err = NULL;
+}
+
+char *harness_str(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	cr_assert(vasprintf(&s, fmt, ap) > 0);
+	va_end(ap);
+	return s;
 }
 
 char *harness_tmpdir(const char *tag)

@@ -71,6 +71,9 @@ int harness_reap(struct spawned *s, struct run_result *r);
 
 /* A fresh directory under $TMPDIR, removed by harness_rmdir(). */
 char *harness_tmpdir(const char *tag);
+
+/* printf into a new string (asserted), for the caller to free. */
+char *harness_str(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void harness_rmdir(char *dir);
 
 /*

@@ -332,10 +332,16 @@
 	setbe %cl
 	addq %rcx, XD_FLOOR_HITS(%rdi)
 3:
-	/* the bucket of the declaration's row: rows + row * row size */
+	/* the bucket of the declaration's row: the row lies in the dump's
+	 * chunk k = bsr((row >> ROWS0_LOG) + 1), at row_bias[k] + row * row
+	 * size (dump_row_at) */
 	movl XD_ROW(%rdi), %ecx
+	movl %ecx, %edx
+	shrl $XH_ROWS0_LOG, %edx
+	incl %edx
+	bsrl %edx, %edx
 	imulq $XH_ROW_BYTES, %rcx, %rcx
-	addq XW_ROWS(%rsi), %rcx
+	addq XW_ROW_BIAS(%rsi,%rdx,8), %rcx
 	incq (%rcx,%r8,8)
 8:
 	pop %r8

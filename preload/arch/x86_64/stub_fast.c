@@ -60,7 +60,7 @@ STUB_OFFSET(XF_IDX, struct xp_frame, idx);
 STUB_OFFSET(XF_FLAGS, struct xp_frame, flags);
 _Static_assert(XF_SIZE == sizeof(struct xp_frame), "XF_SIZE");
 STUB_OFFSET(XW_DECLS, struct xp_worker, map.decls);
-STUB_OFFSET(XW_ROWS, struct xp_worker, map.rows);
+STUB_OFFSET(XW_ROW_BIAS, struct xp_worker, map.row_bias);
 STUB_OFFSET(XW_NDECLS, struct xp_worker, map.ndecls);
 STUB_OFFSET(XD_EVALUATIONS, struct extprof_dump_decl, evaluations);
 STUB_OFFSET(XD_FLOOR, struct extprof_dump_decl, floor);
@@ -86,7 +86,7 @@ STUB_OFFSET(XS_ORDERED, struct xp_state, ordered);
 _Static_assert(sizeof(((struct xp_state *)0)->ordered) == 1, "ordered is read as a byte");
 _Static_assert(XH_BUCKETS == EXTPROF_HIST_BUCKETS && XH_EXACT == EXTPROF_HIST_EXACT &&
 		       XH_SUB_BITS == EXTPROF_HIST_SUB_BITS &&
-		       XH_ROW_BYTES == EXTPROF_HIST_ROW_BYTES,
+		       XH_ROW_BYTES == EXTPROF_HIST_ROW_BYTES && XH_ROWS0_LOG == DUMP_ROWS0_LOG,
 	       "the histogram's layout");
 _Static_assert(XF_FLAGS == XF_IDX + 4, "the fast entry writes idx and flags 0 as one word");
 STUB_OFFSET(LIT_TPOFF, struct stub_lits, tpoff);

@@ -29,9 +29,9 @@
 #define XF_UNCOUNTED 2 /* XP_FRAME_UNCOUNTED */
 
 /* struct xp_worker: its dump_map's pointers */
-#define XW_DECLS  32
-#define XW_ROWS	  40 /* row 0's address */
-#define XW_NDECLS 64
+#define XW_DECLS    32
+#define XW_NDECLS   56
+#define XW_ROW_BIAS 80 /* row_bias[]: chunk k's row r at row_bias[k] + r * XH_ROW_BYTES */
 
 /* struct extprof_dump_decl */
 #define XD_EVALUATIONS 24
@@ -71,5 +71,6 @@
 #define XH_EXACT     128
 #define XH_SUB_BITS  6
 #define XH_ROW_BYTES 30208 /* a row: XH_BUCKETS * 8 */
+#define XH_ROWS0_LOG 3	   /* a dump's chunk k holds 8 << k rows (dump.h) */
 
 #endif
