@@ -1228,6 +1228,31 @@ Test(safety, a_program_that_sandboxes_itself)
 }
 
 /*
+ * Under the filter, more threads alive at once than the 8 the shim prepared
+ * for: those past them count their calls in lost, and nothing the shim
+ * does for them (the line it would say about their missing shadow stack:
+ * silenced) makes a system call.  Before: SIGSYS at prlimit64, asked for
+ * the address-space limit that line would name.
+ */
+Test(safety, more_threads_than_prepared_under_a_sandbox)
+{
+	for (size_t c = 0; c < NCOUNTERS; c++) {
+		char *err;
+		json_t *r = run_mode("sandboxmany", "sandbox", "12", "together",
+				     "EXTPROF_HOOKS=function:xs_work,function:xs_other",
+				     counters[c], &err);
+
+		cr_expect(json_is_true(json_object_get(r, "complete")), "%s", counters[c]);
+		cr_expect_gt(harness_int(r, "lost"), 0, "%s: the threads past 8", counters[c]);
+		cr_expect_eq(harness_decl_int(r, "xs_work", "evaluations") + harness_int(r, "lost"),
+			     harness_truth(err, "xs_work"), "%s: every call counted or lost",
+			     counters[c]);
+		json_decref(r);
+		free(err);
+	}
+}
+
+/*
  * A Debian program that sandboxes itself: universal-ctags in its
  * interactive sandbox mode (a seccomp filter, kill on violation), with
  * libc's malloc hooked.  Its output and status as without the shim, the

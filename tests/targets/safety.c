@@ -76,11 +76,14 @@
  *                             of xs_work writes: a thread's first call, and
  *                             one made in a signal handler on a sigaltstack,
  *                             and a later one (scripts/stack-use.sh)
- *   ./safety sandbox N [fork] xs_work 10 times, then a seccomp filter (kill
+ *   ./safety sandbox N [fork|together]
+ *                             xs_work 10 times, then a seccomp filter (kill
  *                             on anything else than what the program itself
  *                             needs), then xs_work 10 times, xs_other once,
  *                             N threads calling xs_work 1000 times each, and
- *                             with "fork" a child calling it 5 times
+ *                             with "fork" a child calling it 5 times; with
+ *                             "together" the N threads all alive at once
+ *                             (each waits for the others after its first call)
  *
  * stdout is the same whatever the shim does; the hooked functions' own
  * counts go to stderr as "checker-truth: SYMBOL COUNT".
@@ -630,7 +633,21 @@ static int sandbox_load(void)
 	return err;
 }
 
-static int sandbox_mode(int threads, bool child)
+static pthread_barrier_t sandbox_all;
+
+/* One call, then the others' first calls awaited, then 999 more. */
+static void *sandbox_together_thread(void *arg)
+{
+	long sum = xs_work(0);
+
+	(void)arg;
+	pthread_barrier_wait(&sandbox_all);
+	for (long i = 1; i < 1000; i++)
+		sum += xs_work(i);
+	return (void *)sum;
+}
+
+static int sandbox_mode(int threads, bool child, bool together)
 {
 	pthread_t t[16];
 	long sum = 0;
@@ -638,6 +655,8 @@ static int sandbox_mode(int threads, bool child)
 
 	if (threads > 16)
 		threads = 16;
+	if (together)
+		pthread_barrier_init(&sandbox_all, NULL, (unsigned)threads);
 	for (long i = 0; i < 10; i++)
 		sum += xs_work(i);
 	printf("before the filter %ld\n", sum);
@@ -651,7 +670,8 @@ static int sandbox_mode(int threads, bool child)
 		sum += xs_work(i);
 	sum += xs_other(7);
 	for (int i = 0; i < threads; i++)
-		pthread_create(&t[i], NULL, calls_thread, (void *)1000L);
+		pthread_create(&t[i], NULL, together ? sandbox_together_thread : calls_thread,
+			       (void *)1000L);
 	for (int i = 0; i < threads; i++) {
 		void *r;
 
@@ -1032,7 +1052,8 @@ int main(int argc, char **argv)
 		on_thread(stackuse_first_thread, NULL, 0);
 		on_thread(stackuse_thread, NULL, 0);
 	} else if (!strcmp(mode, "sandbox") && argc > 2) {
-		ret = sandbox_mode(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "fork"));
+		ret = sandbox_mode(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "fork"),
+				   argc > 3 && !strcmp(argv[3], "together"));
 	} else if (!strcmp(mode, "dlopen") && argc > 2) {
 		if (!dlopen(argv[2], RTLD_NOW)) {
 			fprintf(stderr, "safety: %s\n", dlerror());
