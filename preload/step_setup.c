@@ -11,6 +11,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "arch.h"
@@ -143,6 +144,9 @@ int step_setup(struct dump_meta *meta)
 	step_cfg.every =
 		(uint32_t)step_read_env("EXTPROF_STEP_EVERY", STEP_EVERY_DEFAULT, 0, UINT32_MAX);
 	step_cfg.limit = step_read_env("EXTPROF_STEP_LIMIT", STEP_LIMIT_DEFAULT, 1, UINT64_MAX / 4);
+	/* the kernel's signal frame, as large as the CPU's extended state */
+	if (getauxval(AT_MINSIGSTKSZ))
+		step_cfg.trap_room = getauxval(AT_MINSIGSTKSZ) + STEP_TRAP_HANDLER;
 	meta->step_first = step_cfg.first;
 	meta->step_every = step_cfg.every;
 	meta->step_limit = step_cfg.limit;
@@ -157,7 +161,10 @@ void step_stop_self(void)
 
 void step_stop(struct xp_thread *t)
 {
-	if (xp.counter.kind != EXTPROF_COUNTER_STEPS || !t->step.depth)
+	if (xp.counter.kind != EXTPROF_COUNTER_STEPS)
+		return;
+	step_alt_off(t, NULL);
+	if (!t->step.depth)
 		return;
 	step_end(t, NULL);
 	arch_step_self(false);
@@ -171,6 +178,7 @@ void step_reset_after_fork(void)
 		return;
 	if (t->step.depth)
 		step_end(t, NULL);
+	step_alt_off(t, NULL);
 	memset(&t->step, 0, sizeof(t->step));
 	arch_step_self(false);
 }

@@ -37,16 +37,25 @@
 
 /* the trap flag, set as the last thing before a ret (the flags are dead there) */
 #define STEP_ON \
-	pushfq; orq $0x100, (%rsp); popfq
+	pushfq; .cfi_adjust_cfa_offset 8; orq $0x100, (%rsp); popfq; .cfi_adjust_cfa_offset -8
 
 	.text
 
+/*
+ * Every push and pop is told to the unwinder (.cfi_adjust_cfa_offset): a
+ * cancellation may unwind the thread from any instruction here (an
+ * asynchronous one, or one that acts as the C halves end, cancel.c), and
+ * the walk must find the stub below, whose own rows the shim registers
+ * (unwind_stub.c).
+ */
+#define PUSH(r) push r; .cfi_adjust_cfa_offset 8
+#define POP(r) pop r; .cfi_adjust_cfa_offset -8
 #define SAVE_GPRS \
-	push %rax; push %rcx; push %rdx; push %rsi; push %rdi; \
-	push %r8; push %r9; push %r10; push %r11
+	PUSH(%rax); PUSH(%rcx); PUSH(%rdx); PUSH(%rsi); PUSH(%rdi); \
+	PUSH(%r8); PUSH(%r9); PUSH(%r10); PUSH(%r11)
 #define RESTORE_GPRS \
-	pop %r11; pop %r10; pop %r9; pop %r8; pop %rdi; \
-	pop %rsi; pop %rdx; pop %rcx; pop %rax
+	POP(%r11); POP(%r10); POP(%r9); POP(%r8); POP(%rdi); \
+	POP(%rsi); POP(%rdx); POP(%rcx); POP(%rax)
 
 /* lfence when the counter is ordered; the flags are F's to clobber, as a call's */
 #define FENCE_F \
@@ -70,6 +79,7 @@ xp_thunk_enter:
 	RESTORE_GPRS
 	FENCE_F
 	ret $16
+	.cfi_adjust_cfa_offset 72
 1:
 	cmpl $2, %eax
 	jne 2f
@@ -77,18 +87,21 @@ xp_thunk_enter:
 	RESTORE_GPRS
 	STEP_ON
 	ret $16
+	.cfi_adjust_cfa_offset 72
 2:
 	/*
 	 * Pass through uncounted (no shadow stack could be had): put orig in
 	 * idx's place and "return" into it, leaving R1 as F's return address.
 	 */
 	RESTORE_GPRS
-	push %rax
+	PUSH(%rax)
 	movq 8(%rsp), %rax
 	movq (STUB_LIT_ORIG - STUB_AFTER_ENTER)(%rax), %rax
 	movq %rax, 16(%rsp)
-	pop %rax
+	POP(%rax)
+	/* orig is the return address now, R1 above it: as if orig had been called */
 	addq $8, %rsp
+	.cfi_adjust_cfa_offset -8
 	ret
 	.cfi_endproc
 	.size xp_thunk_enter, .-xp_thunk_enter
@@ -103,9 +116,11 @@ xp_thunk_exit:
 	FENCE_F
 	SAVE_GPRS
 	subq $8, %rsp
+	.cfi_adjust_cfa_offset 8
 	leaq 88(%rsp), %rdi
 	call xp_eval_exit
 	leaq 8(%rsp), %rsp
+	.cfi_adjust_cfa_offset -8
 	testl %eax, %eax
 	RESTORE_GPRS
 	jnz 1f
@@ -130,25 +145,27 @@ xp_thunk_exit_callers:
 	endbr64
 	FENCE_F
 	SAVE_GPRS
-	push %r15
-	push %r14
-	push %r13
-	push %r12
-	push %rbp
-	push %rbx
+	PUSH(%r15)
+	PUSH(%r14)
+	PUSH(%r13)
+	PUSH(%r12)
+	PUSH(%rbp)
+	PUSH(%rbx)
 	/* 120 bytes pushed, 8 more to align the call */
 	subq $8, %rsp
+	.cfi_adjust_cfa_offset 8
 	leaq 136(%rsp), %rdi
 	leaq 8(%rsp), %rsi
 	call xp_eval_exit_callers
 	leaq 8(%rsp), %rsp
+	.cfi_adjust_cfa_offset -8
 	testl %eax, %eax
-	pop %rbx
-	pop %rbp
-	pop %r12
-	pop %r13
-	pop %r14
-	pop %r15
+	POP(%rbx)
+	POP(%rbp)
+	POP(%r12)
+	POP(%r13)
+	POP(%r14)
+	POP(%r15)
 	RESTORE_GPRS
 	jnz 1f
 	ret
@@ -158,11 +175,14 @@ xp_thunk_exit_callers:
 	.size xp_thunk_exit_callers, .-xp_thunk_exit_callers
 
 /*
- * xp_call_preserving(fn, arg): call a slow path (a thread's first
+ * xp_call_preserving(fn, arg, stack): call a slow path (a thread's first
  * evaluation opens files and maps memory through libc, whose string
  * functions use vector registers) with the whole extended state saved, so
- * that F's vector arguments survive.  The save area size comes from CPUID
- * leaf 0xd at start-up (xp_xsave_size); 0 means fxsave will do.
+ * that F's vector arguments survive; on @stack (its top, 16-byte aligned),
+ * the shim's own for the thread (worker.c), when not 0: the program's may
+ * be a 16 KiB thread stack or a 4 KiB sigaltstack, and the save area alone
+ * is 2.7 KiB with AVX-512.  The save area size comes from CPUID leaf 0xd
+ * at start-up (xp_xsave_size); 0 means fxsave will do.
  */
 	.globl xp_call_preserving
 	.hidden xp_call_preserving
@@ -178,6 +198,9 @@ xp_call_preserving:
 	push %rbx
 	push %r12
 	movq %rdi, %r12
+	/* the shim's stack from here on; rbp keeps the way back */
+	testq %rdx, %rdx
+	cmovnzq %rdx, %rsp
 	movq xp_xsave_size(%rip), %rbx
 	testq %rbx, %rbx
 	jz 1f
