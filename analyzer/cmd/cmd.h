@@ -7,6 +7,7 @@
 #ifndef XP_CMD_H
 #define XP_CMD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -111,6 +112,16 @@ int xp_opt_u64(const char *opt, const char *arg, uint64_t min, uint64_t max, con
 int xp_opt_unsigned(const char *opt, const char *arg, unsigned min, unsigned max, const char *what,
 		    unsigned *out, struct xp_err *e);
 
+/* How a command prints what it made (a report, a comparison) onto @out: 0 or -errno. */
+typedef int (*xp_print_fn)(const void *what, FILE *out);
+
+/*
+ * Print @what with @print into -o's @path, written whole or not at all,
+ * or onto @dflt when @path is NULL.  0, or -errno with @e set.
+ */
+int xp_write_output(const char *path, FILE *dflt, xp_print_fn print, const void *what,
+		    struct xp_err *e);
+
 /* Handle one of the shared report options: 1 handled, 0 not ours, <0 error. */
 int xp_report_getopt(int opt, const char *arg, struct xp_report_opts *o, struct xp_err *e);
 
@@ -147,10 +158,22 @@ enum {
 	XP_OPT_STEP_LIMIT,
 	XP_OPT_WARMUP, /* run's own, not in XP_RUN_LONGOPTS: doubling has its own */
 	XP_OPT_REPEAT,
-	XP_OPT_OUTPUT,
-	XP_OPT_DIR,
+	XP_OPT_OUTPUT,	/* --output; -o is 'o', which may be the old spelling of -d */
 	XP_OPT_RUN_END, /* options of commands that extend run's start here */
 };
+
+/*
+ * -o, --output FILE: the report, in every command; -d, --data DIR (and
+ * --dir): the dump directory of the commands that run or attach to a
+ * program.
+ */
+/* clang-format off */
+#define XP_OUTPUT_LONGOPTS                                                                  \
+	{"output", required_argument, NULL, XP_OPT_OUTPUT}
+#define XP_DATA_LONGOPTS                                                                    \
+	{"data", required_argument, NULL, 'd'},                                             \
+	{"dir", required_argument, NULL, 'd'}
+/* clang-format on */
 
 /* clang-format off */
 #define XP_RUN_LONGOPTS                                                                     \
@@ -166,8 +189,18 @@ enum {
 	{"step-limit", required_argument, NULL, XP_OPT_STEP_LIMIT}
 /* clang-format on */
 
-/* One of run's options (-H, -o, XP_RUN_LONGOPTS, report's): 0, or -errno with @e set. */
+/* One of run's options (-H, -o, -d, XP_RUN_LONGOPTS, report's): 0, or -errno with @e set. */
 int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *e);
+
+/*
+ * After the options of @cmd: -o's FILE is the report, but an "-o DIR"
+ * naming an existing directory (or ending in '/') is the old spelling of
+ * the dump directory *@dir: taken as it, with a warning, unless -d was
+ * given (@dir_given).  A report FILE that is the dump directory is
+ * refused.  0, or -EINVAL with @e set.
+ */
+int xp_run_check_output(struct xp_run_opts *o, const char *cmd, const char **dir, bool dir_given,
+			struct xp_err *e);
 
 /*
  * Where the report goes: stderr, which keeps the program's stdout its own,

@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
 #include "util/num.h"
+#include "util/out.h"
 
 void xp_bad_option(const char *cmd, char **argv)
 {
@@ -35,6 +37,25 @@ int xp_opt_unsigned(const char *opt, const char *arg, unsigned min, unsigned max
 	if (!err)
 		*out = (unsigned)v;
 	return err;
+}
+
+int xp_write_output(const char *path, FILE *dflt, xp_print_fn print, const void *what,
+		    struct xp_err *e)
+{
+	struct xp_out_file f;
+	int err;
+
+	if (!path) {
+		err = print(what, dflt);
+		return err ? xp_err_set(e, err, "writing the report: %s", strerror(-err)) : 0;
+	}
+	err = xp_out_file_open(&f, path, e);
+	if (err)
+		return err;
+	err = print(what, f.f);
+	if (err)
+		xp_err_set(e, err, "writing %s: %s", path, strerror(-err));
+	return xp_out_file_close(&f, err, e);
 }
 
 int xp_report_getopt(int opt, const char *arg, struct xp_report_opts *o, struct xp_err *e)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "extprof/names.h"
 
@@ -36,10 +37,12 @@ void cmd_run_usage(FILE *out)
 	      "                           default 1 and 1048576)\n"
 	      "  --step-limit N           steps: give up a stepped evaluation past N\n"
 	      "                           instructions (EXTPROF_STEP_LIMIT, default 1000000)\n"
-	      "  -o, --dir DIR            dump directory (EXTPROF_DIR, default extprof.data);\n"
-	      "                           it may hold only extprof dumps (and repeat-N runs)\n"
-	      "  --output FILE            the report into FILE (written whole, or not at all)\n"
-	      "                           instead of stderr\n"
+	      "  -d, --data DIR           dump directory (EXTPROF_DIR, default extprof.data;\n"
+	      "                           --dir is the same); it may hold only extprof dumps\n"
+	      "                           (and repeat-N runs)\n"
+	      "  -o, --output FILE        the report into FILE (written whole, or not at all)\n"
+	      "                           instead of stderr; -o DIR naming an existing\n"
+	      "                           directory is the old spelling of -d DIR (a warning)\n"
 	      "  --callers N              attribute to callers N frames deep, 0..8, and show\n"
 	      "                           the chains under each declaration (EXTPROF_CALLERS)\n"
 	      "  --no-aslr                run PROGRAM without address space "
@@ -130,9 +133,19 @@ int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *
 	case 'H':
 		return hook_add(o, arg, e);
 	case 'o':
+	case XP_OPT_OUTPUT:
 		if (!*arg)
-			return xp_err_set(e, -EINVAL, "-o: empty directory name");
+			return xp_err_set(e, -EINVAL, "%s: empty file name",
+					  c == 'o' ? "-o" : "--output");
+		o->output = arg;
+		o->report.output = arg;
+		o->output_short = c == 'o';
+		return 0;
+	case 'd':
+		if (!*arg)
+			return xp_err_set(e, -EINVAL, "-d: empty directory name");
 		o->dir = arg;
+		o->dir_given = true;
 		return 0;
 	case XP_OPT_SPEC:
 		o->spec = arg;
@@ -155,17 +168,6 @@ int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *
 		return 0;
 	case XP_OPT_NO_CHILDREN:
 		o->no_children = true;
-		return 0;
-	case XP_OPT_OUTPUT:
-		if (!*arg)
-			return xp_err_set(e, -EINVAL, "--output: empty file name");
-		o->output = arg;
-		o->report.output = arg;
-		return 0;
-	case XP_OPT_DIR:
-		if (!*arg)
-			return xp_err_set(e, -EINVAL, "--dir: empty directory name");
-		o->dir = arg;
 		return 0;
 	case XP_OPT_STEP_FIRST:
 		return step_check("--step-first", arg, 0, UINT32_MAX, &o->step_first, e);
@@ -190,8 +192,8 @@ int xp_run_parse(struct xp_run_opts *o, int argc, char **argv)
 		XP_REPORT_LONGOPTS,
 		{"warmup", required_argument, NULL, XP_OPT_WARMUP},
 		{"repeat", required_argument, NULL, XP_OPT_REPEAT},
-		{"output", required_argument, NULL, XP_OPT_OUTPUT},
-		{"dir", required_argument, NULL, XP_OPT_DIR},
+		XP_OUTPUT_LONGOPTS,
+		XP_DATA_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	struct xp_err e = {""};
@@ -202,7 +204,7 @@ int xp_run_parse(struct xp_run_opts *o, int argc, char **argv)
 	xp_report_opts_init(&o->report);
 	opterr = 0;
 	/* '+': stop at PROGRAM, whose own options are not ours */
-	while ((c = getopt_long(argc, argv, "+hH:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hH:o:d:", longopts, NULL)) != -1) {
 		if (c == 'h' || c == XP_OPT_HELP) {
 			cmd_run_usage(stdout);
 			return 0;
@@ -223,7 +225,8 @@ int xp_run_parse(struct xp_run_opts *o, int argc, char **argv)
 		      stderr);
 		return -EINVAL;
 	}
-	if (xp_report_check_dest(&o->report, stdout, &e)) {
+	if (xp_run_check_output(o, "run", &o->dir, o->dir_given, &e) ||
+	    xp_report_check_dest(&o->report, stdout, &e)) {
 		xp_err_print(&e);
 		return -EINVAL;
 	}
@@ -235,6 +238,68 @@ void xp_run_opts_free(struct xp_run_opts *o)
 {
 	free(o->hooks);
 	o->hooks = NULL;
+}
+
+/* @p less its leading "./" and trailing slashes: its length, *@p moved past the "./". */
+static size_t path_trim(const char **p)
+{
+	const char *s = *p;
+	size_t n;
+
+	while (s[0] == '.' && s[1] == '/')
+		for (s += 2; *s == '/'; s++)
+			;
+	n = strlen(s);
+	while (n > 1 && s[n - 1] == '/')
+		n--;
+	*p = s;
+	return n;
+}
+
+/* Two spellings of one path, as far as their text says ("d", "./d/"). */
+static bool path_same(const char *a, const char *b)
+{
+	size_t na = path_trim(&a), nb = path_trim(&b);
+
+	return na == nb && !strncmp(a, b, na);
+}
+
+int xp_run_check_output(struct xp_run_opts *o, const char *cmd, const char **dir, bool dir_given,
+			struct xp_err *e)
+{
+	const char *out = o->output, *opt = o->output_short ? "-o" : "--output";
+	struct stat st;
+	bool is_dir;
+
+	if (!out)
+		return 0;
+	is_dir = out[strlen(out) - 1] == '/' || (!stat(out, &st) && S_ISDIR(st.st_mode));
+	/* a report file is never a directory: this is what -o used to mean */
+	if (is_dir && o->output_short && !dir_given) {
+		xp_warn("%s -o %s: a directory, taken as the dump directory as before; -o is the "
+			"report file now, -d DIR the dump directory",
+			cmd, out);
+		*dir = out;
+		o->output = o->report.output = NULL;
+		o->output_short = false;
+		return 0;
+	}
+	if (is_dir)
+		return xp_err_set(e, -EISDIR,
+				  "%s %s %s: a directory; %s names the report file (the dumps go "
+				  "to -d DIR)",
+				  cmd, opt, out, opt);
+	if (*dir && path_same(out, *dir) && dir_given)
+		return xp_err_set(
+			e, -EINVAL,
+			"%s %s %s: the dump directory (-d %s); the report needs a name of its own",
+			cmd, opt, out, *dir);
+	if (*dir && path_same(out, *dir))
+		return xp_err_set(e, -EINVAL,
+				  "%s %s %s: the dump directory's own name; %s is the report file "
+				  "now: give the dumps -d %s and the report another name",
+				  cmd, opt, out, opt, out);
+	return 0;
 }
 
 int xp_run_open_output(struct xp_run_opts *o, struct xp_err *e)
@@ -253,7 +318,8 @@ int xp_run_open_output(struct xp_run_opts *o, struct xp_err *e)
 	if (slash)
 		*(slash == dir ? slash + 1 : slash) = '\0';
 	if (access(slash ? dir : ".", W_OK | X_OK) < 0)
-		err = xp_err_set(e, -errno, "--output %s: %s", o->output, strerror(errno));
+		err = xp_err_set(e, -errno, "%s %s: %s", o->output_short ? "-o" : "--output",
+				 o->output, strerror(errno));
 	free(dir);
 	return err;
 }

@@ -99,20 +99,20 @@ static int base_make(const char *want, char **out, struct xp_err *e)
 		want = tmpl;
 	} else if (mkdir(want, 0700) < 0) {
 		if (errno != EEXIST)
-			return xp_err_set(e, -errno, "-o %s: cannot create: %s", want,
+			return xp_err_set(e, -errno, "-d %s: cannot create: %s", want,
 					  strerror(errno));
 		dir = opendir(want);
 		if (!dir)
-			return xp_err_set(e, -errno, "-o %s: %s", want, strerror(errno));
+			return xp_err_set(e, -errno, "-d %s: %s", want, strerror(errno));
 		while (!err && (de = readdir(dir)))
 			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 				err = xp_err_set(e, -EEXIST,
-						 "-o %s: holds '%s'; the doubling test writes only "
+						 "-d %s: holds '%s'; the doubling test writes only "
 						 "into a new or empty directory",
 						 want, de->d_name);
 		closedir(dir);
 		if (!err && access(want, W_OK | X_OK) < 0)
-			err = xp_err_set(e, -errno, "-o %s: not writable: %s", want,
+			err = xp_err_set(e, -errno, "-d %s: not writable: %s", want,
 					 strerror(errno));
 		if (err)
 			return err;

@@ -30,8 +30,10 @@ struct xp_run_opts {
 	const char *spec;	/* --spec */
 	const char *window;	/* --window */
 	const char *counter;	/* --counter */
-	const char *dir;	/* -o, --dir: the dumps */
-	const char *output;	/* --output: the report; NULL: stderr */
+	const char *dir;	/* -d, --data: the dumps */
+	bool dir_given;		/* -d was given */
+	const char *output;	/* -o, --output: the report; NULL: stderr */
+	bool output_short;	/* given as -o: maybe the old spelling of -d */
 	FILE *out;		/* where the report goes without --output: stderr */
 	const char *callers;	/* --callers, validated */
 	const char *step_first; /* --step-first, --step-every, --step-limit: steps' sampling */

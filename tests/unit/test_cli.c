@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The command line, through the extprof command (with the stand-in shim,
+ * fake_shim.c, where a program runs): -o is the report file in every
+ * command and -d the dump directory, the old "-o DIR" kept with a warning.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+static char *shim_env;
+
+static void setup(void)
+{
+	xt_dir_init();
+	shim_env = xt_fake_shim_env();
+}
+
+static void teardown(void)
+{
+	xt_dir_fini();
+	free(shim_env);
+}
+
+TestSuite(cli, .init = setup, .fini = teardown, .timeout = 60);
+
+/* The outcome of one extprof command: its wait status, stdout and stderr. */
+struct cli_run {
+	int status;
+	char *out, *err;
+};
+
+/* extprof @argv (argv[0] ignored) in xt_dir, with the stand-in shim. */
+static void cli(struct cli_run *r, const char *const *argv)
+{
+	const char *env[] = {shim_env, "LD_PRELOAD=", NULL};
+	char cwd[4096];
+
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(xt_dir), 0);
+	r->status = xt_run(argv, env, &r->out, &r->err);
+	cr_assert_eq(chdir(cwd), 0);
+}
+
+static void cli_free(struct cli_run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* Exited with @code. */
+static bool exited(const struct cli_run *r, int code)
+{
+	return WIFEXITED(r->status) && WEXITSTATUS(r->status) == code;
+}
+
+/* Lines of @s. */
+static int lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static bool is_dir(const char *rel)
+{
+	char *p = xt_path(xt_dir, rel);
+	struct stat st;
+	bool d = !stat(p, &st) && S_ISDIR(st.st_mode);
+
+	free(p);
+	return d;
+}
+
+/* The text of file @rel of xt_dir ("" when it is missing), malloc'd. */
+static char *slurp_rel(const char *rel)
+{
+	char *p = xt_path(xt_dir, rel), *s;
+	size_t n;
+
+	if (access(p, F_OK)) {
+		free(p);
+		return strdup("");
+	}
+	s = xt_slurp(p, &n);
+	free(p);
+	return s;
+}
+
+/* run -o FILE: the report into FILE, the dumps into the default directory (or -d's). */
+Test(cli, run_o_is_the_report_file)
+{
+	struct cli_run r;
+	char *rep;
+
+	cli(&r, (const char *[]){"x", "run", "-H", "function:f", "-o", "report.txt", "--",
+				 "/bin/sh", "-c", "echo ran", NULL});
+	cr_assert(exited(&r, 0), "status %d: %s", r.status, r.err);
+	cr_expect_str_eq(r.out, "ran\n");
+	cr_expect_null(strstr(r.err, "extprof report:"), "the report went to stderr: %s", r.err);
+	rep = slurp_rel("report.txt");
+	cr_expect_not_null(strstr(rep, "extprof report: 1 process"), "%s", rep);
+	cr_expect(is_dir("extprof.data"), "the dumps are not in extprof.data");
+	free(rep);
+	cli_free(&r);
+
+	cli(&r, (const char *[]){"x", "run", "-H", "function:f", "-d", "dumps", "--output",
+				 "r2.json", "--format", "json", "--", "/bin/true", NULL});
+	cr_assert(exited(&r, 0), "status %d: %s", r.status, r.err);
+	rep = slurp_rel("r2.json");
+	cr_expect_not_null(strstr(rep, "\"evaluations\": 10,"), "%s", rep);
+	cr_expect(is_dir("dumps"), "-d dumps: no such directory");
+	free(rep);
+	cli_free(&r);
+}
+
+/* The old "run -o DIR": an existing directory is the dump directory, with one warning line. */
+Test(cli, run_o_existing_directory_is_the_old_spelling)
+{
+	char *dir = xt_path(xt_dir, "old");
+	struct cli_run r;
+
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	cli(&r,
+	    (const char *[]){"x", "run", "-H", "function:f", "-o", "old", "--", "/bin/true", NULL});
+	cr_assert(exited(&r, 0), "status %d: %s", r.status, r.err);
+	cr_expect_not_null(strstr(r.err, "extprof: warning: run -o old: a directory, taken as the "
+					 "dump directory as before; -o is the report file now, -d "
+					 "DIR the dump directory\n"),
+			   "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "extprof report: 1 process"), "%s", r.err);
+	cr_expect(!is_dir("extprof.data"), "the dumps went to extprof.data");
+	cli_free(&r);
+	free(dir);
+}
+
+/* -o naming the dump directory, or a directory beside -d: refused before the program runs. */
+Test(cli, run_o_that_is_the_dump_directory_is_refused)
+{
+	static const char *const cases[][5] = {
+		{"-o", "extprof.data", NULL, NULL, "run -o extprof.data: the dump directory's own"},
+		{"-o", "./d", "-d", "d", "run -o ./d: the dump directory (-d d)"},
+		{"--output", "sub/", "-d", "d", "run --output sub/: a directory"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[12] = {"x", "run", "-H", "function:f", cases[i][0], cases[i][1]};
+		size_t n = 6;
+		struct cli_run r;
+
+		if (cases[i][2]) {
+			argv[n++] = cases[i][2];
+			argv[n++] = cases[i][3];
+		}
+		argv[n++] = "--";
+		argv[n++] = "/bin/sh";
+		argv[n++] = "-c";
+		argv[n++] = "echo ran";
+		cli(&r, argv);
+		cr_expect(exited(&r, 2), "case %zu: status %d", i, r.status);
+		cr_expect_not_null(strstr(r.err, cases[i][4]), "case %zu: %s", i, r.err);
+		cr_expect_eq(lines(r.err), 1, "case %zu: %s", i, r.err);
+		cr_expect_str_eq(r.out, "", "case %zu ran the program", i);
+		cli_free(&r);
+	}
+}
+
+/* report, diff and doubling: -o FILE is where the result goes, nothing on stdout. */
+Test(cli, o_is_the_report_file_in_every_command)
+{
+	char *a = xt_path(xt_dir, "a"), *b = xt_path(xt_dir, "b"), *pa, *pb, *s;
+	struct cli_run r;
+
+	cr_assert_eq(mkdir(a, 0700), 0);
+	cr_assert_eq(mkdir(b, 0700), 0);
+	pa = xt_path(a, "one.xpd");
+	pb = xt_path(b, "one.xpd");
+	xt_sample_dump(pa, 11, 2);
+	xt_sample_dump(pb, 12, 2);
+
+	cli(&r, (const char *[]){"x", "report", "-o", "rep.txt", "a", NULL});
+	cr_expect(exited(&r, 0), "report: %s", r.err);
+	cr_expect_str_eq(r.out, "");
+	s = slurp_rel("rep.txt");
+	cr_expect_not_null(strstr(s, "extprof report: 1 process"), "%s", s);
+	free(s);
+	cli_free(&r);
+
+	cli(&r, (const char *[]){"x", "diff", "-o", "diff.csv", "--format", "csv", "a", "b", NULL});
+	cr_expect(exited(&r, 0), "diff: %s", r.err);
+	cr_expect_str_eq(r.out, "");
+	s = slurp_rel("diff.csv");
+	cr_expect_eq(strncmp(s, "kind,", 5), 0, "%s", s);
+	free(s);
+	cli_free(&r);
+
+	cli(&r, (const char *[]){"x", "doubling", "--sizes", "1,2", "-H", "function:f", "-d",
+				 "runs", "-o", "dbl.json", "--format", "json", "--", "/bin/sh",
+				 "-c", ": {N}", NULL});
+	cr_expect(exited(&r, 0), "doubling: %s", r.err);
+	cr_expect_str_eq(r.out, "");
+	s = slurp_rel("dbl.json");
+	cr_expect_not_null(strstr(s, "\"sizes\""), "%s", s);
+	cr_expect(is_dir("runs/n1-r1"), "-d runs: the runs are not there");
+	free(s);
+	cli_free(&r);
+	free(pa);
+	free(pb);
+	free(a);
+	free(b);
+}
+
+/* doubling's old "-o DIR" (an empty directory): its runs go there, with a warning. */
+Test(cli, doubling_o_existing_directory_is_the_old_spelling)
+{
+	char *dir = xt_path(xt_dir, "runs");
+	struct cli_run r;
+
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	cli(&r, (const char *[]){"x", "doubling", "--sizes", "1,2", "-H", "function:f", "-o",
+				 "runs", "--", "/bin/sh", "-c", ": {N}", NULL});
+	cr_assert(exited(&r, 0), "status %d: %s", r.status, r.err);
+	cr_expect_not_null(strstr(r.err, "extprof: warning: doubling -o runs: a directory, taken "
+					 "as the dump directory as before"),
+			   "%s", r.err);
+	cr_expect(is_dir("runs/n2-r1"), "the runs are not in runs/");
+	cli_free(&r);
+	free(dir);
+}
