@@ -197,7 +197,8 @@ int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *
  * naming an existing directory (or ending in '/') is the old spelling of
  * the dump directory *@dir: taken as it, with a warning, unless -d was
  * given (@dir_given).  A report FILE that is the dump directory is
- * refused.  0, or -EINVAL with @e set.
+ * refused, and so is a binary --format without -o (the report would go
+ * to stderr).  0, or -EINVAL with @e set.
  */
 int xp_run_check_output(struct xp_run_opts *o, const char *cmd, const char **dir, bool dir_given,
 			struct xp_err *e);

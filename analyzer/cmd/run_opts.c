@@ -41,8 +41,9 @@ void cmd_run_usage(FILE *out)
 	      "                           --dir is the same); it may hold only extprof dumps\n"
 	      "                           (and repeat-N runs)\n"
 	      "  -o, --output FILE        the report into FILE (written whole, or not at all)\n"
-	      "                           instead of stderr; -o DIR naming an existing\n"
-	      "                           directory is the old spelling of -d DIR (a warning)\n"
+	      "                           instead of stderr (--format pprof needs it); -o DIR\n"
+	      "                           naming an existing directory is the old spelling\n"
+	      "                           of -d DIR (a warning)\n"
 	      "  --callers N              attribute to callers N frames deep, 0..8, and show\n"
 	      "                           the chains under each declaration (EXTPROF_CALLERS)\n"
 	      "  --no-aslr                run PROGRAM without address space "
@@ -225,8 +226,7 @@ int xp_run_parse(struct xp_run_opts *o, int argc, char **argv)
 		      stderr);
 		return -EINVAL;
 	}
-	if (xp_run_check_output(o, "run", &o->dir, o->dir_given, &e) ||
-	    xp_report_check_dest(&o->report, stdout, &e)) {
+	if (xp_run_check_output(o, "run", &o->dir, o->dir_given, &e)) {
 		xp_err_print(&e);
 		return -EINVAL;
 	}
@@ -271,6 +271,12 @@ int xp_run_check_output(struct xp_run_opts *o, const char *cmd, const char **dir
 	struct stat st;
 	bool is_dir;
 
+	/* the report goes to stderr, among the program's lines and the shim's */
+	if (!out && xp_format_binary(o->report.format))
+		return xp_err_set(e, -EINVAL,
+				  "%s: --format pprof writes a binary file: give -o FILE (without "
+				  "it the report goes to stderr)",
+				  cmd);
 	if (!out)
 		return 0;
 	is_dir = out[strlen(out) - 1] == '/' || (!stat(out, &st) && S_ISDIR(st.st_mode));

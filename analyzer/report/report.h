@@ -27,6 +27,13 @@ enum xp_format {
 	XP_FORMAT_FOLDED,
 	XP_FORMAT_HTML,
 };
+
+/* A binary format (pprof): never onto a terminal, nor among other lines on stderr. */
+static inline bool xp_format_binary(enum xp_format f)
+{
+	return f == XP_FORMAT_PPROF;
+}
+
 enum xp_sort {
 	XP_SORT_COST,
 	XP_SORT_EVALUATIONS,

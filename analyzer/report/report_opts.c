@@ -91,7 +91,7 @@ int xp_report_opt_ratio(struct xp_report_opts *o, const char *v, struct xp_err *
 
 int xp_report_check_dest(const struct xp_report_opts *o, FILE *out, struct xp_err *e)
 {
-	if (o->format != XP_FORMAT_PPROF || o->output || !isatty(fileno(out)))
+	if (!xp_format_binary(o->format) || o->output || !isatty(fileno(out)))
 		return 0;
 	return xp_err_set(e, -EINVAL,
 			  "--format pprof writes a binary file (gzipped profile.proto), not onto "

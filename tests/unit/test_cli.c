@@ -235,3 +235,49 @@ Test(cli, doubling_o_existing_directory_is_the_old_spelling)
 	cli_free(&r);
 	free(dir);
 }
+
+/*
+ * A binary --format where the report would go to stderr (run, attach,
+ * detach): refused before the program runs, or the process is touched,
+ * unless -o FILE is given.
+ */
+Test(cli, binary_format_needs_o_before_anything_runs)
+{
+	const char *const run[] = {"x",	 "run",	    "--format", "pprof",    "-H", "function:f",
+				   "--", "/bin/sh", "-c",	"echo ran", NULL};
+	const char *const attach[] = {"x",  "attach",	  "--format", "pprof",
+				      "-H", "function:f", "1",	      NULL};
+	const char *const detach[] = {"x", "detach", "--format", "pprof", "1", NULL};
+	const char *const *const cases[] = {run, attach, detach};
+	struct cli_run r;
+	unsigned char *b;
+	char *pb;
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char want[160];
+
+		cli(&r, cases[i]);
+		snprintf(want, sizeof(want),
+			 "extprof: %s: --format pprof writes a binary file: give -o FILE (without "
+			 "it the report goes to stderr)\n",
+			 cases[i][1]);
+		cr_expect(exited(&r, 2), "%s: status %d", cases[i][1], r.status);
+		cr_expect_str_eq(r.err, want);
+		cr_expect_str_eq(r.out, "", "%s: the program ran", cases[i][1]);
+		cli_free(&r);
+	}
+	cr_expect(!is_dir("extprof.data"), "the dump directory was made");
+
+	/* with -o FILE: the program runs, the profile is in FILE, gzipped */
+	cli(&r, (const char *[]){"x", "run", "--format", "pprof", "-o", "p.pb.gz", "-H",
+				 "function:f", "--", "/bin/sh", "-c", "echo ran", NULL});
+	cr_expect(exited(&r, 0), "status %d: %s", r.status, r.err);
+	cr_expect_str_eq(r.out, "ran\n");
+	pb = xt_path(xt_dir, "p.pb.gz");
+	b = xt_slurp(pb, &n);
+	cr_expect(n > 2 && b[0] == 0x1f && b[1] == 0x8b, "not gzip");
+	free(b);
+	free(pb);
+	cli_free(&r);
+}
