@@ -21,6 +21,8 @@ struct xp_dbl_opts;
 
 /* Exit status for bad input or usage: one line on stderr says what and where. */
 #define XP_EXIT_BAD 2
+/* Exit status of run when the program ran but nothing was measured (no dump of this run). */
+#define XP_EXIT_NOTHING 3
 
 /* clang-format off */
 /* Each command (argv[0] is its name) and its usage text. */
@@ -159,6 +161,7 @@ enum {
 	XP_OPT_WARMUP, /* run's own, not in XP_RUN_LONGOPTS: doubling has its own */
 	XP_OPT_REPEAT,
 	XP_OPT_OUTPUT,	/* --output; -o is 'o', which may be the old spelling of -d */
+	XP_OPT_STATUS,	/* run's own */
 	XP_OPT_RUN_END, /* options of commands that extend run's start here */
 };
 
@@ -220,8 +223,8 @@ void xp_run_opts_free(struct xp_run_opts *o);
  * --warmup and --repeat: W runs into a temporary directory removed after,
  * then K runs each into its own DIR/repeat-N, reported together (the
  * per-run figures aggregated by --stat).  @status: the last run's, as from
- * waitpid.  Returns the report's exit status, or XP_EXIT_BAD when a run
- * could not be started (said), as -1.
+ * waitpid.  Returns the report's exit status (XP_EXIT_NOTHING when no run
+ * left a dump, not said), or -1 when a run could not be started (said).
  */
 int xp_run_repeat(const struct xp_run_opts *o, const char *dir, int *status);
 

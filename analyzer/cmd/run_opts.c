@@ -21,7 +21,9 @@ void cmd_run_usage(FILE *out)
 	      "Run PROGRAM under the shim (libextprof.so), then print the report of the\n"
 	      "dumps this run left, on stderr (as perf stat and time do) or into --output's\n"
 	      "FILE: PROGRAM's stdout stays its own.  Exits with PROGRAM's status (with\n"
-	      "--repeat, the last run's), or dies by its signal.\n"
+	      "--repeat, the last run's), or dies by its signal; when this run left no\n"
+	      "dump (nothing hooked, or nothing hooked called), its last line says so and\n"
+	      "it exits 3 (see --status).\n"
 	      "\n"
 	      "  -H, --hook KIND:PATTERN[@OBJECT]\n"
 	      "                           hook these functions (repeatable; EXTPROF_HOOKS)\n"
@@ -56,7 +58,12 @@ void cmd_run_usage(FILE *out)
 	      "                           the median of their evaluations\n"
 	      "                           (with either, every run reads the same stdin, saved\n"
 	      "                           once, and only the first measured run's output and\n"
-	      "                           the shim's lines are shown)\n" XP_REPORT_OPTIONS_HELP
+	      "                           the shim's lines are shown)\n"
+	      "  --status auto|program    exit status: auto (the default) is PROGRAM's, but\n"
+	      "                           3 when nothing was measured (no dump of this run)\n"
+	      "                           and 2 when PROGRAM succeeded and the report failed;\n"
+	      "                           program: PROGRAM's, whatever was measured (as\n"
+	      "                           time and perf stat)\n" XP_REPORT_OPTIONS_HELP
 	      "  -h, --help               this text\n"
 	      "\n"
 	      "The shim is $EXTPROF_SHIM if set, else the one beside extprof in its build\n"
@@ -182,6 +189,11 @@ int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *
 	case XP_OPT_REPEAT:
 		return xp_opt_unsigned("--repeat", arg, 1, XP_RUN_MAX_RUNS, "a number of runs",
 				       &o->repeat, e);
+	case XP_OPT_STATUS:
+		if (strcmp(arg, "auto") && strcmp(arg, "program"))
+			return xp_err_set(e, -EINVAL, "--status %s: expected auto or program", arg);
+		o->status_program = !strcmp(arg, "program");
+		return 0;
 	}
 	return xp_report_getopt(c, arg, &o->report, e) > 0 ? 0 : -EINVAL;
 }
@@ -193,6 +205,7 @@ int xp_run_parse(struct xp_run_opts *o, int argc, char **argv)
 		XP_REPORT_LONGOPTS,
 		{"warmup", required_argument, NULL, XP_OPT_WARMUP},
 		{"repeat", required_argument, NULL, XP_OPT_REPEAT},
+		{"status", required_argument, NULL, XP_OPT_STATUS},
 		XP_OUTPUT_LONGOPTS,
 		XP_DATA_LONGOPTS,
 		{NULL, 0, NULL, 0},

@@ -41,6 +41,7 @@ struct xp_run_opts {
 	const char *step_limit;
 	bool no_aslr;
 	bool no_children;      /* --no-children: EXTPROF_CHILDREN=0, the first process only */
+	bool status_program;   /* --status program: the program's status, whatever was measured */
 	unsigned warmup;       /* --warmup: untimed runs first, their dumps thrown away */
 	unsigned repeat;       /* --repeat: runs into DIR/repeat-N each; 0: one run into DIR */
 	struct xp_child_io io; /* the runs' stdin, saved once for a series */

@@ -5,6 +5,7 @@
  * command and -d the dump directory, the old "-o DIR" kept with a warning.
  */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,5 +280,98 @@ Test(cli, binary_format_needs_o_before_anything_runs)
 	cr_expect(n > 2 && b[0] == 0x1f && b[1] == 0x8b, "not gzip");
 	free(b);
 	free(pb);
+	cli_free(&r);
+}
+
+/* The last line of @s (without its newline), malloc'd. */
+static char *last_line(const char *s)
+{
+	size_t n = strlen(s);
+	const char *p;
+
+	if (n && s[n - 1] == '\n')
+		n--;
+	for (p = s + n; p > s && p[-1] != '\n'; p--)
+		;
+	return strndup(p, (size_t)(s + n - p));
+}
+
+/*
+ * A run that left no dump (nothing hooked: no -H) says so in its last
+ * line, with the program's status, and exits 3 whatever that was;
+ * --status program exits with the program's.
+ */
+Test(cli, run_that_measured_nothing_says_so_and_exits_3)
+{
+	static const struct {
+		const char *script, *status_opt;
+		int want;
+		const char *ending;
+	} cases[] = {
+		{"echo ran", NULL, 3,
+		 "sh exited with status 0; extprof exits 3 (--status program: "
+		 "with the program's)"},
+		{"echo ran; exit 5", NULL, 3, "sh exited with status 5; extprof exits 3"},
+		{"echo ran; exit 5", "program", 5, "sh exited with status 5"},
+		{"echo ran", "program", 0, "sh exited with status 0"},
+		{"echo ran", "auto", 3, "sh exited with status 0; extprof exits 3"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[12] = {"x", "run"};
+		size_t n = 2;
+		struct cli_run r;
+		char *last;
+
+		if (cases[i].status_opt) {
+			argv[n++] = "--status";
+			argv[n++] = cases[i].status_opt;
+		}
+		argv[n++] = "--";
+		argv[n++] = "sh";
+		argv[n++] = "-c";
+		argv[n++] = cases[i].script;
+		cli(&r, argv);
+		last = last_line(r.err);
+		cr_expect(exited(&r, cases[i].want), "case %zu: status %d: %s", i, r.status, r.err);
+		cr_expect_str_eq(r.out, "ran\n", "case %zu", i);
+		cr_expect_eq(strncmp(last,
+				     "extprof: run: nothing measured: no dump of this run in ", 55),
+			     0, "case %zu: %s", i, last);
+		cr_expect_not_null(strstr(last, "(nothing hooked, nothing hooked called, or no "
+						"shim loaded); "),
+				   "case %zu: %s", i, last);
+		cr_expect_not_null(strstr(last, cases[i].ending), "case %zu: %s", i, last);
+		if (!strcmp(cases[i].ending, "sh exited with status 5") ||
+		    !strcmp(cases[i].ending, "sh exited with status 0"))
+			cr_expect_null(strstr(last, "extprof exits"), "case %zu: %s", i, last);
+		free(last);
+		cli_free(&r);
+	}
+}
+
+/* Nothing measured by any run of a series: the same; something measured: the program's status. */
+Test(cli, run_measured_or_not_in_a_series_and_alone)
+{
+	struct cli_run r;
+	char *last;
+
+	cli(&r, (const char *[]){"x", "run", "--repeat", "2", "--", "/bin/true", NULL});
+	last = last_line(r.err);
+	cr_expect(exited(&r, 3), "status %d: %s", r.status, r.err);
+	cr_expect_not_null(strstr(last, "nothing measured"), "%s", last);
+	free(last);
+	cli_free(&r);
+
+	cli(&r, (const char *[]){"x", "run", "-H", "function:f", "--", "/bin/true", NULL});
+	cr_expect(exited(&r, 0), "status %d: %s", r.status, r.err);
+	cr_expect_null(strstr(r.err, "nothing measured"), "%s", r.err);
+	cli_free(&r);
+
+	/* killed: run dies the same way, the line said first */
+	cli(&r, (const char *[]){"x", "run", "--", "/bin/sh", "-c", "kill -TERM $$", NULL});
+	cr_expect(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGTERM, "status %d: %s", r.status,
+		  r.err);
+	cr_expect_not_null(strstr(r.err, "sh was killed by signal 15"), "%s", r.err);
 	cli_free(&r);
 }
