@@ -65,6 +65,7 @@ enum {
 	XP_OPT_STRICT,
 	XP_OPT_ALLOW_MIXED,
 	XP_OPT_SHOW_CALLERS, /* report's and diff's --callers (run's takes a depth) */
+	XP_OPT_COLOR,
 	XP_OPT_HELP,
 	XP_OPT_RUN_FIRST, /* cmd_run's own start here */
 };
@@ -77,6 +78,7 @@ enum {
 	{"flag-ratio", required_argument, NULL, XP_OPT_FLAG_RATIO},                         \
 	{"strict", no_argument, NULL, XP_OPT_STRICT},                                       \
 	{"allow-mixed", no_argument, NULL, XP_OPT_ALLOW_MIXED},                             \
+	{"color", required_argument, NULL, XP_OPT_COLOR},                                   \
 	{"help", no_argument, NULL, XP_OPT_HELP}
 /* clang-format on */
 
@@ -99,7 +101,10 @@ enum {
 	"                           skipped with a line each)\n"                                   \
 	"  --allow-mixed            merge processes that ran on different CPUs or\n"               \
 	"                           executables (build-ids), with a warning; without\n"            \
-	"                           it they are refused\n"
+	"                           it they are refused\n"                                         \
+	"  --color auto|always|never\n"                                                            \
+	"                           colour the text (default auto: on a terminal,\n"               \
+	"                           unless NO_COLOR is set or TERM is dumb)\n"
 
 /* After getopt_long returned '?': one line naming the bad option. */
 void xp_bad_option(const char *cmd, char **argv);

@@ -60,6 +60,9 @@ void cmd_diff_usage(FILE *out)
 	      "                           cleanly is an error\n"
 	      "  --allow-mixed            merge processes of different CPUs or executables\n"
 	      "                           within a side, with a warning\n"
+	      "  --color auto|always|never\n"
+	      "                           colour the text (default auto: on a terminal,\n"
+	      "                           unless NO_COLOR is set or TERM is dumb)\n"
 	      "  -h, --help               this text\n"
 	      "\n"
 	      "Exit status: 0, 1 when something grew by more than --fail-above, 2 on bad input.\n",
@@ -177,6 +180,7 @@ static int diff_parse(struct diff_args *a, int argc, char **argv)
 		{"stat", required_argument, NULL, XP_OPT_STAT},
 		{"strict", no_argument, NULL, XP_OPT_STRICT},
 		{"allow-mixed", no_argument, NULL, XP_OPT_ALLOW_MIXED},
+		{"color", required_argument, NULL, XP_OPT_COLOR},
 		{"help", no_argument, NULL, XP_OPT_HELP},
 		XP_OUTPUT_LONGOPTS,
 		{NULL, 0, NULL, 0},

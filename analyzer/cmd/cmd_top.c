@@ -38,7 +38,7 @@ void cmd_top_usage(FILE *out)
 	      "options:\n"
 	      "  --once                   print one frame and exit (for scripts and tests)\n"
 	      "  -d, --delay SECONDS      between frames (default 1)\n"
-	      "  --sort, --stat, --flag-ratio, --allow-mixed, --strict\n"
+	      "  --sort, --stat, --flag-ratio, --allow-mixed, --strict, --color\n"
 	      "                           as for extprof report (see extprof report --help)\n"
 	      "  --format text|json|csv   of the final report (default text)\n"
 	      "  -h, --help               this text\n",
@@ -306,7 +306,7 @@ static int top_step(struct xp_top *t, struct top_term *tt, struct xp_report *r, 
 	mem = open_memstream(&frame, &len);
 	if (!mem)
 		return xp_err_set(e, -ENOMEM, "out of memory");
-	err = xp_top_frame(t, got ? r : NULL, &st, mem, tt->tty && xp_out_colour(stdout));
+	err = xp_top_frame(t, got ? r : NULL, &st, mem, xp_out_colour(stdout));
 	if (fclose(mem) && !err)
 		err = -ENOMEM;
 	if (!err) {

@@ -5,6 +5,7 @@
  * command and -d the dump directory, the old "-o DIR" kept with a warning.
  */
 #include <criterion/criterion.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -374,4 +375,100 @@ Test(cli, run_measured_or_not_in_a_series_and_alone)
 		  r.err);
 	cr_expect_not_null(strstr(r.err, "sh was killed by signal 15"), "%s", r.err);
 	cli_free(&r);
+}
+
+/*
+ * extprof @argv with its stdout and stderr on a terminal (a pty), NO_COLOR
+ * unset unless @no_color, TERM=xterm: what it wrote, malloc'd.
+ */
+static char *cli_on_a_terminal(const char *const *argv, const char *no_color)
+{
+	const char *bin = getenv("EXTPROF_BIN");
+	char *buf = NULL, chunk[4096];
+	size_t len = 0;
+	int master, status;
+	ssize_t got;
+	pid_t pid;
+
+	cr_assert_not_null(bin);
+	pid = forkpty(&master, NULL, NULL, NULL);
+	cr_assert_geq(pid, 0, "forkpty");
+	if (pid == 0) {
+		unsetenv("NO_COLOR");
+		if (no_color)
+			setenv("NO_COLOR", no_color, 1);
+		setenv("TERM", "xterm", 1);
+		if (chdir(xt_dir))
+			_exit(126);
+		execv(bin, (char **)argv);
+		_exit(127);
+	}
+	/* EIO once the child has closed the terminal */
+	while ((got = read(master, chunk, sizeof(chunk))) > 0) {
+		buf = realloc(buf, len + (size_t)got + 1);
+		cr_assert_not_null(buf);
+		memcpy(buf + len, chunk, (size_t)got);
+		len += (size_t)got;
+	}
+	close(master);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d: %.*s", status,
+		  (int)len, buf ? buf : "");
+	if (!buf)
+		buf = calloc(1, 1);
+	buf[len] = '\0';
+	return buf;
+}
+
+/*
+ * --color: auto colours a terminal only, and not with NO_COLOR; always
+ * colours a pipe too (over NO_COLOR, which the tests set); never, nothing.
+ */
+Test(cli, color_auto_always_never)
+{
+	const char *bin = getenv("EXTPROF_BIN");
+	char *dir = xt_path(xt_dir, "d"), *dump, *s;
+	struct cli_run r;
+
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	dump = xt_path(dir, "one.xpd");
+	xt_sample_dump(dump, 21, 2);
+
+	/* a pipe */
+	cli(&r, (const char *[]){"x", "report", "--color=always", "d", NULL});
+	cr_expect(exited(&r, 0), "%s", r.err);
+	cr_expect_not_null(strstr(r.out, "\033[1m"), "no colour with --color=always: %s", r.out);
+	cli_free(&r);
+	cli(&r, (const char *[]){"x", "report", "d", NULL});
+	cr_expect_null(strchr(r.out, '\033'), "colour into a pipe: %s", r.out);
+	cli_free(&r);
+	cli(&r, (const char *[]){"x", "diff", "--color", "always", "d", "d", NULL});
+	cr_expect(exited(&r, 0), "%s", r.err);
+	cr_expect_not_null(strstr(r.out, "\033[1m"), "diff: %s", r.out);
+	cli_free(&r);
+	cli(&r, (const char *[]){"x", "top", "--once", "--color=always", "d", NULL});
+	cr_expect(exited(&r, 0), "%s", r.err);
+	cr_expect_not_null(strstr(r.out, "\033[1m"), "top: %s", r.out);
+	cli_free(&r);
+
+	/* a terminal */
+	s = cli_on_a_terminal((const char *[]){bin, "report", "d", NULL}, NULL);
+	cr_expect_not_null(strstr(s, "\033[1m"), "no colour on a terminal: %s", s);
+	free(s);
+	s = cli_on_a_terminal((const char *[]){bin, "report", "d", NULL}, "1");
+	cr_expect_null(strchr(s, '\033'), "colour with NO_COLOR=1: %s", s);
+	free(s);
+	s = cli_on_a_terminal((const char *[]){bin, "report", "--color=never", "d", NULL}, NULL);
+	cr_expect_null(strchr(s, '\033'), "colour with --color=never: %s", s);
+	free(s);
+	s = cli_on_a_terminal((const char *[]){bin, "report", "--color=always", "d", NULL}, "1");
+	cr_expect_not_null(strstr(s, "\033[1m"), "--color=always under NO_COLOR: %s", s);
+	free(s);
+
+	cli(&r, (const char *[]){"x", "report", "--color=sometimes", "d", NULL});
+	cr_expect(exited(&r, 2), "status %d", r.status);
+	cr_expect_str_eq(r.err, "extprof: --color sometimes: expected auto, always or never\n");
+	cli_free(&r);
+	free(dump);
+	free(dir);
 }
