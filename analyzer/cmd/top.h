@@ -23,6 +23,7 @@ struct xp_top_seen {
 struct xp_top {
 	const char *dir;
 	double delay; /* seconds between frames */
+	double wait;  /* --wait: seconds DIR may be missing before top gives up */
 	bool once;
 	struct xp_report_opts report;
 	struct xp_top_seen *seen; /* the last frame's rows */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -471,4 +472,65 @@ Test(cli, color_auto_always_never)
 	cli_free(&r);
 	free(dump);
 	free(dir);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* top on a directory that is not there gives up after --wait (default 10 s): one line, 2. */
+Test(cli, top_gives_up_on_a_missing_directory)
+{
+	struct cli_run r;
+	double t0 = now_s(), took;
+
+	cli(&r, (const char *[]){"x", "top", "--wait", "0.3", "nowhere", NULL});
+	took = now_s() - t0;
+	cr_expect(exited(&r, 2), "status %d", r.status);
+	cr_expect_str_eq(r.err,
+			 "extprof: top: nowhere: no such directory after waiting 0.3 s (--wait)\n");
+	cr_expect(took >= 0.3, "gave up after %.2f s", took);
+	cli_free(&r);
+
+	/* the default, with frames meanwhile; and --once, which shows no frame until DIR is there
+	 */
+	t0 = now_s();
+	cli(&r, (const char *[]){"x", "top", "-d", "0.5", "nowhere", NULL});
+	took = now_s() - t0;
+	cr_expect(exited(&r, 2), "status %d", r.status);
+	cr_expect_str_eq(r.err,
+			 "extprof: top: nowhere: no such directory after waiting 10 s (--wait)\n");
+	cr_expect(took >= 10 && took < 40, "gave up after %.2f s", took);
+	cr_expect_not_null(strstr(r.out, "waiting: nowhere: No such file or directory (given up "
+					 "after 10 s: --wait)"),
+			   "%s", r.out);
+	cli_free(&r);
+	cli(&r, (const char *[]){"x", "top", "--once", "--wait", "0", "nowhere", NULL});
+	cr_expect(exited(&r, 2), "status %d", r.status);
+	cr_expect_str_eq(r.out, "");
+	cli_free(&r);
+}
+
+/* A directory that comes within --wait is shown, and top goes on as usual. */
+Test(cli, top_waits_for_a_directory_that_comes)
+{
+	char *late = xt_path(xt_dir, "late");
+	struct cli_run r;
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		usleep(300 * 1000);
+		_exit(mkdir(late, 0700) ? 1 : 0);
+	}
+	cli(&r, (const char *[]){"x", "top", "--once", "--wait", "20", "late", NULL});
+	cr_expect(exited(&r, 0), "status %d: %s", r.status, r.err);
+	cr_expect_not_null(strstr(r.out, "waiting: late: no dump files"), "%s", r.out);
+	cr_assert_eq(waitpid(pid, NULL, 0), pid);
+	cli_free(&r);
+	free(late);
 }
