@@ -534,3 +534,33 @@ Test(cli, top_waits_for_a_directory_that_comes)
 	cli_free(&r);
 	free(late);
 }
+
+/*
+ * doubling --sizes with stderr not a terminal: one progress line a run,
+ * with the time so far and, once a run has finished, what is left.
+ */
+Test(cli, doubling_progress_is_a_line_a_run_off_a_terminal)
+{
+	struct cli_run r;
+	int runs = 0, left = 0;
+
+	cli(&r, (const char *[]){"x", "doubling", "--sizes", "1,2,4", "--repeat", "2", "--warmup",
+				 "1", "-H", "function:f", "-d", "runs", "--", "/bin/sh", "-c",
+				 ": {N}", NULL});
+	cr_assert(exited(&r, 0), "status %d: %s", r.status, r.err);
+	cr_expect_null(strchr(r.err, '\r'), "a terminal's line: %s", r.err);
+	for (const char *p = r.err; (p = strstr(p, "extprof: doubling: N=")); p++) {
+		const char *end = strchr(p, '\n');
+
+		cr_assert_not_null(end);
+		runs++;
+		cr_expect(memmem(p, (size_t)(end - p), " elapsed", 8), "%.*s", (int)(end - p), p);
+		left += memmem(p, (size_t)(end - p), " left", 5) != NULL;
+	}
+	/* a warmup and 2 rounds of 3 sizes; every line but the first has an estimate */
+	cr_expect_eq(runs, 7, "%s", r.err);
+	cr_expect_eq(left, 6, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "extprof: doubling: N=4, repeat 2 of 2 (run 7 of 7), "),
+			   "%s", r.err);
+	cli_free(&r);
+}
