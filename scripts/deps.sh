@@ -20,7 +20,8 @@ set -euo pipefail
 # tests' program that does not use glibc; bzip2 (with its libbz2) is the program
 # the exports are checked on, chromium opens the HTML pages headless (and
 # speedscope, which the test gets with npm when it is there) and takes their
-# screenshots.
+# screenshots; man-db and groff-base render the manual pages in their test,
+# and bash-completion's pkg-config file says where the completion is installed.
 EXTPROF_PACKAGES=(
 	gcc
 	g++
@@ -52,6 +53,9 @@ EXTPROF_PACKAGES=(
 	libc6-dbg
 	bzip2
 	chromium
+	man-db
+	groff-base
+	bash-completion
 )
 
 deps_missing() {
