@@ -102,7 +102,7 @@ static int diff_getopt(struct diff_args *a, int c, const char *arg, struct xp_er
 	case OPT_FAIL_ABOVE:
 		return xp_diff_opt_fail_above(&a->diff, arg, e);
 	case XP_OPT_FORMAT:
-		if (xp_report_opt_format_table(&a->report, arg, "diff", e))
+		if (xp_report_opt_format_of(&a->report, arg, "diff", XP_FORMATS_TABLE, e))
 			return -EINVAL;
 		a->diff.format = a->report.format;
 		return 0;

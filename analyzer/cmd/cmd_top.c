@@ -100,7 +100,9 @@ static int top_parse(int argc, char **argv, struct xp_top *t)
 			continue;
 		}
 		if (c == XP_OPT_FORMAT) {
-			r = xp_report_opt_format_table(&t->report, optarg, "top", &e) ? -1 : 1;
+			r = xp_report_opt_format_of(&t->report, optarg, "top", XP_FORMATS_TABLE, &e)
+				    ? -1
+				    : 1;
 		} else {
 			r = xp_report_getopt(c, optarg, &t->report, &e);
 		}

@@ -174,12 +174,9 @@ static int dbl_opt(struct xp_dbl_opts *o, int c, const char *arg, struct xp_err 
 		o->base = arg;
 		return 0;
 	}
-	if (c == XP_OPT_FORMAT && !strcmp(arg, "html")) {
-		o->run.report.format = XP_FORMAT_HTML;
-		return 0;
-	}
 	if (c == XP_OPT_FORMAT)
-		return xp_report_opt_format_table(&o->run.report, arg, "doubling", e);
+		return xp_report_opt_format_of(&o->run.report, arg, "doubling",
+					       XP_FORMATS_TABLE | 1u << XP_FORMAT_HTML, e);
 	if (c == XP_OPT_SORT && (!strcmp(arg, "observed") || !strcmp(arg, "weight")))
 		return xp_err_set(e, -EINVAL, "--sort %s: not in the doubling test", arg);
 	if (c == XP_OPT_STAT) {

@@ -285,6 +285,49 @@ Test(cli, binary_format_needs_o_before_anything_runs)
 	cli_free(&r);
 }
 
+/*
+ * A --format a command does not write is refused with the formats it does
+ * write, and only those: doubling's html among them, diff's and top's three.
+ */
+Test(cli, format_refusals_name_the_formats_of_their_command)
+{
+	static const char *const cases[][2] = {
+		{"report", "expected text, json, csv, callgrind, pprof, folded or html"},
+		{"doubling", "expected text, json, csv or html"},
+		{"diff", "expected text, json or csv"},
+		{"top", "expected text, json or csv"},
+	};
+	static const char *const written[][3] = {
+		{"doubling", "pprof", "doubling writes text, json, csv or html"},
+		{"diff", "html", "diff writes text, json or csv"},
+		{"top", "folded", "top writes text, json or csv"},
+	};
+	struct cli_run r;
+	char want[160];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cli(&r, (const char *[]){"x", cases[i][0], "--format", "svg", "1=a", "2=b", NULL});
+		snprintf(want, sizeof(want), "extprof: --format svg: %s\n", cases[i][1]);
+		cr_expect(exited(&r, 2), "%s: status %d", cases[i][0], r.status);
+		cr_expect_str_eq(r.err, want, "%s", cases[i][0]);
+		cli_free(&r);
+	}
+	for (size_t i = 0; i < sizeof(written) / sizeof(written[0]); i++) {
+		cli(&r, (const char *[]){"x", written[i][0], "--format", written[i][1], "1=a",
+					 "2=b", NULL});
+		snprintf(want, sizeof(want), "extprof: --format %s: %s\n", written[i][1],
+			 written[i][2]);
+		cr_expect(exited(&r, 2), "%s: status %d", written[i][0], r.status);
+		cr_expect_str_eq(r.err, want, "%s", written[i][0]);
+		cli_free(&r);
+	}
+	/* and html is one doubling writes: past --format, the missing runs are what is wrong */
+	cli(&r, (const char *[]){"x", "doubling", "--format", "html", "1=a", "2=b", NULL});
+	cr_expect(exited(&r, 2), "status %d", r.status);
+	cr_expect(!strstr(r.err, "--format"), "%s", r.err);
+	cli_free(&r);
+}
+
 /* The last line of @s (without its newline), malloc'd. */
 static char *last_line(const char *s)
 {
