@@ -35,6 +35,22 @@ struct functab;
  */
 int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, const struct functab *t,
 		      uint64_t base, struct arch_hook *h, char *why, size_t whylen);
+
+/*
+ * The same plan, dry: for the function whose @size bytes are @code, at
+ * address @addr in an object whose offset 0 is at @base, with its
+ * functions @t (NULL: judged alone) and their bytes by offset from @bytes.
+ * Nothing is built: the shim builds it (arch_build_hook), `extprof symbols`
+ * says what it found.  Returns 0, or -EINVAL with the reason in @why.
+ */
+int arch_plan_hook(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t base,
+		   const struct functab *t,
+		   const uint8_t *(*bytes)(uint64_t start, uint64_t size, void *arg), void *arg,
+		   struct arch_plan *plan, char *why, size_t whylen);
+
+/* Build the stub of @plan for the function at @addr, with @idx baked in: 0, or -errno with @why. */
+int arch_build_hook(uint64_t addr, const struct arch_plan *plan, uint32_t idx, struct arch_hook *h,
+		    char *why, size_t whylen);
 /* Write the patch @h planned, so that calls go through its stub: 0, or -errno with @why. */
 int arch_commit_hook(const struct arch_hook *h, char *why, size_t whylen);
 
@@ -119,6 +135,9 @@ void arch_step_self(bool on);
 
 /* Set or clear the trap flag in a signal handler's saved context @uc. */
 void arch_ctx_step(void *uc, bool on);
+
+/* The instruction pointer of a signal handler's saved context @uc. */
+uint64_t arch_ctx_pc(const void *uc);
 
 /* System calls without errno: the evaluation path leaves the program's alone. */
 long arch_syscall4(long nr, long a, long b, long c, long d);
