@@ -423,9 +423,9 @@ Test(cli, run_measured_or_not_in_a_series_and_alone)
 
 /*
  * extprof @argv with its stdout and stderr on a terminal (a pty), NO_COLOR
- * unset unless @no_color, TERM=xterm: what it wrote, malloc'd.
+ * unset unless @no_color, TERM=xterm, exiting with @code: what it wrote, malloc'd.
  */
-static char *cli_on_a_terminal(const char *const *argv, const char *no_color)
+static char *cli_on_a_terminal(const char *const *argv, const char *no_color, int code)
 {
 	const char *bin = getenv("EXTPROF_BIN");
 	char *buf = NULL, chunk[4096];
@@ -456,7 +456,7 @@ static char *cli_on_a_terminal(const char *const *argv, const char *no_color)
 	}
 	close(master);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d: %.*s", status,
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == code, "status %d: %.*s", status,
 		  (int)len, buf ? buf : "");
 	if (!buf)
 		buf = calloc(1, 1);
@@ -496,16 +496,16 @@ Test(cli, color_auto_always_never)
 	cli_free(&r);
 
 	/* a terminal */
-	s = cli_on_a_terminal((const char *[]){bin, "report", "d", NULL}, NULL);
+	s = cli_on_a_terminal((const char *[]){bin, "report", "d", NULL}, NULL, 0);
 	cr_expect_not_null(strstr(s, "\033[1m"), "no colour on a terminal: %s", s);
 	free(s);
-	s = cli_on_a_terminal((const char *[]){bin, "report", "d", NULL}, "1");
+	s = cli_on_a_terminal((const char *[]){bin, "report", "d", NULL}, "1", 0);
 	cr_expect_null(strchr(s, '\033'), "colour with NO_COLOR=1: %s", s);
 	free(s);
-	s = cli_on_a_terminal((const char *[]){bin, "report", "--color=never", "d", NULL}, NULL);
+	s = cli_on_a_terminal((const char *[]){bin, "report", "--color=never", "d", NULL}, NULL, 0);
 	cr_expect_null(strchr(s, '\033'), "colour with --color=never: %s", s);
 	free(s);
-	s = cli_on_a_terminal((const char *[]){bin, "report", "--color=always", "d", NULL}, "1");
+	s = cli_on_a_terminal((const char *[]){bin, "report", "--color=always", "d", NULL}, "1", 0);
 	cr_expect_not_null(strstr(s, "\033[1m"), "--color=always under NO_COLOR: %s", s);
 	free(s);
 
@@ -515,6 +515,23 @@ Test(cli, color_auto_always_never)
 	cli_free(&r);
 	free(dump);
 	free(dir);
+}
+
+/*
+ * report --format pprof onto a terminal: refused before a dump is read (the
+ * directory named is not there), one line and status 2.
+ */
+Test(cli, binary_format_is_not_written_onto_a_terminal)
+{
+	const char *bin = getenv("EXTPROF_BIN");
+	char *s;
+
+	cr_assert_not_null(bin);
+	s = cli_on_a_terminal((const char *[]){bin, "report", "--format", "pprof", "nowhere", NULL},
+			      NULL, 2);
+	cr_expect_str_eq(s, "extprof: --format pprof writes a binary file (gzipped profile.proto), "
+			    "not onto a terminal: give -o FILE or redirect the output\r\n");
+	free(s);
 }
 
 static double now_s(void)
