@@ -234,8 +234,11 @@ static char *completions_dir(void)
 		harness_run(argv, NULL, &r);
 	}
 	if (r.status == 0 && r.out[0] == '/') {
-		dir = strndup(r.out + strlen(harness_path("XT_PREFIX")) + 1,
-			      strcspn(r.out, "\n") - strlen(harness_path("XT_PREFIX")) - 1);
+		size_t len = strlen(harness_path("XT_PREFIX"));
+
+		cr_assert(!strncmp(r.out, harness_path("XT_PREFIX"), len) && r.out[len] == '/',
+			  "bash-completion's directory is not under the prefix: %s", r.out);
+		dir = strndup(r.out + len + 1, strcspn(r.out, "\n") - len - 1);
 	} else {
 		cr_assert(asprintf(&dir, "%s/bash-completion/completions",
 				   harness_path("XT_DATADIR")) > 0);
