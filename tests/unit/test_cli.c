@@ -155,7 +155,7 @@ Test(cli, run_o_that_is_the_dump_directory_is_refused)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const char *argv[12] = {"x", "run", "-H", "function:f", cases[i][0], cases[i][1]};
+		const char *argv[16] = {"x", "run", "-H", "function:f", cases[i][0], cases[i][1]};
 		size_t n = 6;
 		struct cli_run r;
 
