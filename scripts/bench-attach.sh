@@ -31,7 +31,7 @@ cc -O2 -g -Wall "$EXTPROF_ROOT/scripts/bench/attached.c" -o "$tmp/attached"
 
 # R and C: under extprof run (its report, at the end, goes where extprof puts it)
 for f in r c; do
-	"$extprof" run -o "$tmp/$f" --counter tsc -H function:bench_hooked -- \
+	"$extprof" run -d "$tmp/$f" --counter tsc -H function:bench_hooked -- \
 		"$tmp/attached" "$calls" "$tmp/stop" >"$tmp/$f.out" 2>"$tmp/$f.err" &
 	pids+=($!)
 done
@@ -44,7 +44,7 @@ for f in r c a; do
 done
 sleep "$plain"
 date_attach=$(python3 -c 'import time; print(time.clock_gettime(time.CLOCK_MONOTONIC))')
-"$extprof" attach -o "$tmp/a" --counter tsc --duration "$attached" -H function:bench_hooked \
+"$extprof" attach -d "$tmp/a" --counter tsc --duration "$attached" -H function:bench_hooked \
 	"$apid" >"$tmp/attach.out" 2>"$tmp/attach.err"
 date_detach=$(python3 -c 'import time; print(time.clock_gettime(time.CLOCK_MONOTONIC))')
 sleep 1

@@ -35,7 +35,7 @@ bench_at_exit() {
 
 # one_run NAME EXE: the checker under the shim into $tmp/NAME
 one_run() {
-	"$extprof" run -o "$tmp/$1" --counter "$counter" \
+	"$extprof" run -d "$tmp/$1" --counter "$counter" \
 		--spec "$spec" -- \
 		"$2" -n "$n" -m "$max_states" -w "$workers" >/dev/null 2>"$tmp/$1.err"
 }

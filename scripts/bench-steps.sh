@@ -104,7 +104,7 @@ run_checker() {
 	native) wall "$checker" -n "$n" -m 100000 -w 4 ;;
 	*)
 		rm -rf "$tmp/c"
-		wall "$extprof" run -o "$tmp/c" --counter "$1" --spec "$spec" -- \
+		wall "$extprof" run -d "$tmp/c" --counter "$1" --spec "$spec" -- \
 			"$checker" -n "$n" -m 100000 -w 4
 		;;
 	esac
@@ -131,6 +131,6 @@ print(f"    tsc / native = {med['tsc'] / med['native']:.2f}, steps / native = {m
       f" steps / tsc = {med['steps'] / med['tsc']:.2f}   target <= 3: {'met' if med['steps'] <= 3 * med['tsc'] else 'NOT met'}")
 EOF
 rm -rf "$tmp/c"
-"$extprof" run -o "$tmp/c" --counter steps --spec "$spec" -- "$checker" -n "$n" -m 100000 -w 4 \
+"$extprof" run -d "$tmp/c" --counter steps --spec "$spec" -- "$checker" -n "$n" -m 100000 -w 4 \
 	>/dev/null 2>"$tmp/report"
 grep -A1 '^sampled' "$tmp/report" | sed 's/^ */    /'

@@ -22,7 +22,9 @@ set -euo pipefail
 # speedscope, which the test gets with npm when it is there) and takes their
 # screenshots; libseccomp-dev builds the safety tests' program that sandboxes
 # itself, and universal-ctags is a Debian program that does (ctags
-# --_interactive=sandbox).
+# --_interactive=sandbox); man-db and groff-base render the manual pages in
+# their test, and bash-completion's pkg-config file says where the completion
+# is installed.
 EXTPROF_PACKAGES=(
 	gcc
 	g++
@@ -57,6 +59,9 @@ EXTPROF_PACKAGES=(
 	chromium
 	libseccomp-dev
 	universal-ctags
+	man-db
+	groff-base
+	bash-completion
 )
 
 deps_missing() {

@@ -29,7 +29,7 @@ now() { date +%s.%N; }
 t0=$(now)
 "${checker[@]}" >/dev/null
 t1=$(now)
-"$build/analyzer/extprof" run -o "$out/extprof.data" \
+"$build/analyzer/extprof" run -d "$out/extprof.data" \
 	--spec "$EXTPROF_ROOT/examples/checker/checker.hooks" "${counter[@]}" "$@" \
 	-- "${checker[@]}"
 t2=$(now)

@@ -7,6 +7,7 @@
 #ifndef XP_CMD_H
 #define XP_CMD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -20,6 +21,8 @@ struct xp_dbl_opts;
 
 /* Exit status for bad input or usage: one line on stderr says what and where. */
 #define XP_EXIT_BAD 2
+/* Exit status of run when the program ran but nothing was measured (no dump of this run). */
+#define XP_EXIT_NOTHING 3
 
 /* clang-format off */
 /* Each command (argv[0] is its name) and its usage text. */
@@ -62,6 +65,7 @@ enum {
 	XP_OPT_STRICT,
 	XP_OPT_ALLOW_MIXED,
 	XP_OPT_SHOW_CALLERS, /* report's and diff's --callers (run's takes a depth) */
+	XP_OPT_COLOR,
 	XP_OPT_HELP,
 	XP_OPT_RUN_FIRST, /* cmd_run's own start here */
 };
@@ -74,6 +78,7 @@ enum {
 	{"flag-ratio", required_argument, NULL, XP_OPT_FLAG_RATIO},                         \
 	{"strict", no_argument, NULL, XP_OPT_STRICT},                                       \
 	{"allow-mixed", no_argument, NULL, XP_OPT_ALLOW_MIXED},                             \
+	{"color", required_argument, NULL, XP_OPT_COLOR},                                   \
 	{"help", no_argument, NULL, XP_OPT_HELP}
 /* clang-format on */
 
@@ -96,7 +101,10 @@ enum {
 	"                           skipped with a line each)\n"                                   \
 	"  --allow-mixed            merge processes that ran on different CPUs or\n"               \
 	"                           executables (build-ids), with a warning; without\n"            \
-	"                           it they are refused\n"
+	"                           it they are refused\n"                                         \
+	"  --color auto|always|never\n"                                                            \
+	"                           colour the text (default auto: on a terminal,\n"               \
+	"                           unless NO_COLOR is set or TERM is dumb)\n"
 
 /* After getopt_long returned '?': one line naming the bad option. */
 void xp_bad_option(const char *cmd, char **argv);
@@ -110,6 +118,16 @@ int xp_opt_u64(const char *opt, const char *arg, uint64_t min, uint64_t max, con
 /* The same for a count that fits an unsigned (runs, depths). */
 int xp_opt_unsigned(const char *opt, const char *arg, unsigned min, unsigned max, const char *what,
 		    unsigned *out, struct xp_err *e);
+
+/* How a command prints what it made (a report, a comparison) onto @out: 0 or -errno. */
+typedef int (*xp_print_fn)(const void *what, FILE *out);
+
+/*
+ * Print @what with @print into -o's @path, written whole or not at all,
+ * or onto @dflt when @path is NULL.  0, or -errno with @e set.
+ */
+int xp_write_output(const char *path, FILE *dflt, xp_print_fn print, const void *what,
+		    struct xp_err *e);
 
 /* Handle one of the shared report options: 1 handled, 0 not ours, <0 error. */
 int xp_report_getopt(int opt, const char *arg, struct xp_report_opts *o, struct xp_err *e);
@@ -147,10 +165,23 @@ enum {
 	XP_OPT_STEP_LIMIT,
 	XP_OPT_WARMUP, /* run's own, not in XP_RUN_LONGOPTS: doubling has its own */
 	XP_OPT_REPEAT,
-	XP_OPT_OUTPUT,
-	XP_OPT_DIR,
+	XP_OPT_OUTPUT,	/* --output; -o is 'o', which may be the old spelling of -d */
+	XP_OPT_STATUS,	/* run's own */
 	XP_OPT_RUN_END, /* options of commands that extend run's start here */
 };
+
+/*
+ * -o, --output FILE: the report, in every command; -d, --data DIR (and
+ * --dir): the dump directory of the commands that run or attach to a
+ * program.
+ */
+/* clang-format off */
+#define XP_OUTPUT_LONGOPTS                                                                  \
+	{"output", required_argument, NULL, XP_OPT_OUTPUT}
+#define XP_DATA_LONGOPTS                                                                    \
+	{"data", required_argument, NULL, 'd'},                                             \
+	{"dir", required_argument, NULL, 'd'}
+/* clang-format on */
 
 /* clang-format off */
 #define XP_RUN_LONGOPTS                                                                     \
@@ -166,8 +197,19 @@ enum {
 	{"step-limit", required_argument, NULL, XP_OPT_STEP_LIMIT}
 /* clang-format on */
 
-/* One of run's options (-H, -o, XP_RUN_LONGOPTS, report's): 0, or -errno with @e set. */
+/* One of run's options (-H, -o, -d, XP_RUN_LONGOPTS, report's): 0, or -errno with @e set. */
 int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *e);
+
+/*
+ * After the options of @cmd: -o's FILE is the report, but an "-o DIR"
+ * naming an existing directory (or ending in '/') is the old spelling of
+ * the dump directory *@dir: taken as it, with a warning, unless -d was
+ * given (@dir_given).  A report FILE that is the dump directory is
+ * refused, and so is a binary --format without -o (the report would go
+ * to stderr).  0, or -EINVAL with @e set.
+ */
+int xp_run_check_output(struct xp_run_opts *o, const char *cmd, const char **dir, bool dir_given,
+			struct xp_err *e);
 
 /*
  * Where the report goes: stderr, which keeps the program's stdout its own,
@@ -186,8 +228,8 @@ void xp_run_opts_free(struct xp_run_opts *o);
  * --warmup and --repeat: W runs into a temporary directory removed after,
  * then K runs each into its own DIR/repeat-N, reported together (the
  * per-run figures aggregated by --stat).  @status: the last run's, as from
- * waitpid.  Returns the report's exit status, or XP_EXIT_BAD when a run
- * could not be started (said), as -1.
+ * waitpid.  Returns the report's exit status (XP_EXIT_NOTHING when no run
+ * left a dump, not said), or -1 when a run could not be started (said).
  */
 int xp_run_repeat(const struct xp_run_opts *o, const char *dir, int *status);
 

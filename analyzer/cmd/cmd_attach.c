@@ -56,9 +56,11 @@ void cmd_attach_usage(FILE *out)
 	      "  --spec FILE              hook entries from FILE, one a line\n"
 	      "  --counter C              auto|instructions|cycles|tsc|ns|var:SYMBOL\n"
 	      "                           (default auto)\n"
-	      "  -o, --dir DIR            dump directory (default extprof.data); it may hold\n"
-	      "                           only extprof dumps\n"
-	      "  --output FILE            the report into FILE (written whole), not stderr\n"
+	      "  -d, --data DIR           dump directory (default extprof.data; --dir is the\n"
+	      "                           same); it may hold only extprof dumps\n"
+	      "  -o, --output FILE        the report into FILE (written whole), not stderr;\n"
+	      "                           -o DIR naming an existing directory is the old\n"
+	      "                           spelling of -d DIR (a warning)\n"
 	      "  --duration SECONDS       count this long (default: until Ctrl-C or the\n"
 	      "                           process ends); 0: attach and return at once, count\n"
 	      "                           until extprof detach PID\n"
@@ -81,7 +83,7 @@ void cmd_detach_usage(FILE *out)
 	      "counting): put the program back as it was and print the report on stderr (or\n"
 	      "into --output's FILE).\n"
 	      "\n"
-	      "  --output FILE            the report into FILE (written whole), not "
+	      "  -o, --output FILE        the report into FILE (written whole), not "
 	      "stderr\n" XP_REPORT_OPTIONS_HELP "  -h, --help               this text\n",
 	      out);
 }
@@ -123,13 +125,13 @@ static int attach_parse(struct attach_opts *o, int argc, char **argv, bool detac
 		{"counter", required_argument, NULL, XP_OPT_COUNTER},
 		{"duration", required_argument, NULL, XP_OPT_DURATION},
 		{"follow-forks", no_argument, NULL, XP_OPT_FOLLOW_FORKS},
-		{"output", required_argument, NULL, XP_OPT_OUTPUT},
-		{"dir", required_argument, NULL, XP_OPT_DIR},
+		XP_OUTPUT_LONGOPTS,
+		XP_DATA_LONGOPTS,
 		XP_REPORT_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	static const struct option detach_longopts[] = {
-		{"output", required_argument, NULL, XP_OPT_OUTPUT},
+		XP_OUTPUT_LONGOPTS,
 		XP_REPORT_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -142,7 +144,7 @@ static int attach_parse(struct attach_opts *o, int argc, char **argv, bool detac
 	o->duration = -1;
 	xp_report_opts_init(&o->run.report);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, detach ? "+h" : "+hH:o:",
+	while ((c = getopt_long(argc, argv, detach ? "+ho:" : "+hH:o:d:",
 				detach ? detach_longopts : attach_longopts, NULL)) != -1) {
 		int err = 0;
 
@@ -181,7 +183,8 @@ static int attach_parse(struct attach_opts *o, int argc, char **argv, bool detac
 	if (parse_pid(cmd, argv[optind], &o->pid))
 		return -EINVAL;
 	/* where the report goes, checked before anything is touched */
-	if (xp_run_open_output(&o->run, &e)) {
+	if (xp_run_check_output(&o->run, cmd, &o->run.dir, detach || o->run.dir_given, &e) ||
+	    xp_run_open_output(&o->run, &e)) {
 		xp_err_print(&e);
 		return -EINVAL;
 	}
@@ -231,7 +234,7 @@ static int attach_dir(const struct attach_opts *o, char **abs, struct xp_err *e)
 		return xp_err_set(
 			e, -EACCES,
 			"%s: belongs to uid %u, and process %d writes its dumps as uid %u, into a "
-			"directory of its own user only: choose another directory with -o",
+			"directory of its own user only: choose another directory with -d",
 			*abs, st.st_uid, (int)o->pid, s.uid[3]);
 	return 0;
 }

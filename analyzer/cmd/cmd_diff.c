@@ -52,12 +52,17 @@ void cmd_diff_usage(FILE *out)
 	      "                           what --fail-above compares and the rows are sorted\n"
 	      "                           by (default cost)\n"
 	      "  --format text|json|csv   output format (default text)\n"
+	      "  -o, --output FILE        the comparison into FILE (written whole) instead\n"
+	      "                           of stdout\n"
 	      "  --stat min|median|mean   per-evaluation statistic cost is built on\n"
 	      "                           (default min: the floor)\n"
 	      "  --strict                 a corrupt dump or a process that did not finish\n"
 	      "                           cleanly is an error\n"
 	      "  --allow-mixed            merge processes of different CPUs or executables\n"
 	      "                           within a side, with a warning\n"
+	      "  --color auto|always|never\n"
+	      "                           colour the text (default auto: on a terminal,\n"
+	      "                           unless NO_COLOR is set or TERM is dumb)\n"
 	      "  -h, --help               this text\n"
 	      "\n"
 	      "Exit status: 0, 1 when something grew by more than --fail-above, 2 on bad input.\n",
@@ -97,9 +102,16 @@ static int diff_getopt(struct diff_args *a, int c, const char *arg, struct xp_er
 	case OPT_FAIL_ABOVE:
 		return xp_diff_opt_fail_above(&a->diff, arg, e);
 	case XP_OPT_FORMAT:
-		if (xp_report_opt_format_table(&a->report, arg, "diff", e))
+		if (xp_report_opt_format_of(&a->report, arg, "diff", XP_FORMATS_TABLE, e))
 			return -EINVAL;
 		a->diff.format = a->report.format;
+		return 0;
+	case 'o':
+	case XP_OPT_OUTPUT:
+		if (!*arg)
+			return xp_err_set(e, -EINVAL, "%s: empty file name",
+					  c == 'o' ? "-o" : "--output");
+		a->report.output = arg;
 		return 0;
 	}
 	return xp_report_getopt(c, arg, &a->report, e) > 0 ? 0 : -EINVAL;
@@ -168,7 +180,9 @@ static int diff_parse(struct diff_args *a, int argc, char **argv)
 		{"stat", required_argument, NULL, XP_OPT_STAT},
 		{"strict", no_argument, NULL, XP_OPT_STRICT},
 		{"allow-mixed", no_argument, NULL, XP_OPT_ALLOW_MIXED},
+		{"color", required_argument, NULL, XP_OPT_COLOR},
 		{"help", no_argument, NULL, XP_OPT_HELP},
+		XP_OUTPUT_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	struct xp_err e = {""};
@@ -182,7 +196,7 @@ static int diff_parse(struct diff_args *a, int argc, char **argv)
 	if (!a->base || !a->next)
 		return -ENOMEM;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		if (c == 'h' || c == XP_OPT_HELP) {
 			cmd_diff_usage(stdout);
 			return 0;
@@ -325,6 +339,11 @@ int xp_diff_print(const struct xp_diff *d, FILE *out)
 	return xp_out_finish(out, err);
 }
 
+static int diff_print_any(const void *d, FILE *out)
+{
+	return xp_diff_print(d, out);
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct xp_report base, next;
@@ -353,10 +372,8 @@ int cmd_diff(int argc, char **argv)
 	if (!xp_diff_build(&d, &base, &next, &a.diff, &e)) {
 		d.base_name = a.base_name;
 		d.next_name = a.next_name;
-		r = xp_diff_print(&d, stdout);
-		if (r)
-			xp_err_set(&e, r, "writing the comparison: %s", strerror(-r));
-		else
+		r = xp_write_output(a.report.output, stdout, diff_print_any, &d, &e);
+		if (!r)
 			status = d.nover ? XP_EXIT_GREW : 0;
 		xp_diff_free(&d);
 	}

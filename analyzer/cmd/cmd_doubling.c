@@ -5,15 +5,23 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cmd/cmd.h"
 #include "doubling/doubling_run.h"
 #include "util/out.h"
 
-/* The result in the format --format picked (html: with the plot of @v); colour on a terminal. */
-static int doubling_print(const struct xp_doubling *d, enum xp_dbl_value v, FILE *out)
+/* What the result is printed from: the test, and the value its plot shows. */
+struct dbl_shown {
+	const struct xp_doubling *d;
+	enum xp_dbl_value v;
+};
+
+/* The result in the format --format picked (html: with the plot of its value). */
+static int doubling_print(const void *what, FILE *out)
 {
+	const struct dbl_shown *s = what;
+	const struct xp_doubling *d = s->d;
+	enum xp_dbl_value v = s->v;
 	int err;
 
 	switch (d->opts.format) {
@@ -54,10 +62,9 @@ static int analyse(const struct xp_dbl_opts *o, const struct xp_dbl_input *in, s
 		d.stopped_seconds = ran->stopped_seconds;
 		d.sizes_asked = o->nsizes;
 	}
-	err = doubling_print(&d, o->plot_value, stdout);
-	if (err) {
-		xp_err_set(&e, err, "writing the report: %s", strerror(-err));
-	} else if (o->plot) {
+	err = xp_write_output(o->run.output, stdout, doubling_print,
+			      &(struct dbl_shown){&d, o->plot_value}, &e);
+	if (!err && o->plot) {
 		err = xp_dbl_plot(&d, o->plot_value, o->plot, &e);
 	}
 	xp_dbl_free(&d);

@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
 #include "util/num.h"
+#include "util/out.h"
 
 void xp_bad_option(const char *cmd, char **argv)
 {
@@ -37,9 +39,44 @@ int xp_opt_unsigned(const char *opt, const char *arg, unsigned min, unsigned max
 	return err;
 }
 
+int xp_write_output(const char *path, FILE *dflt, xp_print_fn print, const void *what,
+		    struct xp_err *e)
+{
+	struct xp_out_file f;
+	int err;
+
+	if (!path) {
+		err = print(what, dflt);
+		return err ? xp_err_set(e, err, "writing the report: %s", strerror(-err)) : 0;
+	}
+	err = xp_out_file_open(&f, path, e);
+	if (err)
+		return err;
+	err = print(what, f.f);
+	if (err)
+		xp_err_set(e, err, "writing %s: %s", path, strerror(-err));
+	return xp_out_file_close(&f, err, e);
+}
+
+/* --color WHEN: for every output of the command from now on. */
+static int colour_opt(const char *arg, struct xp_err *e)
+{
+	if (!strcmp(arg, "auto"))
+		xp_out_colour_set(XP_COLOUR_AUTO);
+	else if (!strcmp(arg, "always"))
+		xp_out_colour_set(XP_COLOUR_ALWAYS);
+	else if (!strcmp(arg, "never"))
+		xp_out_colour_set(XP_COLOUR_NEVER);
+	else
+		return xp_err_set(e, -EINVAL, "--color %s: expected auto, always or never", arg);
+	return 0;
+}
+
 int xp_report_getopt(int opt, const char *arg, struct xp_report_opts *o, struct xp_err *e)
 {
 	switch (opt) {
+	case XP_OPT_COLOR:
+		return colour_opt(arg, e) ?: 1;
 	case XP_OPT_FORMAT:
 		return xp_report_opt_format(o, arg, e) ?: 1;
 	case XP_OPT_SORT:

@@ -65,28 +65,17 @@ int xp_report_print(const struct xp_report *r, FILE *out)
 	return xp_out_finish(out, err);
 }
 
+static int report_print_any(const void *r, FILE *out)
+{
+	return xp_report_print(r, out);
+}
+
 int xp_report_write(const struct xp_report *r, const struct xp_report_opts *o, FILE *dflt,
 		    struct xp_err *e)
 {
-	struct xp_out_file f;
-	int err;
+	int err = o->output ? 0 : xp_report_check_dest(o, dflt, e);
 
-	if (!o->output) {
-		err = xp_report_check_dest(o, dflt, e);
-		if (err)
-			return err;
-		err = xp_report_print(r, dflt);
-		if (err)
-			xp_err_set(e, err, "writing the report: %s", strerror(-err));
-		return err;
-	}
-	err = xp_out_file_open(&f, o->output, e);
-	if (err)
-		return err;
-	err = xp_report_print(r, f.f);
-	if (err)
-		xp_err_set(e, err, "writing %s: %s", o->output, strerror(-err));
-	return xp_out_file_close(&f, err, e);
+	return err ? err : xp_write_output(o->output, dflt, report_print_any, r, e);
 }
 
 int xp_report_emit(struct xp_load *l, const struct xp_report_opts *o)

@@ -12,8 +12,10 @@
 
 #include "cmd/cmd.h"
 #include "run/run.h"
+#include "util/text_table.h"
 
-/* Report this run's dumps: an exit status for the report alone. */
+/* Report this run's dumps: an exit status for the report alone (XP_EXIT_NOTHING: none, not said).
+ */
 static int run_report(const struct xp_run_opts *o, const char *dir, const struct xp_names *before)
 {
 	struct xp_names fresh;
@@ -25,12 +27,8 @@ static int run_report(const struct xp_run_opts *o, const char *dir, const struct
 		return XP_EXIT_BAD;
 	}
 	if (!fresh.n) {
-		fprintf(stderr,
-			"extprof: %s: this run left no dumps (nothing hooked was called, or the "
-			"shim was not loaded)\n",
-			dir);
 		xp_names_free(&fresh);
-		return o->report.strict ? XP_EXIT_BAD : 0;
+		return XP_EXIT_NOTHING;
 	}
 	status = xp_report_names(dir, &fresh, &o->report, o->out);
 	xp_names_free(&fresh);
@@ -89,6 +87,51 @@ static int run_measured(const struct xp_run_opts *o, const char *dir, const stru
 	return run_report(o, dir, before);
 }
 
+/*
+ * The last line when this run left no dump: what ran and how it ended, and
+ * the status we leave with.  A program that hooked nothing must not pass
+ * for one measured: its exit status alone would say it was.
+ */
+static void run_say_nothing(const struct xp_run_opts *o, const char *dir, int status)
+{
+	fprintf(stderr,
+		"extprof: run: nothing measured: no dump of this run in %s (nothing hooked, "
+		"nothing hooked called, or no shim loaded); ",
+		dir);
+	xp_text_put(stderr, o->argv[0]);
+	if (WIFSIGNALED(status))
+		fprintf(stderr, " was killed by signal %d (%s)\n", WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+	else if (o->status_program)
+		fprintf(stderr, " exited with status %d\n", WEXITSTATUS(status));
+	else
+		fprintf(stderr,
+			" exited with status %d; extprof exits %d (--status program: with the "
+			"program's)\n",
+			WEXITSTATUS(status), XP_EXIT_NOTHING);
+}
+
+/*
+ * The status we leave with (see --status), or death by the program's
+ * signal: @report is the report's own status, <0 when a run could not be
+ * started.
+ */
+static int run_exit_status(const struct xp_run_opts *o, int report, int status)
+{
+	if (report < 0)
+		return XP_EXIT_BAD;
+	if (WIFSIGNALED(status)) {
+		xp_run_die_like(WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	if (o->status_program)
+		return WEXITSTATUS(status);
+	if (report == XP_EXIT_NOTHING)
+		return report;
+	/* The program's failure says more than ours; ours shows when it succeeded. */
+	return WEXITSTATUS(status) ? WEXITSTATUS(status) : report;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct xp_run_opts o;
@@ -113,15 +156,10 @@ int cmd_run(int argc, char **argv)
 		report = run_measured(&o, dir, &before, &status);
 	else
 		report = 0; /* interrupted in the warmup: no report */
+	if (report == XP_EXIT_NOTHING)
+		run_say_nothing(&o, dir, status);
 	xp_names_free(&before);
 	free(dir);
 	xp_run_opts_free(&o);
-	if (r || report < 0)
-		return XP_EXIT_BAD;
-	if (WIFSIGNALED(status)) {
-		xp_run_die_like(WTERMSIG(status));
-		return 128 + WTERMSIG(status);
-	}
-	/* The program's failure says more than ours; ours shows when it succeeded. */
-	return WEXITSTATUS(status) ? WEXITSTATUS(status) : report;
+	return run_exit_status(&o, r ? -1 : report, status);
 }

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 
 #include "cmd/cmd.h"
 #include "util/num.h"
@@ -38,14 +39,18 @@ void cmd_top_usage(FILE *out)
 	      "options:\n"
 	      "  --once                   print one frame and exit (for scripts and tests)\n"
 	      "  -d, --delay SECONDS      between frames (default 1)\n"
-	      "  --sort, --stat, --flag-ratio, --allow-mixed, --strict\n"
+	      "  --wait SECONDS           give up, status 2, when DIR has been missing this\n"
+	      "                           long (default 10; 0: at once)\n"
+	      "  --sort, --stat, --flag-ratio, --allow-mixed, --strict, --color\n"
 	      "                           as for extprof report (see extprof report --help)\n"
 	      "  --format text|json|csv   of the final report (default text)\n"
 	      "  -h, --help               this text\n",
 	      out);
 }
 
-enum { OPT_ONCE = XP_OPT_RUN_FIRST };
+enum { OPT_ONCE = XP_OPT_RUN_FIRST, OPT_WAIT };
+
+#define TOP_WAIT_DEFAULT 10.0 /* seconds: extprof run makes DIR before the program starts */
 
 static int top_parse(int argc, char **argv, struct xp_top *t)
 {
@@ -53,6 +58,7 @@ static int top_parse(int argc, char **argv, struct xp_top *t)
 		XP_REPORT_LONGOPTS,
 		{"once", no_argument, NULL, OPT_ONCE},
 		{"delay", required_argument, NULL, 'd'},
+		{"wait", required_argument, NULL, OPT_WAIT},
 		{NULL, 0, NULL, 0},
 	};
 	struct xp_err e = {""};
@@ -60,6 +66,7 @@ static int top_parse(int argc, char **argv, struct xp_top *t)
 
 	memset(t, 0, sizeof(*t));
 	t->delay = 1.0;
+	t->wait = TOP_WAIT_DEFAULT;
 	xp_report_opts_init(&t->report);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "hd:", longopts, NULL)) != -1) {
@@ -75,14 +82,27 @@ static int top_parse(int argc, char **argv, struct xp_top *t)
 			if (xp_parse_ratio(optarg, &t->delay) || t->delay < 0.05 ||
 			    t->delay > 3600) {
 				fprintf(stderr,
-					"extprof: top: -d %s: expected seconds, 0.05 to 3600\n",
+					"extprof: top: -d %s: expected seconds between frames, "
+					"0.05 "
+					"to 3600 (DIR is named without an option)\n",
+					optarg);
+				return -1;
+			}
+			continue;
+		}
+		if (c == OPT_WAIT) {
+			if (xp_parse_ratio(optarg, &t->wait) || t->wait > 86400) {
+				fprintf(stderr,
+					"extprof: top: --wait %s: expected seconds, 0 to 86400\n",
 					optarg);
 				return -1;
 			}
 			continue;
 		}
 		if (c == XP_OPT_FORMAT) {
-			r = xp_report_opt_format_table(&t->report, optarg, "top", &e) ? -1 : 1;
+			r = xp_report_opt_format_of(&t->report, optarg, "top", XP_FORMATS_TABLE, &e)
+				    ? -1
+				    : 1;
 		} else {
 			r = xp_report_getopt(c, optarg, &t->report, &e);
 		}
@@ -261,8 +281,14 @@ static int top_load(struct xp_top *t, struct xp_load *l, struct xp_report *r,
 	l->defer = true; /* a skipped file is counted in the frame, not said on stderr */
 	err = xp_load_arg(l, t->dir, e);
 	if (err == -ENOENT || (!err && !l->files)) {
+		bool gone = err && access(t->dir, F_OK) < 0;
+
+		/* no DIR (not: no dumps in it yet) is waited for --wait seconds at most */
 		snprintf(why, whylen, "waiting: %s",
 			 !err && l->skipped ? "no readable dump yet" : e->msg);
+		if (gone)
+			snprintf(why + strlen(why), whylen - strlen(why),
+				 " (given up after %g s: --wait)", t->wait);
 		return 0;
 	}
 	if (err)
@@ -306,7 +332,7 @@ static int top_step(struct xp_top *t, struct top_term *tt, struct xp_report *r, 
 	mem = open_memstream(&frame, &len);
 	if (!mem)
 		return xp_err_set(e, -ENOMEM, "out of memory");
-	err = xp_top_frame(t, got ? r : NULL, &st, mem, tt->tty && xp_out_colour(stdout));
+	err = xp_top_frame(t, got ? r : NULL, &st, mem, xp_out_colour(stdout));
 	if (fclose(mem) && !err)
 		err = -ENOMEM;
 	if (!err) {
@@ -329,26 +355,60 @@ static int top_step(struct xp_top *t, struct top_term *tt, struct xp_report *r, 
 	return 1;
 }
 
+/*
+ * Whether DIR is missing, and then in @left the seconds it may still be:
+ * --wait from when it was last there (or top started), @seen.  A DIR that
+ * never comes (a typo, a run that failed) must not keep top waiting for
+ * ever.
+ */
+static bool top_missing(const struct xp_top *t, double *seen, double *left)
+{
+	struct stat st;
+	double now = top_now();
+
+	if (stat(t->dir, &st) == 0 || errno != ENOENT) {
+		*seen = now;
+		return false;
+	}
+	*left = *seen + t->wait - now;
+	return true;
+}
+
 int cmd_top(int argc, char **argv)
 {
 	struct top_term tt;
 	struct xp_report r;
 	struct xp_err e = {""};
 	struct xp_top t;
-	bool have = false;
-	int status = 0, step;
+	bool have = false, gave_up = false, missing;
+	int status = 0, step = 1;
+	double seen = top_now(), left = 0, delay;
 
 	step = top_parse(argc, argv, &t);
 	if (step <= 0)
 		return step ? XP_EXIT_BAD : 0;
 	top_term_enter(&tt, t.once);
 	for (;;) {
+		missing = top_missing(&t, &seen, &left);
+		if (missing && (gave_up = left <= 0))
+			break;
+		/* --once: the one frame is of DIR, once there */
+		if (missing && t.once) {
+			if (!top_wait(&tt, left < 0.1 ? left : 0.1))
+				break;
+			continue;
+		}
 		step = top_step(&t, &tt, &r, &have, &e);
-		if (step <= 0 || t.once || !top_wait(&tt, t.delay))
+		delay = missing && left < t.delay ? left : t.delay;
+		if (step <= 0 || t.once || !top_wait(&tt, delay))
 			break;
 	}
 	top_term_leave(&tt);
-	if (step < 0) {
+	if (gave_up) {
+		fprintf(stderr, "extprof: top: %s: no such directory after waiting %g s (--wait)\n",
+			t.dir, t.wait);
+		status = XP_EXIT_BAD;
+	} else if (step < 0) {
 		xp_err_print(&e);
 		status = XP_EXIT_BAD;
 	} else if (step == 0 && have) {

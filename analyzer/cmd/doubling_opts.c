@@ -44,8 +44,12 @@ void cmd_doubling_usage(FILE *out)
 	      "  --repeat K               K runs per size: per-eval by --stat, evaluations\n"
 	      "                           by their median (default 1)\n"
 	      "  --timeout SECONDS        run no larger size once a run took longer\n"
-	      "  -o DIR                   where the runs' dump directories go (default: a new\n"
+	      "  -d, --data DIR           where the runs' dump directories go (default: a new\n"
 	      "                           " XP_DBL_BASE_TEMPLATE " here); must be empty or new\n"
+	      "                           (-o DIR naming an existing directory is the old\n"
+	      "                           spelling, with a warning)\n"
+	      "  -o, --output FILE        the result into FILE (written whole) instead of\n"
+	      "                           stdout\n"
 	      "  -H, --hook, --spec, --window, --counter, --callers, --no-aslr,\n"
 	      "  --no-children, --step-first, --step-every, --step-limit\n"
 	      "                           as for extprof run (see extprof run --help)\n"
@@ -62,6 +66,9 @@ void cmd_doubling_usage(FILE *out)
 	      "                           (default auto: the floor, or the mean of a\n"
 	      "                           declaration state-dependent at most sizes)\n"
 	      "  --strict                 a corrupt or incomplete dump is an error\n"
+	      "  --color auto|always|never\n"
+	      "                           as for extprof report (the doubling test's tables\n"
+	      "                           have no colour)\n"
 	      "  -h, --help               this text\n"
 	      "\n"
 	      "PROGRAM's stdout and stderr go to files beside each run's dumps; a run that\n"
@@ -161,18 +168,15 @@ static int dbl_opt(struct xp_dbl_opts *o, int c, const char *arg, struct xp_err 
 		return parse_plot(o, arg, e);
 	case OPT_PLOT_VALUE:
 		return parse_plot_value(o, arg, e);
-	case 'o':
+	case 'd':
 		if (!*arg)
-			return xp_err_set(e, -EINVAL, "-o: empty directory name");
+			return xp_err_set(e, -EINVAL, "-d: empty directory name");
 		o->base = arg;
 		return 0;
 	}
-	if (c == XP_OPT_FORMAT && !strcmp(arg, "html")) {
-		o->run.report.format = XP_FORMAT_HTML;
-		return 0;
-	}
 	if (c == XP_OPT_FORMAT)
-		return xp_report_opt_format_table(&o->run.report, arg, "doubling", e);
+		return xp_report_opt_format_of(&o->run.report, arg, "doubling",
+					       XP_FORMATS_TABLE | 1u << XP_FORMAT_HTML, e);
 	if (c == XP_OPT_SORT && (!strcmp(arg, "observed") || !strcmp(arg, "weight")))
 		return xp_err_set(e, -EINVAL, "--sort %s: not in the doubling test", arg);
 	if (c == XP_OPT_STAT) {
@@ -194,8 +198,8 @@ static const char *run_only(int c)
 	switch (c) {
 	case 'H':
 		return "--hook";
-	case 'o':
-		return "-o";
+	case 'd':
+		return "-d";
 	case XP_OPT_SPEC:
 		return "--spec";
 	case XP_OPT_WINDOW:
@@ -272,13 +276,15 @@ static int parse_loop(struct xp_dbl_opts *o, int argc, char **argv, char **ops, 
 		{"timeout", required_argument, NULL, OPT_TIMEOUT},
 		{"plot", required_argument, NULL, OPT_PLOT},
 		{"plot-value", required_argument, NULL, OPT_PLOT_VALUE},
+		XP_OUTPUT_LONGOPTS,
+		XP_DATA_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 
 	opterr = 0;
 	for (;;) {
-		c = getopt_long(argc, argv, "+hH:o:", longopts, NULL);
+		c = getopt_long(argc, argv, "+hH:o:d:", longopts, NULL);
 		if (c == -1) {
 			if (o->run_mode || optind >= argc || !strcmp(argv[optind - 1], "--"))
 				return 1;
@@ -323,6 +329,10 @@ int xp_dbl_parse(struct xp_dbl_opts *o, int argc, char **argv)
 	}
 	r = parse_loop(o, argc, argv, ops, &nops, &only, &e);
 	if (r == 1 && parse_rest(o, argc, argv, ops, nops, only, &e))
+		r = -EINVAL;
+	/* without --sizes there is no dump directory of ours: -o DIR is no old -d */
+	if (r == 1 &&
+	    xp_run_check_output(&o->run, "doubling", &o->base, o->base || !o->run_mode, &e))
 		r = -EINVAL;
 	free(ops);
 	if (r < 0 && e.msg[0])

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "extprof/names.h"
 
@@ -20,7 +21,9 @@ void cmd_run_usage(FILE *out)
 	      "Run PROGRAM under the shim (libextprof.so), then print the report of the\n"
 	      "dumps this run left, on stderr (as perf stat and time do) or into --output's\n"
 	      "FILE: PROGRAM's stdout stays its own.  Exits with PROGRAM's status (with\n"
-	      "--repeat, the last run's), or dies by its signal.\n"
+	      "--repeat, the last run's), or dies by its signal; when this run left no\n"
+	      "dump (nothing hooked, or nothing hooked called), its last line says so and\n"
+	      "it exits 3 (see --status).\n"
 	      "\n"
 	      "  -H, --hook KIND:PATTERN[@OBJECT]\n"
 	      "                           hook these functions (repeatable; EXTPROF_HOOKS)\n"
@@ -36,10 +39,13 @@ void cmd_run_usage(FILE *out)
 	      "                           default 1 and 1048576)\n"
 	      "  --step-limit N           steps: give up a stepped evaluation past N\n"
 	      "                           instructions (EXTPROF_STEP_LIMIT, default 1000000)\n"
-	      "  -o, --dir DIR            dump directory (EXTPROF_DIR, default extprof.data);\n"
-	      "                           it may hold only extprof dumps (and repeat-N runs)\n"
-	      "  --output FILE            the report into FILE (written whole, or not at all)\n"
-	      "                           instead of stderr\n"
+	      "  -d, --data DIR           dump directory (EXTPROF_DIR, default extprof.data;\n"
+	      "                           --dir is the same); it may hold only extprof dumps\n"
+	      "                           (and repeat-N runs)\n"
+	      "  -o, --output FILE        the report into FILE (written whole, or not at all)\n"
+	      "                           instead of stderr (--format pprof needs it); -o DIR\n"
+	      "                           naming an existing directory is the old spelling\n"
+	      "                           of -d DIR (a warning)\n"
 	      "  --callers N              attribute to callers N frames deep, 0..8, and show\n"
 	      "                           the chains under each declaration (EXTPROF_CALLERS)\n"
 	      "  --no-aslr                run PROGRAM without address space "
@@ -52,7 +58,12 @@ void cmd_run_usage(FILE *out)
 	      "                           the median of their evaluations\n"
 	      "                           (with either, every run reads the same stdin, saved\n"
 	      "                           once, and only the first measured run's output and\n"
-	      "                           the shim's lines are shown)\n" XP_REPORT_OPTIONS_HELP
+	      "                           the shim's lines are shown)\n"
+	      "  --status auto|program    exit status: auto (the default) is PROGRAM's, but\n"
+	      "                           3 when nothing was measured (no dump of this run)\n"
+	      "                           and 2 when PROGRAM succeeded and the report failed;\n"
+	      "                           program: PROGRAM's, whatever was measured (as\n"
+	      "                           time and perf stat)\n" XP_REPORT_OPTIONS_HELP
 	      "  -h, --help               this text\n"
 	      "\n"
 	      "The shim is $EXTPROF_SHIM if set, else the one beside extprof in its build\n"
@@ -130,9 +141,19 @@ int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *
 	case 'H':
 		return hook_add(o, arg, e);
 	case 'o':
+	case XP_OPT_OUTPUT:
 		if (!*arg)
-			return xp_err_set(e, -EINVAL, "-o: empty directory name");
+			return xp_err_set(e, -EINVAL, "%s: empty file name",
+					  c == 'o' ? "-o" : "--output");
+		o->output = arg;
+		o->report.output = arg;
+		o->output_short = c == 'o';
+		return 0;
+	case 'd':
+		if (!*arg)
+			return xp_err_set(e, -EINVAL, "-d: empty directory name");
 		o->dir = arg;
+		o->dir_given = true;
 		return 0;
 	case XP_OPT_SPEC:
 		o->spec = arg;
@@ -156,17 +177,6 @@ int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *
 	case XP_OPT_NO_CHILDREN:
 		o->no_children = true;
 		return 0;
-	case XP_OPT_OUTPUT:
-		if (!*arg)
-			return xp_err_set(e, -EINVAL, "--output: empty file name");
-		o->output = arg;
-		o->report.output = arg;
-		return 0;
-	case XP_OPT_DIR:
-		if (!*arg)
-			return xp_err_set(e, -EINVAL, "--dir: empty directory name");
-		o->dir = arg;
-		return 0;
 	case XP_OPT_STEP_FIRST:
 		return step_check("--step-first", arg, 0, UINT32_MAX, &o->step_first, e);
 	case XP_OPT_STEP_EVERY:
@@ -179,6 +189,11 @@ int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *
 	case XP_OPT_REPEAT:
 		return xp_opt_unsigned("--repeat", arg, 1, XP_RUN_MAX_RUNS, "a number of runs",
 				       &o->repeat, e);
+	case XP_OPT_STATUS:
+		if (strcmp(arg, "auto") && strcmp(arg, "program"))
+			return xp_err_set(e, -EINVAL, "--status %s: expected auto or program", arg);
+		o->status_program = !strcmp(arg, "program");
+		return 0;
 	}
 	return xp_report_getopt(c, arg, &o->report, e) > 0 ? 0 : -EINVAL;
 }
@@ -190,8 +205,9 @@ int xp_run_parse(struct xp_run_opts *o, int argc, char **argv)
 		XP_REPORT_LONGOPTS,
 		{"warmup", required_argument, NULL, XP_OPT_WARMUP},
 		{"repeat", required_argument, NULL, XP_OPT_REPEAT},
-		{"output", required_argument, NULL, XP_OPT_OUTPUT},
-		{"dir", required_argument, NULL, XP_OPT_DIR},
+		{"status", required_argument, NULL, XP_OPT_STATUS},
+		XP_OUTPUT_LONGOPTS,
+		XP_DATA_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	struct xp_err e = {""};
@@ -202,7 +218,7 @@ int xp_run_parse(struct xp_run_opts *o, int argc, char **argv)
 	xp_report_opts_init(&o->report);
 	opterr = 0;
 	/* '+': stop at PROGRAM, whose own options are not ours */
-	while ((c = getopt_long(argc, argv, "+hH:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hH:o:d:", longopts, NULL)) != -1) {
 		if (c == 'h' || c == XP_OPT_HELP) {
 			cmd_run_usage(stdout);
 			return 0;
@@ -223,7 +239,7 @@ int xp_run_parse(struct xp_run_opts *o, int argc, char **argv)
 		      stderr);
 		return -EINVAL;
 	}
-	if (xp_report_check_dest(&o->report, stdout, &e)) {
+	if (xp_run_check_output(o, "run", &o->dir, o->dir_given, &e)) {
 		xp_err_print(&e);
 		return -EINVAL;
 	}
@@ -235,6 +251,74 @@ void xp_run_opts_free(struct xp_run_opts *o)
 {
 	free(o->hooks);
 	o->hooks = NULL;
+}
+
+/* @p less its leading "./" and trailing slashes: its length, *@p moved past the "./". */
+static size_t path_trim(const char **p)
+{
+	const char *s = *p;
+	size_t n;
+
+	while (s[0] == '.' && s[1] == '/')
+		for (s += 2; *s == '/'; s++)
+			;
+	n = strlen(s);
+	while (n > 1 && s[n - 1] == '/')
+		n--;
+	*p = s;
+	return n;
+}
+
+/* Two spellings of one path, as far as their text says ("d", "./d/"). */
+static bool path_same(const char *a, const char *b)
+{
+	size_t na = path_trim(&a), nb = path_trim(&b);
+
+	return na == nb && !strncmp(a, b, na);
+}
+
+int xp_run_check_output(struct xp_run_opts *o, const char *cmd, const char **dir, bool dir_given,
+			struct xp_err *e)
+{
+	const char *out = o->output, *opt = o->output_short ? "-o" : "--output";
+	struct stat st;
+	bool is_dir;
+
+	/* the report goes to stderr, among the program's lines and the shim's */
+	if (!out && xp_format_binary(o->report.format))
+		return xp_err_set(e, -EINVAL,
+				  "%s: --format pprof writes a binary file: give -o FILE (without "
+				  "it the report goes to stderr)",
+				  cmd);
+	if (!out)
+		return 0;
+	is_dir = out[strlen(out) - 1] == '/' || (!stat(out, &st) && S_ISDIR(st.st_mode));
+	/* a report file is never a directory: this is what -o used to mean */
+	if (is_dir && o->output_short && !dir_given) {
+		xp_warn("%s -o %s: a directory, taken as the dump directory as before; -o is the "
+			"report file now, -d DIR the dump directory",
+			cmd, out);
+		*dir = out;
+		o->output = o->report.output = NULL;
+		o->output_short = false;
+		return 0;
+	}
+	if (is_dir)
+		return xp_err_set(e, -EISDIR,
+				  "%s %s %s: a directory; %s names the report file (the dumps go "
+				  "to -d DIR)",
+				  cmd, opt, out, opt);
+	if (*dir && path_same(out, *dir) && dir_given)
+		return xp_err_set(
+			e, -EINVAL,
+			"%s %s %s: the dump directory (-d %s); the report needs a name of its own",
+			cmd, opt, out, *dir);
+	if (*dir && path_same(out, *dir))
+		return xp_err_set(e, -EINVAL,
+				  "%s %s %s: the dump directory's own name; %s is the report file "
+				  "now: give the dumps -d %s and the report another name",
+				  cmd, opt, out, opt, out);
+	return 0;
 }
 
 int xp_run_open_output(struct xp_run_opts *o, struct xp_err *e)
@@ -253,7 +337,8 @@ int xp_run_open_output(struct xp_run_opts *o, struct xp_err *e)
 	if (slash)
 		*(slash == dir ? slash + 1 : slash) = '\0';
 	if (access(slash ? dir : ".", W_OK | X_OK) < 0)
-		err = xp_err_set(e, -errno, "--output %s: %s", o->output, strerror(errno));
+		err = xp_err_set(e, -errno, "%s %s: %s", o->output_short ? "-o" : "--output",
+				 o->output, strerror(errno));
 	free(dir);
 	return err;
 }

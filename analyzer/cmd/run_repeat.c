@@ -149,7 +149,8 @@ int xp_run_repeat(const struct xp_run_opts *o, const char *dir, int *status)
 	struct xp_err e = {""};
 	size_t n = 0;
 	unsigned next;
-	int err = 0, failed = 0, report;
+	int err = 0, failed = 0, report, got;
+	bool dumps = false; /* some run left dumps */
 
 	if (!runs) {
 		fputs("extprof: out of memory\n", stderr);
@@ -165,7 +166,9 @@ int xp_run_repeat(const struct xp_run_opts *o, const char *dir, int *status)
 		run_progress("run", i + 1, o->repeat);
 		err = run_in(o, sub, i == 0, status, &e);
 		if (!err) {
-			if (repeat_report(&runs[n], o, sub))
+			got = repeat_report(&runs[n], o, sub);
+			dumps |= got != -ENOENT;
+			if (got)
 				failed = 1;
 			else
 				n++;
@@ -177,6 +180,8 @@ int xp_run_repeat(const struct xp_run_opts *o, const char *dir, int *status)
 	if (err) {
 		xp_err_print(&e);
 		report = XP_EXIT_BAD;
+	} else if (!dumps) {
+		report = XP_EXIT_NOTHING; /* cmd_run says it, last */
 	} else {
 		report = repeat_emit(runs, n, o);
 		if (failed && !o->report.strict && n)

@@ -13,20 +13,30 @@
 
 #include "report/report.h"
 
-/* A declaration's evaluations at the previous frame, for its rate. */
+/*
+ * A declaration's evaluations at the last two frames that saw them change,
+ * for its rate: a dump changes when a call ends, which for a function
+ * called less often than frames are drawn is not at every frame.
+ */
 struct xp_top_seen {
-	char *hkey; /* the row's "kind\x1fsymbol\x1fobject" */
-	uint64_t evaluations;
+	char *hkey;	  /* the row's "kind\x1fsymbol\x1fobject" */
+	uint64_t last;	  /* evaluations when they last changed */
+	double last_at;	  /* CLOCK_MONOTONIC seconds of that frame */
+	uint64_t before;  /* evaluations at the change before */
+	double before_at; /* and when */
+	unsigned frame;	  /* the last frame that had the row */
 	UT_hash_handle hh;
 };
 
 struct xp_top {
 	const char *dir;
 	double delay; /* seconds between frames */
+	double wait;  /* --wait: seconds DIR may be missing before top gives up */
 	bool once;
 	struct xp_report_opts report;
-	struct xp_top_seen *seen; /* the last frame's rows */
+	struct xp_top_seen *seen; /* the rows of the last frame */
 	double seen_at;		  /* CLOCK_MONOTONIC seconds of the last frame; 0: none */
+	unsigned frame;		  /* frames drawn with a report */
 };
 
 /* What a frame shows besides the report. */
@@ -41,8 +51,9 @@ struct xp_top_state {
 
 /*
  * One frame into @out: the heading, the state, and the table of @r (NULL
- * when waiting), with evaluations per second since the last frame (or,
- * at the first, since the run started).  Updates @t->seen.  0 or -ENOMEM.
+ * when waiting), with evaluations per second over the time between the
+ * last two changes of each count the frames saw (at the first, over the
+ * run so far).  Updates @t->seen.  0 or -ENOMEM.
  */
 int xp_top_frame(struct xp_top *t, const struct xp_report *r, const struct xp_top_state *st,
 		 FILE *out, bool colour);

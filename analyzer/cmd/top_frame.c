@@ -66,31 +66,61 @@ static void top_heading(FILE *out, const struct xp_top *t, const struct xp_repor
 }
 
 /*
- * Evaluations per second: since the last frame, or, at the first, over
- * the run so far: from its first start to now, or to its last update when
- * it has ended (a running shim updates neither its end nor its run total).
+ * The row's rate, from its entry in @t->seen (made at its first frame):
+ *
+ *   evaluations as the frames saw them:
+ *
+ *                                           ┌───────────  last
+ *                             ┌─────────────┘             before
+ *        ─────────────────────┘
+ *   frames      |      |      |      |      |      |
+ *                         before_at       last_at     now
+ *
+ *   rate = (last - before) / max(last_at - before_at, now - last_at)
+ *
+ * over the time between the last two frames that saw the count change, not
+ * since the last frame: a function called less often than frames are
+ * drawn would read 0 at every frame between its calls.  Once it is called
+ * no more, the rate falls as the time since its last change grows.  At its
+ * first frame the count is over the run so far: from its first start to
+ * now, or to its last update when it has ended (a running shim updates
+ * neither its end nor its run total); a row that appears later, over the
+ * time since the frame before.  -ENOMEM, or 0 with *@rate set.
  */
-static double top_rate(const struct xp_top *t, const struct xp_report *r, const struct xp_row *row,
-		       const struct xp_top_state *st)
+static int top_rate(struct xp_top *t, const struct xp_report *r, const struct xp_row *row,
+		    const struct xp_top_state *st, double *rate)
 {
-	double now = st->now;
+	uint64_t evals = row->fin.evaluations;
 	struct xp_top_seen *s = NULL;
 	double span;
 
-	if (t->seen_at > 0) {
-		HASH_FIND_STR(t->seen, row->hkey, s);
-		span = now - t->seen_at;
-		if (span <= 0)
-			return 0;
-		if (!s)
-			return (double)row->fin.evaluations / span;
-		if (row->fin.evaluations <= s->evaluations)
-			return 0;
-		return (double)(row->fin.evaluations - s->evaluations) / span;
+	HASH_FIND_STR(t->seen, row->hkey, s);
+	if (!s) {
+		s = calloc(1, sizeof(*s));
+		if (!s || !(s->hkey = strdup(row->hkey))) {
+			free(s);
+			return -ENOMEM;
+		}
+		span = ((st->running ? (double)st->realtime_ns : (double)r->end_ns) -
+			(double)r->start_ns) /
+		       1e9;
+		s->last = evals;
+		s->last_at = st->now;
+		s->before_at = t->seen_at > 0 ? t->seen_at : st->now - (span > 0 ? span : 0);
+		HASH_ADD_KEYPTR(hh, t->seen, s->hkey, strlen(s->hkey), s);
+	} else if (evals > s->last) {
+		s->before = s->last;
+		s->before_at = s->last_at;
+		s->last = evals;
+		s->last_at = st->now;
 	}
-	span = ((st->running ? (double)st->realtime_ns : (double)r->end_ns) - (double)r->start_ns) /
-	       1e9;
-	return span > 0 ? (double)row->fin.evaluations / span : 0;
+	/* fewer than before: a dump left out of this frame (being rewritten); nothing learnt */
+	s->frame = t->frame;
+	span = s->last_at - s->before_at;
+	if (st->now - s->last_at > span)
+		span = st->now - s->last_at;
+	*rate = span > 0 ? (double)(s->last - s->before) / span : 0;
+	return 0;
 }
 
 /* What the shares are of: the run total, or, while it is not known, the rows' totals. */
@@ -98,47 +128,48 @@ struct top_base {
 	uint64_t cost, observed;
 };
 
-static void top_row(struct xp_table *tb, const struct xp_top *t, const struct xp_report *r,
-		    const struct xp_row *row, const struct xp_top_state *st,
-		    const struct top_base *b)
+static int top_row(struct xp_table *tb, struct xp_top *t, const struct xp_report *r,
+		   const struct xp_row *row, const struct xp_top_state *st,
+		   const struct top_base *b)
 {
 	char a[XP_U64_BUF], flags[XP_FLAGS_TEXT];
-	double rate = top_rate(t, r, row, st);
+	double rate;
+	int err = top_rate(t, r, row, st, &rate);
+
+	if (err)
+		return err;
 
 	xp_table_add(tb, row->kind);
 	xp_table_addf(tb, "%s%s%s", row->symbol, row->object[0] ? "@" : "", row->object);
 	xp_table_add(tb, xp_fmt_u64(a, row->fin.evaluations));
-	xp_table_add(tb, xp_fmt_u64(a, (uint64_t)(rate + 0.5)));
+	/* a function called less than 10 times a second: tenths, not a 0 */
+	if (rate > 0 && rate < 9.95)
+		xp_table_addf(tb, "%.1f", rate);
+	else
+		xp_table_add(tb, xp_fmt_u64(a, (uint64_t)(rate + 0.5)));
 	xp_table_add(tb, row->fin.evaluations ? xp_fmt_u64(a, row->per_eval) : "-");
 	xp_table_add(tb, xp_fmt_u64(a, row->cost));
 	xp_table_add_share(tb, b->cost, b->cost ? (double)row->cost / (double)b->cost : 0.0);
 	xp_table_add_share(tb, b->observed,
 			   b->observed ? (double)row->fin.observed / (double)b->observed : 0.0);
 	xp_table_add(tb, xp_flags_text(flags, sizeof(flags), row->flags));
+	return 0;
 }
 
-/* Remember each row's evaluations for the next frame's rates. */
-static int top_remember(struct xp_top *t, const struct xp_report *r, double now)
+/* Forget the rows the frame did not have (all of them with @all), and when it was drawn. */
+static void top_forget(struct xp_top *t, bool all, double now)
 {
 	struct xp_top_seen *s, *tmp;
 
 	HASH_ITER(hh, t->seen, s, tmp)
 	{
+		if (!all && s->frame == t->frame)
+			continue;
 		HASH_DEL(t->seen, s);
 		free(s->hkey);
 		free(s);
 	}
-	for (size_t i = 0; r && i < r->nrows; i++) {
-		s = calloc(1, sizeof(*s));
-		if (!s || !(s->hkey = strdup(r->rows[i].hkey))) {
-			free(s);
-			return -ENOMEM;
-		}
-		s->evaluations = r->rows[i].fin.evaluations;
-		HASH_ADD_KEYPTR(hh, t->seen, s->hkey, strlen(s->hkey), s);
-	}
-	t->seen_at = r ? now : 0;
-	return 0;
+	t->seen_at = all ? 0 : now;
 }
 
 int xp_top_frame(struct xp_top *t, const struct xp_report *r, const struct xp_top_state *st,
@@ -158,8 +189,11 @@ int xp_top_frame(struct xp_top *t, const struct xp_report *r, const struct xp_to
 		b.observed = xp_sat_add(b.observed, r->rows[i].fin.observed);
 	}
 	top_heading(out, t, r, st, bold, off);
-	if (!r)
-		return top_remember(t, NULL, st->now);
+	if (!r) {
+		top_forget(t, true, 0);
+		return 0;
+	}
+	t->frame++;
 	fputc('\n', out);
 	xp_table_init(&tb, 9, right);
 	xp_table_add(&tb, "kind");
@@ -171,16 +205,19 @@ int xp_top_frame(struct xp_top *t, const struct xp_report *r, const struct xp_to
 	xp_table_add(&tb, "share");
 	xp_table_add(&tb, "obs share");
 	xp_table_add(&tb, "flags");
-	for (size_t i = 0; i < r->nrows; i++)
-		top_row(&tb, t, r, &r->rows[i], st, &b);
-	err = tb.err;
+	err = 0;
+	for (size_t i = 0; i < r->nrows && !err; i++)
+		err = top_row(&tb, t, r, &r->rows[i], st, &b);
+	if (!err)
+		err = tb.err;
 	if (!err)
 		xp_table_print(&tb, out, bold, flag, off);
 	xp_table_free(&tb);
-	return err ? err : top_remember(t, r, st->now);
+	top_forget(t, false, st->now);
+	return err;
 }
 
 void xp_top_free(struct xp_top *t)
 {
-	top_remember(t, NULL, 0);
+	top_forget(t, true, 0);
 }

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "doubling/doubling_progress.h"
 #include "doubling/doubling_run.h"
 
 /* The tail of a failed run's stderr we show; the whole of it is in its file. */
@@ -27,9 +28,8 @@ struct runner {
 	const struct xp_dbl_opts *o;
 	struct xp_dbl_ran *out;
 	char *shim;
-	bool progress;	      /* stderr is a terminal */
-	bool shim_said;	      /* the shim's lines of the first run were shown */
-	unsigned done, total; /* runs, for the progress line */
+	struct xp_dbl_progress progress;
+	bool shim_said; /* the shim's lines of the first run were shown */
 };
 
 char **xp_dbl_argv(char *const *argv, uint64_t n)
@@ -99,20 +99,20 @@ static int base_make(const char *want, char **out, struct xp_err *e)
 		want = tmpl;
 	} else if (mkdir(want, 0700) < 0) {
 		if (errno != EEXIST)
-			return xp_err_set(e, -errno, "-o %s: cannot create: %s", want,
+			return xp_err_set(e, -errno, "-d %s: cannot create: %s", want,
 					  strerror(errno));
 		dir = opendir(want);
 		if (!dir)
-			return xp_err_set(e, -errno, "-o %s: %s", want, strerror(errno));
+			return xp_err_set(e, -errno, "-d %s: %s", want, strerror(errno));
 		while (!err && (de = readdir(dir)))
 			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 				err = xp_err_set(e, -EEXIST,
-						 "-o %s: holds '%s'; the doubling test writes only "
+						 "-d %s: holds '%s'; the doubling test writes only "
 						 "into a new or empty directory",
 						 want, de->d_name);
 		closedir(dir);
 		if (!err && access(want, W_OK | X_OK) < 0)
-			err = xp_err_set(e, -errno, "-o %s: not writable: %s", want,
+			err = xp_err_set(e, -errno, "-d %s: not writable: %s", want,
 					 strerror(errno));
 		if (err)
 			return err;
@@ -145,21 +145,6 @@ static void restore(int fd, int saved)
 {
 	dup2(saved, fd);
 	close(saved);
-}
-
-static void progress_clear(struct runner *r)
-{
-	if (r->progress)
-		fputs("\r\033[K", stderr);
-}
-
-static void progress(struct runner *r, const char *what, uint64_t n, unsigned k, unsigned of)
-{
-	if (!r->progress)
-		return;
-	fprintf(stderr, "\r\033[Kextprof: doubling: N=%" PRIu64 ", %s %u of %u (run %u of %u)", n,
-		what, k, of, r->done + 1, r->total);
-	fflush(stderr);
 }
 
 /* Copy the tail of file @path to stderr; with @only_ours, only the shim's lines. */
@@ -218,7 +203,7 @@ static int say_failed(struct runner *r, const char *what, uint64_t n, const char
 {
 	int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 
-	progress_clear(r);
+	xp_dbl_progress_clear(&r->progress);
 	if (WIFSIGNALED(status))
 		fprintf(stderr,
 			"extprof: doubling: %s at N=%" PRIu64 ": %s was killed by signal %d (%s)",
@@ -257,7 +242,7 @@ static int run_one(struct runner *r, const char *what, uint64_t n, const char *n
 		err = say_failed(r, what, n, err_path, status);
 	} else if (!err && !r->shim_said) {
 		/* what the shim hooked or refused: once, it is the same at every size */
-		progress_clear(r);
+		xp_dbl_progress_clear(&r->progress);
 		show_file(err_path, true);
 	}
 	r->shim_said = true;
@@ -276,7 +261,6 @@ static int run_one(struct runner *r, const char *what, uint64_t n, const char *n
 	free(abs);
 	free(err_path);
 	free(stem);
-	r->done++;
 	return err;
 }
 
@@ -324,15 +308,19 @@ static int run_all(struct runner *r, struct xp_err *e)
 	int err = 0;
 
 	for (unsigned k = 1; k <= o->warmup && !err; k++) {
-		progress(r, "warmup", o->sizes[0], k, o->warmup);
+		xp_dbl_progress_show(&r->progress, &(struct xp_dbl_at){true, k, 0, top});
 		snprintf(name, sizeof(name), "warmup-%u", k);
 		err = run_one(r, "warmup", o->sizes[0], name, &secs, e);
+		if (!err)
+			xp_dbl_progress_done(&r->progress, 0, secs);
 	}
 	for (unsigned k = 1; k <= o->repeat && !err; k++) {
 		for (size_t i = 0; i < top && !err; i++) {
-			progress(r, "repeat", o->sizes[i], k, o->repeat);
+			xp_dbl_progress_show(&r->progress, &(struct xp_dbl_at){false, k, i, top});
 			snprintf(name, sizeof(name), "n%" PRIu64 "-r%u", o->sizes[i], k);
 			err = run_one(r, "run", o->sizes[i], name, &secs, e);
+			if (!err)
+				xp_dbl_progress_done(&r->progress, i, secs);
 			if (!err && add_input(r->out, o->sizes[i], name, secs))
 				err = xp_err_set(e, -ENOMEM, "out of memory");
 			if (!err && o->timeout > 0 && secs > o->timeout && !r->out->stopped) {
@@ -344,7 +332,7 @@ static int run_all(struct runner *r, struct xp_err *e)
 			}
 		}
 	}
-	progress_clear(r);
+	xp_dbl_progress_clear(&r->progress);
 	inputs_sort(r->out->inputs, r->out->ninputs);
 	return err;
 }
@@ -364,8 +352,11 @@ int xp_dbl_run(const struct xp_dbl_opts *o, struct xp_dbl_ran *out)
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	r.progress = isatty(STDERR_FILENO);
-	r.total = o->warmup + (unsigned)o->nsizes * o->repeat; /* fewer after a timeout */
+	if (xp_dbl_progress_init(&r.progress, o->sizes, o->nsizes, o->warmup, o->repeat,
+				 o->timeout)) {
+		fputs("extprof: out of memory\n", stderr);
+		return -ENOMEM;
+	}
 	if (!has_placeholder(o->run.argv))
 		xp_warn("doubling: no {N} in the program's arguments: every size runs the same "
 			"command");
@@ -375,6 +366,7 @@ int xp_dbl_run(const struct xp_dbl_opts *o, struct xp_dbl_ran *out)
 	if (!err)
 		err = run_all(&r, &e);
 	free(r.shim);
+	xp_dbl_progress_free(&r.progress);
 	if (err < 0)
 		xp_err_print(&e);
 	return err;

@@ -26,7 +26,7 @@ struct xp_dbl_opts {
 	unsigned warmup;
 	unsigned repeat;
 	double timeout;	  /* seconds; 0: none */
-	const char *base; /* -o, or NULL for a new XP_DBL_BASE_TEMPLATE */
+	const char *base; /* -d, or NULL for a new XP_DBL_BASE_TEMPLATE */
 	const char *plot; /* --plot FILE */
 	enum xp_dbl_value plot_value;
 	struct xp_dbl_input *inputs; /* N=DIR arguments, sorted by N */

@@ -27,6 +27,17 @@ enum xp_format {
 	XP_FORMAT_FOLDED,
 	XP_FORMAT_HTML,
 };
+
+/* Sets of formats, a bit per enum xp_format: the tables (diff, top), every one. */
+#define XP_FORMATS_TABLE ((1u << XP_FORMAT_TEXT) | (1u << XP_FORMAT_JSON) | (1u << XP_FORMAT_CSV))
+#define XP_FORMATS_ALL	 ((1u << (XP_FORMAT_HTML + 1)) - 1)
+
+/* A binary format (pprof): never onto a terminal, nor among other lines on stderr. */
+static inline bool xp_format_binary(enum xp_format f)
+{
+	return f == XP_FORMAT_PPROF;
+}
+
 enum xp_sort {
 	XP_SORT_COST,
 	XP_SORT_EVALUATIONS,
@@ -55,9 +66,12 @@ struct xp_report_opts {
 void xp_report_opts_init(struct xp_report_opts *o);
 /* Parse the value of --format, --sort, --stat or --flag-ratio; 0 or -EINVAL with @e set. */
 int xp_report_opt_format(struct xp_report_opts *o, const char *v, struct xp_err *e);
-/* --format of a command that writes tables only (diff, top): text, json or csv. */
-int xp_report_opt_format_table(struct xp_report_opts *o, const char *v, const char *cmd,
-			       struct xp_err *e);
+/*
+ * --format of command @cmd, which writes @formats only (a bit per enum
+ * xp_format): 0, or -EINVAL with @e naming those formats.
+ */
+int xp_report_opt_format_of(struct xp_report_opts *o, const char *v, const char *cmd,
+			    unsigned formats, struct xp_err *e);
 /* Parse --sort's value: 0 or -EINVAL with @e set. */
 int xp_report_opt_sort(struct xp_report_opts *o, const char *v, struct xp_err *e);
 /* Parse --stat's value: 0 or -EINVAL with @e set. */

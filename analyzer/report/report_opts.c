@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* report_opts: the options every report shares (report and run). */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -24,29 +25,48 @@ static int pick(const char *v, const char *const *names, int n)
 	return -1;
 }
 
-int xp_report_opt_format(struct xp_report_opts *o, const char *v, struct xp_err *e)
-{
-	static const char *const names[] = {"text",  "json",   "csv", "callgrind",
-					    "pprof", "folded", "html"};
-	int i = pick(v, names, 7);
+static const char *const format_names[] = {"text",  "json",   "csv", "callgrind",
+					   "pprof", "folded", "html"};
+#define FORMATS ((int)(sizeof(format_names) / sizeof(format_names[0])))
 
-	if (i < 0)
-		return xp_err_set(e, -EINVAL,
-				  "--format %s: expected text, json, csv, callgrind, pprof, folded "
-				  "or html",
-				  v);
-	o->format = (enum xp_format)i;
-	return 0;
+/* "text, json, csv or html": the names of @formats (a bit per enum xp_format), into @buf. */
+static const char *format_list(unsigned formats, char *buf, size_t size)
+{
+	int left = __builtin_popcount(formats);
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < FORMATS && len < size; i++) {
+		const char *sep;
+
+		if (!(formats & (1u << i)))
+			continue;
+		left--;
+		sep = left > 1 ? ", " : left == 1 ? " or " : "";
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", format_names[i], sep);
+	}
+	return buf;
 }
 
-int xp_report_opt_format_table(struct xp_report_opts *o, const char *v, const char *cmd,
-			       struct xp_err *e)
+int xp_report_opt_format(struct xp_report_opts *o, const char *v, struct xp_err *e)
 {
-	int err = xp_report_opt_format(o, v, e);
+	return xp_report_opt_format_of(o, v, NULL, XP_FORMATS_ALL, e);
+}
 
-	if (!err && o->format > XP_FORMAT_CSV)
-		err = xp_err_set(e, -EINVAL, "--format %s: %s writes text, json or csv", v, cmd);
-	return err;
+int xp_report_opt_format_of(struct xp_report_opts *o, const char *v, const char *cmd,
+			    unsigned formats, struct xp_err *e)
+{
+	int i = pick(v, format_names, FORMATS);
+	char list[128];
+
+	if (i < 0)
+		return xp_err_set(e, -EINVAL, "--format %s: expected %s", v,
+				  format_list(formats, list, sizeof(list)));
+	if (!(formats & (1u << i)))
+		return xp_err_set(e, -EINVAL, "--format %s: %s writes %s", v, cmd,
+				  format_list(formats, list, sizeof(list)));
+	o->format = (enum xp_format)i;
+	return 0;
 }
 
 int xp_report_opt_sort(struct xp_report_opts *o, const char *v, struct xp_err *e)
@@ -91,7 +111,7 @@ int xp_report_opt_ratio(struct xp_report_opts *o, const char *v, struct xp_err *
 
 int xp_report_check_dest(const struct xp_report_opts *o, FILE *out, struct xp_err *e)
 {
-	if (o->format != XP_FORMAT_PPROF || o->output || !isatty(fileno(out)))
+	if (!xp_format_binary(o->format) || o->output || !isatty(fileno(out)))
 		return 0;
 	return xp_err_set(e, -EINVAL,
 			  "--format pprof writes a binary file (gzipped profile.proto), not onto "

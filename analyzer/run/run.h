@@ -30,8 +30,10 @@ struct xp_run_opts {
 	const char *spec;	/* --spec */
 	const char *window;	/* --window */
 	const char *counter;	/* --counter */
-	const char *dir;	/* -o, --dir: the dumps */
-	const char *output;	/* --output: the report; NULL: stderr */
+	const char *dir;	/* -d, --data: the dumps */
+	bool dir_given;		/* -d was given */
+	const char *output;	/* -o, --output: the report; NULL: stderr */
+	bool output_short;	/* given as -o: maybe the old spelling of -d */
 	FILE *out;		/* where the report goes without --output: stderr */
 	const char *callers;	/* --callers, validated */
 	const char *step_first; /* --step-first, --step-every, --step-limit: steps' sampling */
@@ -39,6 +41,7 @@ struct xp_run_opts {
 	const char *step_limit;
 	bool no_aslr;
 	bool no_children;      /* --no-children: EXTPROF_CHILDREN=0, the first process only */
+	bool status_program;   /* --status program: the program's status, whatever was measured */
 	unsigned warmup;       /* --warmup: untimed runs first, their dumps thrown away */
 	unsigned repeat;       /* --repeat: runs into DIR/repeat-N each; 0: one run into DIR */
 	struct xp_child_io io; /* the runs' stdin, saved once for a series */

@@ -10,11 +10,20 @@
 
 #include "util/out.h"
 
-/* https://no-color.org: any non-empty NO_COLOR turns colour off. */
+static enum xp_colour_mode out_colour_mode;
+
+void xp_out_colour_set(enum xp_colour_mode mode)
+{
+	out_colour_mode = mode;
+}
+
+/* https://no-color.org: any non-empty NO_COLOR turns colour off, unless --color says. */
 bool xp_out_colour(FILE *out)
 {
 	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
 
+	if (out_colour_mode != XP_COLOUR_AUTO)
+		return out_colour_mode == XP_COLOUR_ALWAYS;
 	if (no && *no)
 		return false;
 	if (term && !strcmp(term, "dumb"))

@@ -9,7 +9,12 @@
 
 #include "util/err.h"
 
-/* Whether to colour what goes to @out: a terminal, NO_COLOR unset and TERM not dumb. */
+/* --color: auto (a terminal, NO_COLOR unset, TERM not dumb), always or never. */
+enum xp_colour_mode { XP_COLOUR_AUTO, XP_COLOUR_ALWAYS, XP_COLOUR_NEVER };
+
+/* Set what xp_out_colour answers from now on (--color). */
+void xp_out_colour_set(enum xp_colour_mode mode);
+/* Whether to colour what goes to @out: as --color says, by default as XP_COLOUR_AUTO. */
 bool xp_out_colour(FILE *out);
 /* @err, or the error flushing @out left (a full disk, a closed pipe). */
 int xp_out_finish(FILE *out, int err);

@@ -257,7 +257,7 @@ static void attach_run(const struct target *t, const char *const opts[], const c
 {
 	const char *argv[40] = {harness_path("EXTPROF_BIN"),
 				"attach",
-				"-o",
+				"-d",
 				t->dumps,
 				"--format",
 				"json",
@@ -549,7 +549,7 @@ static void interrupted(int after_ms)
 	target_plain("-", &plain);
 	attach_target_start(&t, "-");
 	{
-		const char *argv[] = {harness_path("EXTPROF_BIN"), "attach", "-o", t.dumps, "-H",
+		const char *argv[] = {harness_path("EXTPROF_BIN"), "attach", "-d", t.dumps, "-H",
 				      "function:at_work",	   t.pid,    NULL};
 
 		harness_spawn(argv, NULL, &a);
@@ -695,7 +695,7 @@ static void expect_refused(const struct target *t, const char *user, const char 
 			      "--clear-groups",
 			      harness_path("EXTPROF_BIN"),
 			      "attach",
-			      "-o",
+			      "-d",
 			      NULL,
 			      "-H",
 			      "function:sl_tick",

@@ -698,7 +698,7 @@ Test(real, shell_pipeline)
 
 	cr_assert(asprintf(&data, "%s/data", dir) > 0 && asprintf(&rep, "%s/r.json", dir) > 0);
 	harness_run(sh, NULL, &plain);
-	extprof_run((const char *const[]){"-o", data, "--format", "json", "--output", rep, "-H",
+	extprof_run((const char *const[]){"-d", data, "--format", "json", "--output", rep, "-H",
 					  "function:malloc@libc.so.6", "--", "sh", "-c",
 					  "ls /usr/bin | sort | wc -l", NULL},
 		    &r);
@@ -750,7 +750,7 @@ Test(real, perl_hot_chain_kept)
 	size_t i;
 
 	cr_assert(asprintf(&data, "%s/data", dir) > 0);
-	extprof_run((const char *const[]){"-o", data, "--callers", "2", "-H",
+	extprof_run((const char *const[]){"-d", data, "--callers", "2", "-H",
 					  "function:Perl_hv_common", "--", "perl", "-e", script,
 					  NULL},
 		    &r);
@@ -809,7 +809,7 @@ Test(real, stdout_is_the_programs)
 		struct run_result r;
 
 		cr_assert(asprintf(&data, "%s/d%zu", dir, i) > 0);
-		extprof_run((const char *const[]){"-o", data, "--format", formats[i], "-H",
+		extprof_run((const char *const[]){"-d", data, "--format", formats[i], "-H",
 						  "function:jv_*@libjq.so.1", "--", "jq", "-c",
 						  "{s, twice: (.n * 2)}", in, NULL},
 			    &r);
@@ -891,7 +891,7 @@ Test(real, clang_every_llvm_function, .timeout = 400)
 		/* while it runs, the live dumps' space: the rows of the functions called */
 		const char *argv[] = {harness_path("EXTPROF_BIN"),
 				      "run",
-				      "-o",
+				      "-d",
 				      data,
 				      "--format",
 				      "json",

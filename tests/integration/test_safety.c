@@ -590,7 +590,7 @@ Test(safety, run_no_children)
 			      "--no-children",
 			      "-H",
 			      "function:xs_work",
-			      "-o",
+			      "-d",
 			      dir,
 			      "--",
 			      harness_path("SAFETY_TARGET"),

@@ -572,7 +572,7 @@ Test(steps, doubling_classes_the_checker_invariants)
 			      "invariant:type_ok",
 			      "-H",
 			      "invariant:consistent",
-			      "-o",
+			      "-d",
 			      NULL,
 			      "--format",
 			      "json",

@@ -67,7 +67,7 @@ static char *bzip2_dumps(const char *dir, const char *callers)
 	cr_assert(asprintf(&out, "%s/run.txt", dir) > 0);
 	const char *argv[] = {harness_path("EXTPROF_BIN"),
 			      "run",
-			      "-o",
+			      "-d",
 			      data,
 			      "--counter",
 			      "tsc",
@@ -632,7 +632,7 @@ Test(views, doubling_page, .timeout = 600)
 			      "var:growth_work",
 			      "-H",
 			      "function:g_*",
-			      "-o",
+			      "-d",
 			      base,
 			      "--format",
 			      "html",

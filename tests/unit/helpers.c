@@ -285,7 +285,7 @@ char *xt_fake_shim_env(void)
 int xt_run_sh(const char *out_dir, const char *script, const char *const *extra,
 	      const char *const *env, char **out, char **err)
 {
-	const char *argv[32] = {"x", "run", "-o", out_dir};
+	const char *argv[32] = {"x", "run", "-d", out_dir};
 	size_t n = 4;
 
 	for (size_t i = 0; extra && extra[i] && n < 27; i++)

@@ -73,7 +73,7 @@ int xt_run_stdin(const char *const *argv, const char *const *env, int in, char *
 /* "EXTPROF_SHIM=" the stand-in shim (EXTPROF_FAKE_SHIM, asserted), malloc'd. */
 char *xt_fake_shim_env(void);
 /*
- * `extprof run -o @out_dir [@extra...] -- /bin/sh -c @script` with @env
+ * `extprof run -d @out_dir [@extra...] -- /bin/sh -c @script` with @env
  * entries added (xt_fake_shim_env's, for one): xt_run's wait status.
  */
 int xt_run_sh(const char *out_dir, const char *script, const char *const *extra,

@@ -376,7 +376,7 @@ Test(callers, real_shim_two_frames_through_run)
 	if (!shim)
 		cr_skip_test("sanitized build: the shim cannot be preloaded");
 	cr_assert(asprintf(&shim_env, "EXTPROF_SHIM=%s", shim) > 0);
-	status = xt_run((const char *[]){"x", "run", "-o", data, "--callers", "2", "--counter",
+	status = xt_run((const char *[]){"x", "run", "-d", data, "--callers", "2", "--counter",
 					 "var:xt_work", "-H", "function:pred", "--format", "json",
 					 "--", xt_target(false), "10", NULL},
 			(const char *[]){shim_env, "EXTPROF_LOG=off", NULL}, &out, &err);
@@ -408,7 +408,7 @@ Test(callers, real_shim_keeps_the_heaviest_chains)
 	if (!shim)
 		cr_skip_test("sanitized build: the shim cannot be preloaded");
 	cr_assert(asprintf(&shim_env, "EXTPROF_SHIM=%s", shim) > 0);
-	status = xt_run((const char *[]){"x", "run", "-o", data, "--callers", "1", "--counter",
+	status = xt_run((const char *[]){"x", "run", "-d", data, "--callers", "1", "--counter",
 					 "var:xt_work", "-H", "function:pred", "--format", "json",
 					 "--", xt_target(false), "10", "0", "cold", NULL},
 			(const char *[]){shim_env, "EXTPROF_LOG=off", NULL}, &out, &err);

@@ -469,7 +469,7 @@ Test(diff, real_runs_name_the_slower_function)
 	cr_assert(asprintf(&shim_env, "EXTPROF_SHIM=%s", shim) > 0);
 	for (int i = 0; i < 2; i++) {
 		int status =
-			xt_run((const char *[]){"x", "run", "-o", dirs[i], "--counter",
+			xt_run((const char *[]){"x", "run", "-d", dirs[i], "--counter",
 						"var:xt_work", "-H", "function:pred", "-H",
 						"function:check", "--", targets[i], "10", NULL},
 			       (const char *[]){shim_env, "EXTPROF_LOG=off", NULL}, &out, &err);

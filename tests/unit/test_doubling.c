@@ -15,6 +15,7 @@
 
 #include "doubling/doubling.h"
 #include "doubling/doubling_fit.h"
+#include "doubling/doubling_progress.h"
 #include "helpers.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -843,4 +844,41 @@ Test(doubling_plot, the_spread_of_the_runs_is_drawn)
 	}
 	cr_expect_eq(bars, 2, "the points whose runs differ: 2, bars %d", bars);
 	free(paths);
+}
+
+/*
+ * What doubling --sizes has left, in seconds: each size as its runs took,
+ * a size not run yet as the largest run grown as the two largest grew
+ * (here 1 s at N=1, 2 s at N=2: linear, so 4 s at N=4 and 8 s at N=8),
+ * and, with a timeout, no size after the first predicted over it.
+ */
+Test(doubling_progress, what_is_left_grows_as_the_sizes_did)
+{
+	static const uint64_t ns[] = {1, 2, 4, 8};
+	struct xp_dbl_progress p;
+
+	cr_assert_eq(xp_dbl_progress_init(&p, ns, 4, 1, 2, 0), 0);
+	/* nothing has run: no estimate */
+	cr_expect_eq(xp_dbl_progress_left(&p, &(struct xp_dbl_at){true, 1, 0, 4}), -1);
+	xp_dbl_progress_done(&p, 0, 1.0); /* the warmup: at N=1, 1 s */
+	/* linear from one size: 1 + 2 + 4 + 8, twice */
+	cr_expect_float_eq(xp_dbl_progress_left(&p, &(struct xp_dbl_at){false, 1, 0, 4}), 30, 1e-9);
+	xp_dbl_progress_done(&p, 0, 1.0);
+	xp_dbl_progress_done(&p, 1, 2.0);
+	/* round 1 from N=4: 4 + 8; round 2: 1 + 2 + 4 + 8 */
+	cr_expect_float_eq(xp_dbl_progress_left(&p, &(struct xp_dbl_at){false, 1, 2, 4}), 27, 1e-9);
+	/* N=2 took 8 s, not 2: cubic, N=4 then 64 s and N=8 512 s */
+	xp_dbl_progress_done(&p, 1, 14.0);
+	cr_expect_float_eq(xp_dbl_progress_left(&p, &(struct xp_dbl_at){false, 2, 3, 4}), 512,
+			   1e-6);
+	xp_dbl_progress_free(&p);
+
+	/* --timeout 5: N=8 (8 s) runs once more and stops the sizes after it; round 2 stops before
+	 */
+	cr_assert_eq(xp_dbl_progress_init(&p, ns, 4, 0, 2, 5), 0);
+	xp_dbl_progress_done(&p, 0, 1.0);
+	xp_dbl_progress_done(&p, 1, 2.0);
+	cr_expect_float_eq(xp_dbl_progress_left(&p, &(struct xp_dbl_at){false, 1, 2, 4}),
+			   4 + 8 + 1 + 2 + 4, 1e-9);
+	xp_dbl_progress_free(&p);
 }

@@ -419,8 +419,7 @@ Test(export, an_empty_report)
 	free(path);
 }
 
-/* Through the binary: -o FILE, written whole; pprof refused onto a terminal is not testable here.
- */
+/* Through the binary: -o FILE, written whole (pprof onto a terminal: test_cli.c). */
 Test(export, the_binary_writes_o_file)
 {
 	char *path = many_dump(3), *out = xt_path(xt_dir, "p.pb.gz"), *so, *se;

@@ -617,7 +617,7 @@ Test(hostile, nothing_is_overwritten)
 	free(err);
 	/* run refuses the directory (notes.txt is not a dump): before starting anything */
 	cr_assert(asprintf(&shim_env, "EXTPROF_SHIM=%s", shim) > 0);
-	st = xt_run((const char *[]){"x", "run", "-o", xt_dir, "-H", "function:f", "--repeat", "2",
+	st = xt_run((const char *[]){"x", "run", "-d", xt_dir, "-H", "function:f", "--repeat", "2",
 				     "--", "/bin/sh", "-c", "echo ran", NULL},
 		    (const char *[]){shim_env, NULL}, &out, &err);
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s", err);

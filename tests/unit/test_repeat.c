@@ -299,7 +299,7 @@ Test(repeat, real_shim_runs_agree)
 	if (!shim)
 		cr_skip_test("sanitized build: the shim cannot be preloaded");
 	cr_assert(asprintf(&env, "EXTPROF_SHIM=%s", shim) > 0);
-	status = xt_run((const char *[]){"x",	      "run",	     "-o",	  out_dir,
+	status = xt_run((const char *[]){"x",	      "run",	     "-d",	  out_dir,
 					 "--warmup",  "1",	     "--repeat",  "3",
 					 "--stat",    "median",	     "--callers", "1",
 					 "--counter", "var:xt_work", "-H",	  "function:pred",
@@ -333,7 +333,7 @@ Test(repeat, every_run_reads_the_same_stdin)
 {
 	const char *argv[32] = {
 		"x",	    "run",
-		"-o",	    out_dir,
+		"-d",	    out_dir,
 		"-H",	    "function:work",
 		"--warmup", "1",
 		"--repeat", "3",

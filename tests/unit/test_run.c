@@ -64,7 +64,7 @@ Test(run, reports_and_exits_with_the_program_status)
 /* A program that leaves through exit(): the stand-in shim completes its dump. */
 Test(run, clean_exit_is_complete)
 {
-	const char *argv[] = {"x",	  "run",  "-o", NULL,	     "-H", "function:f",
+	const char *argv[] = {"x",	  "run",  "-d", NULL,	     "-H", "function:f",
 			      "--format", "json", "--", "/bin/true", NULL};
 	const char *env[] = {shim_env, NULL};
 	char *out, *err;
@@ -112,7 +112,7 @@ Test(run, passes_the_options_as_environment)
 
 Test(run, keeps_the_users_preload_after_the_shim)
 {
-	const char *argv[] = {"x",	    "run", "-o",      NULL, "-H",
+	const char *argv[] = {"x",	    "run", "-d",      NULL, "-H",
 			      "function:f", "--",  "/bin/sh", "-c", "echo \"P=$LD_PRELOAD\"",
 			      NULL};
 	const char *env[] = {shim_env, "LD_PRELOAD=libc.so.6", NULL};
@@ -202,7 +202,7 @@ Test(run, dies_by_the_programs_signal_after_the_report)
 
 Test(run, program_not_found)
 {
-	const char *argv[] = {"x", "run", "-o", NULL, "--", "/nonexistent/prog", NULL};
+	const char *argv[] = {"x", "run", "-d", NULL, "--", "/nonexistent/prog", NULL};
 	const char *env[] = {shim_env, NULL};
 	char *out, *err;
 	int status;
@@ -281,7 +281,7 @@ Test(run, forwards_a_signal_sent_to_extprof)
 		dup2(fd, 1);
 		dup2(fd, 2);
 		putenv(shim_env);
-		execl(getenv("EXTPROF_BIN"), "extprof", "run", "-o", out_dir, "-H", "function:f",
+		execl(getenv("EXTPROF_BIN"), "extprof", "run", "-d", out_dir, "-H", "function:f",
 		      "--", "/bin/sh", "-c", "trap 'exit 7' TERM; echo up; while :; do :; done",
 		      (char *)NULL);
 		_exit(127);
