@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -25,9 +26,16 @@ void xp_load_init(struct xp_load *l, bool strict)
 	l->strict = strict;
 }
 
+void xp_load_stream(struct xp_load *l, xp_load_sink_fn sink, void *arg)
+{
+	l->sink = sink;
+	l->sink_arg = arg;
+}
+
 void xp_load_free(struct xp_load *l)
 {
 	xp_procset_free(&l->set);
+	xp_u64set_free(&l->done);
 	for (size_t i = 0; i < l->skipped && l->skips; i++)
 		free(l->skips[i]);
 	free(l->skips);
@@ -54,8 +62,26 @@ static int load_skip(struct xp_load *l, const struct xp_err *e)
 	return 0;
 }
 
+/* The process read first handed on to the sink, and freed.  0, or -errno with @e set. */
+static int load_hand_on(struct xp_load *l, struct xp_err *e)
+{
+	struct xp_proc *p = xp_procset_take(&l->set);
+	int err = xp_u64set_add(&l->done, xp_proc_key_hash(&p->hdr)) < 0
+			  ? xp_err_set(e, -ENOMEM, "out of memory")
+			  : l->sink(l->sink_arg, p, e);
+
+	xp_proc_free(p);
+	return err;
+}
+
 int xp_load_finish(struct xp_load *l, struct xp_err *e)
 {
+	int err = 0;
+
+	while (l->sink && l->set.n && !err)
+		err = load_hand_on(l, e);
+	if (err)
+		return err;
 	if (!l->files && l->skipped == 1 && l->skips)
 		return xp_err_set(e, -EINVAL, "%s", l->skips[0]);
 	for (size_t i = 0; i < l->skipped && l->skips; i++)
@@ -80,11 +106,19 @@ static int load_one(struct xp_load *l, int dirfd, const char *name, const char *
 				"incomplete: process %" PRIu64
 				" did not finish cleanly, and --strict refuses incomplete runs",
 				d.hdr->pid);
+	if (!err && l->sink && xp_u64set_has(&l->done, xp_proc_key_hash(d.hdr)))
+		err = xp_err_set(e, -EINVAL,
+				 "%s: a dump of process %" PRIu64 " on %s, whose other dumps were "
+				 "read more than %d processes before: name a process's dumps "
+				 "together (a directory lists them so)",
+				 path, d.hdr->pid, d.hdr->hostname, XP_LOAD_PENDING);
 	if (!err)
 		err = xp_procset_add(&l->set, &d, e);
 	if (!err)
 		l->files++;
 	xp_dump_free(&d);
+	while (!err && l->sink && l->set.n > XP_LOAD_PENDING)
+		err = load_hand_on(l, e);
 	return err;
 }
 
@@ -145,10 +179,30 @@ static int load_dir(struct xp_load *l, const char *dir, struct xp_err *e)
 	return err;
 }
 
+/* What a glob pattern matches, each a file or a directory, in name order. */
+static int load_glob(struct xp_load *l, const char *pattern, struct xp_err *e)
+{
+	glob_t g;
+	int err = 0, r = glob(pattern, GLOB_ERR, NULL, &g);
+
+	if (r == GLOB_NOMATCH)
+		return xp_err_set(e, -ENOENT, "%s: no such file or directory, and no file matches it",
+				  pattern);
+	if (r)
+		return xp_err_set(e, r == GLOB_NOSPACE ? -ENOMEM : -EIO, "%s: %s", pattern,
+				  r == GLOB_NOSPACE ? "out of memory" : "cannot be read");
+	for (size_t i = 0; i < g.gl_pathc && !err; i++)
+		err = xp_load_arg(l, g.gl_pathv[i], e);
+	globfree(&g);
+	return err;
+}
+
 int xp_load_arg(struct xp_load *l, const char *arg, struct xp_err *e)
 {
 	struct stat st;
 
+	if (stat(arg, &st) < 0 && errno == ENOENT && strpbrk(arg, "*?["))
+		return load_glob(l, arg, e);
 	if (stat(arg, &st) < 0)
 		return xp_err_set(e, -errno, "%s: %s", arg, strerror(errno));
 	if (S_ISDIR(st.st_mode))

@@ -508,13 +508,45 @@ Test(hostile, different_counters_are_refused)
 		     NULL);
 }
 
-Test(hostile, different_cpus_are_refused_unless_allowed)
+/*
+ * Different CPU models: merged with a deterministic counter, each model's
+ * rows apart with tsc (a column says which); --allow-mixed merges them.
+ */
+Test(hostile, different_cpus_merge_when_deterministic_else_kept_apart)
 {
+	char *out, *err;
+
 	dump_as("a.xpd", 1, NULL, "CPU A", NULL);
 	dump_as("b.xpd", 2, NULL, "CPU B", NULL);
-	expect_mixed("ran on CPU \"CPU B\", but ", true,
-		     "\nwarning: processes ran on different CPUs: \"CPU A\" (pid 1) and \"CPU "
-		     "B\" (pid 2)\n");
+	cr_expect_eq(run((const char *[]){"x", "report", xt_dir, NULL}, &out, &err), 0, "%s", err);
+	cr_expect_not_null(strstr(out, "cpu models   2, merged (the counter is deterministic): "
+				       "[1] CPU A, [2] CPU B\n"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "kind      declaration"), "%s", out);
+	cr_expect_null(strstr(out, "warning"), "%s", out);
+	free(out);
+	free(err);
+	xt_dir_fini();
+	xt_dir_init();
+	dump_as("a.xpd", 1, "tsc", "CPU A", NULL);
+	dump_as("b.xpd", 2, "tsc", "CPU B", NULL);
+	cr_expect_eq(run((const char *[]){"x", "report", xt_dir, NULL}, &out, &err), 0, "%s", err);
+	cr_expect_not_null(strstr(out, "cpu models   2, each with rows of its own (the counter is "
+				       "not deterministic): [1] CPU A, [2] CPU B\n"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "kind      cpu  declaration"), "%s", out);
+	cr_expect_null(strstr(out, "warning"), "%s", out);
+	free(out);
+	free(err);
+	cr_expect_eq(
+		run((const char *[]){"x", "report", "--allow-mixed", xt_dir, NULL}, &out, &err), 0,
+		"%s", err);
+	cr_expect_not_null(strstr(out, "\nwarning: processes ran on different CPUs: \"CPU A\" "
+				       "(pid 1) and \"CPU B\" (pid 2)\n"),
+			   "%s", out);
+	cr_expect_null(strstr(out, "cpu  declaration"), "%s", out);
+	free(out);
+	free(err);
 }
 
 /* Different executables: each its rows (a column says which); --allow-mixed merges them. */
