@@ -23,6 +23,8 @@ struct dump_meta {
 	uint32_t step_first; /* steps: the sampling (include/extprof/dump.h) */
 	uint32_t step_every;
 	uint64_t step_limit;
+	uint32_t rank; /* the MPI rank and job size (rank.c); job_size 0: none */
+	uint32_t job_size;
 };
 
 struct dump_decl_info {

@@ -231,6 +231,7 @@ static void init_fill_meta(void)
 	const char *window = init_window, *slash;
 
 	process_fill_meta(&xp.meta);
+	rank_fill(&xp.meta);
 	xp.meta.counter = xp.counter.kind;
 	xp.meta.counter_flags = xp.counter.flags;
 	memcpy(xp.meta.counter_name, xp.counter.name, sizeof(xp.meta.counter_name));

@@ -253,6 +253,11 @@ int process_make_dir(const char *dir, bool shared_ok, const char **why);
 /* CLOCK_REALTIME in nanoseconds. */
 int64_t process_now_ns(void);
 
+/* ---- rank.c: the MPI rank ---- */
+
+/* The MPI rank and job size the launcher's environment says, into @meta (none: job_size 0). */
+void rank_fill(struct dump_meta *meta);
+
 /* ---- longjmp.c, exec.c: the real functions, looked up at start-up ---- */
 
 /* Look up the real longjmp family now, before a signal handler may need it. */

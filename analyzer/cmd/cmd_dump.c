@@ -101,6 +101,8 @@ static void dump_header(const struct xp_dump *d)
 	U64("step_first", h->step_first);
 	U64("step_every", h->step_every);
 	U64("step_limit", h->step_limit);
+	U64("rank", h->rank);
+	U64("job_size", h->job_size);
 }
 
 static const char *const section_names[] = {
