@@ -96,12 +96,12 @@ enum {
 	"  --strict                 a corrupt dump or a process that did not finish\n"             \
 	"                           cleanly is an error (default: corrupt files are\n"             \
 	"                           skipped with a line each)\n"                                   \
-	"  --allow-mixed            merge processes that ran on different executables\n"          \
-	"                           (build-ids), or CPU models with a counter that is\n"          \
-	"                           not deterministic, with a warning; without it each\n"         \
-	"                           has rows of its own\n"                                        \
-	"  --by host|process|rank|executable\n"                                                   \
-	"                           a row per declaration and host, process (PID@HOST),\n"        \
+	"  --allow-mixed            merge processes that ran on different executables\n"           \
+	"                           (build-ids), or CPU models with a counter that is\n"           \
+	"                           not deterministic, with a warning; without it each\n"          \
+	"                           has rows of its own\n"                                         \
+	"  --by host|process|rank|executable\n"                                                    \
+	"                           a row per declaration and host, process (PID@HOST),\n"         \
 	"                           MPI rank or executable\n"
 
 /* After getopt_long returned '?': one line naming the bad option. */

@@ -186,8 +186,8 @@ static int load_glob(struct xp_load *l, const char *pattern, struct xp_err *e)
 	int err = 0, r = glob(pattern, GLOB_ERR, NULL, &g);
 
 	if (r == GLOB_NOMATCH)
-		return xp_err_set(e, -ENOENT, "%s: no such file or directory, and no file matches it",
-				  pattern);
+		return xp_err_set(e, -ENOENT,
+				  "%s: no such file or directory, and no file matches it", pattern);
 	if (r)
 		return xp_err_set(e, r == GLOB_NOSPACE ? -ENOMEM : -EIO, "%s: %s", pattern,
 				  r == GLOB_NOSPACE ? "out of memory" : "cannot be read");

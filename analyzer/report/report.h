@@ -107,13 +107,19 @@ struct xp_who {
  * What the processes of a row have in common, for the labels of the
  * exports (pprof's): each value, or a bit of @mixed when they differ.
  */
-enum { XP_MIXED_HOST = 1, XP_MIXED_PID = 2, XP_MIXED_RANK = 4, XP_MIXED_EXE = 8, XP_MIXED_BUILD = 16 };
+enum {
+	XP_MIXED_HOST = 1,
+	XP_MIXED_PID = 2,
+	XP_MIXED_RANK = 4,
+	XP_MIXED_EXE = 8,
+	XP_MIXED_BUILD = 16
+};
 
 struct xp_ident {
 	struct xp_who who;
-	char exe[256];	    /* the executable's basename */
-	char build_id[65];  /* hex, "none" without one */
-	unsigned mixed;	    /* XP_MIXED_* */
+	char exe[256];	   /* the executable's basename */
+	char build_id[65]; /* hex, "none" without one */
+	unsigned mixed;	   /* XP_MIXED_* */
 };
 
 /* One end of a spread: the value, and the process that had it. */
@@ -182,7 +188,7 @@ struct xp_row {
 	size_t nchains;
 	struct xp_spread spread; /* over its processes */
 	struct xp_ident ident;	 /* what its processes share */
-	char *hkey; /* the row's key (xp_decl_key) while rows are matched */
+	char *hkey;		 /* the row's key (xp_decl_key) while rows are matched */
 	UT_hash_handle hh;
 };
 
@@ -272,11 +278,11 @@ struct xp_report {
 struct xp_group_index;
 
 struct xp_report_building {
-	struct xp_row *rows;	     /* by declaration and partition (xp_report_rows_add) */
-	struct xp_proc first;	     /* the first process's header and name, no declarations */
-	unsigned said;		     /* what head_compare said already */
-	struct xp_u64set pids;	     /* the pids listed */
-	struct xp_u64set incomplete; /* the incomplete ones listed */
+	struct xp_row *rows;	       /* by declaration and partition (xp_report_rows_add) */
+	struct xp_proc first;	       /* the first process's header and name, no declarations */
+	unsigned said;		       /* what head_compare said already */
+	struct xp_u64set pids;	       /* the pids listed */
+	struct xp_u64set incomplete;   /* the incomplete ones listed */
 	struct xp_group_index *groups; /* --by's labels, to their index in r->groups */
 	size_t cap_pids, cap_incomplete, cap_groups;
 };

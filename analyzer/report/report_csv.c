@@ -113,8 +113,9 @@ int xp_report_csv(const struct xp_report *r, FILE *out)
 	/* with several processes: how each declaration spread over them */
 	if (r->processes > 1)
 		fputs(",processes,measured" CSV_END("per_eval_least") ",per_eval_median" CSV_END(
-			      "per_eval_greatest") CSV_END("evaluations_least") ",evaluations_median"
-			      CSV_END("evaluations_greatest"),
+			      "per_eval_greatest")
+			      CSV_END("evaluations_least") ",evaluations_median" CSV_END(
+				      "evaluations_greatest"),
 		      out);
 	fputs("\r\n", out);
 	for (size_t i = 0; i < r->nrows; i++)

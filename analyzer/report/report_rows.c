@@ -145,8 +145,8 @@ static int rows_fold(const struct xp_report *r, struct xp_row **hash, const stru
 	struct xp_row *row;
 	struct xp_fin f;
 	bool fresh, measured;
-	int err = row_find(hash, x->kind, x->symbol, x->object, ps->part, h->exe_path,
-			   h->cpu_model, ps->group, &row);
+	int err = row_find(hash, x->kind, x->symbol, x->object, ps->part, h->exe_path, h->cpu_model,
+			   ps->group, &row);
 
 	if (err)
 		return err;

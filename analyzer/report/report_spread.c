@@ -161,7 +161,8 @@ int xp_spread_add(struct xp_spread *dst, const struct xp_spread *src)
 	}
 	if (err)
 		return err;
-	if (!dst->coarse && (dst->per_eval.n > XP_SPREAD_EXACT || dst->evaluations.n > XP_SPREAD_EXACT))
+	if (!dst->coarse &&
+	    (dst->per_eval.n > XP_SPREAD_EXACT || dst->evaluations.n > XP_SPREAD_EXACT))
 		spread_coarsen(dst);
 	dst->ranks = (dst->processes ? dst->ranks : true) && src->ranks;
 	end_take(&dst->evaluations_lo, &src->evaluations_lo, true, !dst->processes);

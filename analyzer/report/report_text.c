@@ -226,9 +226,9 @@ static void text_cpus(FILE *out, const struct xp_report *r)
 	if (r->ncpus < 2)
 		return;
 	fprintf(out, "cpu models   %zu, %s: ", r->ncpus,
-		r->by_cpu	     ? "each with rows of its own (the counter is not deterministic)"
+		r->by_cpu	   ? "each with rows of its own (the counter is not deterministic)"
 		: r->deterministic ? "merged (the counter is deterministic)"
-				     : "merged (--allow-mixed)");
+				   : "merged (--allow-mixed)");
 	for (size_t i = 0; i < r->ncpus; i++) {
 		fprintf(out, "%s[%zu] ", i ? ", " : "", i + 1);
 		xp_text_put(out, r->cpus[i]);
@@ -398,7 +398,8 @@ static void text_spread(struct xp_table *t, const struct xp_report *r, const str
 			     xp_fmt_u64(b, xp_spread_median(&s->per_eval)),
 			     xp_fmt_u64(c, s->per_eval_hi.value),
 			     xp_who_text(who, sizeof(who), &s->per_eval_hi.who),
-			     margin == XP_MARGIN_UNJUDGED ? "unknown" : xp_fmt_u64(m, margin)) < 0) {
+			     margin == XP_MARGIN_UNJUDGED ? "unknown" : xp_fmt_u64(m, margin)) <
+		    0) {
 			t->err = -ENOMEM;
 			return;
 		}
@@ -513,11 +514,14 @@ static void text_legend(FILE *out, const struct xp_report *r, struct columns col
 		      out);
 	if (cols.imbalance)
 		fprintf(out,
-			"       imbalance         the greatest per-eval of the processes is >= the least"
+			"       imbalance         the greatest per-eval of the processes is >= the "
+			"least"
 			" x %.2f and beyond the\n"
-			"                         counter's margin (for an MPI job's ranks, evaluations"
+			"                         counter's margin (for an MPI job's ranks, "
+			"evaluations"
 			" too): the lines under the\n"
-			"                         row say how, and which process had the greatest\n",
+			"                         row say how, and which process had the "
+			"greatest\n",
 			1.0 + r->opts.flag_ratio);
 	if (cols.hist_lost)
 		fputs("       histogram-lost    some deltas are in no histogram (a live dump that"

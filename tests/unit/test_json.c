@@ -443,8 +443,8 @@ Test(json, csv_and_json_agree)
 
 			cr_expect_float_eq(
 				strtod(csv_col(head, nhead, f, n, "observed_share"), NULL),
-				json_number_value(json_object_get(d, "observed_share")), 1e-8,
-				"%s", line);
+				json_number_value(json_object_get(d, "observed_share")), 1e-8, "%s",
+				line);
 			/* two processes: the spread's columns */
 			csv_spread_against(head, nhead, f, n, d);
 		}

@@ -543,8 +543,8 @@ Test(merge, different_cpus_merge_when_deterministic_else_kept_apart)
 	cr_assert_eq(r.nrows, 2, "f apart on each model");
 	for (size_t i = 0; i < r.nrows; i++) {
 		cr_expect_eq(r.rows[i].fin.evaluations, 3);
-		cr_expect(r.rows[i].cpu && (!strcmp(r.rows[i].cpu, "CPU one") ||
-					    !strcmp(r.rows[i].cpu, "CPU two")));
+		cr_expect(r.rows[i].cpu &&
+			  (!strcmp(r.rows[i].cpu, "CPU one") || !strcmp(r.rows[i].cpu, "CPU two")));
 	}
 	xp_report_free(&r);
 	xp_report_opts_init(&o);
