@@ -36,7 +36,8 @@
 struct xp_stack_link {
 	struct xp_stack_key {
 		size_t parent;
-		int64_t what; /* the row, or -(1 + the frame's name id) */
+		int64_t what;  /* the row, or -(1 + the frame's name id) */
+		int64_t group; /* --by's group, -1: none */
 	} key;
 	size_t node;
 	UT_hash_handle hh;
@@ -53,11 +54,16 @@ struct build {
 	size_t *ninside;
 	long double (*total)[XP_STACK_VALUES]; /* per row */
 	long double (*self)[XP_STACK_VALUES];
+	ssize_t *group_of; /* per row: its --by group, -1: none */
 };
 
-/* The child of @parent that is row @row, or the frame (@fn, @obj): its index, made when new. */
-static int stack_child(struct xp_stacks *s, size_t parent, ssize_t row, const char *fn,
-		       size_t fn_len, const char *obj, size_t obj_len, size_t *out)
+/*
+ * The child of @parent that is row @row, or the frame (@fn, @obj), of
+ * group @group (-1: none): its index, made when new.  The groups of --by
+ * are trees of their own under the root, as a row's nodes are its group's.
+ */
+static int stack_child(struct xp_stacks *s, size_t parent, ssize_t group, ssize_t row,
+		       const char *fn, size_t fn_len, const char *obj, size_t obj_len, size_t *out)
 {
 	struct xp_stack_key key;
 	struct xp_stack_link *l;
@@ -66,6 +72,7 @@ static int stack_child(struct xp_stacks *s, size_t parent, ssize_t row, const ch
 
 	memset(&key, 0, sizeof(key));
 	key.parent = parent;
+	key.group = group;
 	if (row >= 0) {
 		key.what = row;
 	} else {
@@ -94,6 +101,7 @@ static int stack_child(struct xp_stacks *s, size_t parent, ssize_t row, const ch
 	memset(n, 0, sizeof(*n));
 	*n = (struct xp_stack_node){.parent = parent,
 				    .row = row,
+				    .group = group,
 				    .fn = fn,
 				    .fn_len = fn_len,
 				    .obj = obj,
@@ -142,8 +150,8 @@ static int place_node(struct build *b, size_t at, size_t fold, size_t row,
 
 	err = on_path(s, at, (ssize_t)row)
 		      ? -E2BIG
-		      : stack_child(s, at, (ssize_t)row, x->symbol, strlen(x->symbol), x->object,
-				    strlen(x->object), &node);
+		      : stack_child(s, at, b->group_of[row], (ssize_t)row, x->symbol,
+				    strlen(x->symbol), x->object, strlen(x->object), &node);
 	if (err == -E2BIG) {
 		for (int k = 0; k < XP_STACK_VALUES; k++)
 			if (k != XP_STACK_EVALUATIONS)
@@ -210,7 +218,7 @@ static int place(struct build *b, size_t parent, size_t row, const struct xp_nes
 			ssize_t d;
 
 			xp_frame_split(fr, &f);
-			d = xp_decl_index_find(&b->x, &f);
+			d = xp_decl_index_find(&b->x, &f, x);
 			if (d >= 0 && d != (ssize_t)row)
 				break; /* the declaration it ran inside: the node above */
 			frames[nf++] = fr;
@@ -223,7 +231,8 @@ static int place(struct build *b, size_t parent, size_t row, const struct xp_nes
 
 			if (fr)
 				xp_frame_split(fr, &f);
-			err = stack_child(b->s, at, -1, f.fn, f.fn_len, f.obj, f.obj_len, &at);
+			err = stack_child(b->s, at, b->group_of[row], -1, f.fn, f.fn_len, f.obj,
+					  f.obj_len, &at);
 		}
 		for (int v = 0; v < XP_STACK_VALUES; v++)
 			w[v] = share[v] * c->evaluations / weight;
@@ -246,11 +255,13 @@ static int build_index(struct build *b)
 	b->ninside = calloc(n, sizeof(*b->ninside));
 	b->total = calloc(n, sizeof(*b->total));
 	b->self = calloc(n, sizeof(*b->self));
-	if (!b->chain_parent || !b->inside || !b->ninside || !b->total || !b->self)
+	b->group_of = calloc(n, sizeof(*b->group_of));
+	if (!b->chain_parent || !b->inside || !b->ninside || !b->total || !b->self || !b->group_of)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct xp_row *x = &r->rows[i];
 
+		b->group_of[i] = xp_report_group_index(r, x->group);
 		b->total[i][XP_STACK_COST] = x->cost;
 		b->total[i][XP_STACK_EVALUATIONS] = x->fin.evaluations;
 		b->total[i][XP_STACK_OBSERVED] = x->fin.observed;
@@ -268,7 +279,7 @@ static int build_index(struct build *b)
 				ssize_t d;
 
 				xp_frame_split(fr, &f);
-				d = xp_decl_index_find(&b->x, &f);
+				d = xp_decl_index_find(&b->x, &f, x);
 				if (d >= 0 && (size_t)d != i) {
 					b->chain_parent[i][k] = d;
 					break;
@@ -307,6 +318,7 @@ static void build_free(struct build *b)
 	free(b->ninside);
 	free(b->total);
 	free(b->self);
+	free(b->group_of);
 	xp_nest_free(b->nest, b->nest ? b->r->nrows : 0);
 	xp_decl_index_free(&b->x);
 }
@@ -319,14 +331,44 @@ static uint64_t round_u64(long double v)
 }
 
 /*
- * Selves rounded, totals added up from the leaves, and "(not hooked)".  A
+ * "(not hooked)" of group @group (-1: the run): what @run_total holds past
+ * the nodes of the group under the root.  0 or -ENOMEM.
+ */
+static int not_hooked(struct xp_stacks *s, ssize_t group, uint64_t run_total)
+{
+	uint64_t seen[XP_STACK_VALUES] = {0};
+	size_t rest;
+	int err;
+
+	if (!run_total)
+		return 0;
+	for (size_t c = s->v[0].first_child; c; c = s->v[c].next_sibling)
+		if (s->v[c].group == group)
+			for (int k = 0; k < XP_STACK_VALUES; k++)
+				seen[k] = xp_sat_add(seen[k], s->v[c].total[k]);
+	err = stack_child(s, 0, group, -1, XP_STACK_NOT_HOOKED, strlen(XP_STACK_NOT_HOOKED), "", 0,
+			  &rest);
+	if (err)
+		return err == -E2BIG ? 0 : err;
+	for (int k = 0; k < XP_STACK_VALUES; k++) {
+		if (k == XP_STACK_EVALUATIONS)
+			continue;
+		s->v[rest].self[k] = s->v[rest].total[k] =
+			run_total > seen[k] ? run_total - seen[k] : 0;
+		s->v[0].total[k] = xp_sat_add(s->v[0].total[k], s->v[rest].total[k]);
+	}
+	return 0;
+}
+
+/*
+ * Selves rounded, totals added up from the leaves, and "(not hooked)", of
+ * each group of --by.  A
  * row's nodes are rounded together, each the rounded sum so far less the
  * rounded sum before it, so that they add up to the row's own figures.
  */
 static int stacks_settle(struct xp_stacks *s, const struct xp_report *r)
 {
 	long double(*sofar)[XP_STACK_VALUES] = calloc(r->nrows + 1, sizeof(*sofar));
-	size_t rest;
 	int err;
 
 	if (!sofar)
@@ -347,17 +389,12 @@ static int stacks_settle(struct xp_stacks *s, const struct xp_report *r)
 		for (int k = 0; k < XP_STACK_VALUES; k++)
 			s->v[s->v[i].parent].total[k] =
 				xp_sat_add(s->v[s->v[i].parent].total[k], s->v[i].total[k]);
-	if (!r->run_total)
-		return 0;
-	err = stack_child(s, 0, -1, XP_STACK_NOT_HOOKED, strlen(XP_STACK_NOT_HOOKED), "", 0, &rest);
-	if (err)
-		return err == -E2BIG ? 0 : err;
-	for (int k = 0; k < XP_STACK_VALUES; k++) {
-		if (k == XP_STACK_EVALUATIONS)
-			continue;
-		s->v[rest].self[k] = s->v[rest].total[k] =
-			r->run_total > s->v[0].total[k] ? r->run_total - s->v[0].total[k] : 0;
-		s->v[0].total[k] = xp_sat_add(s->v[0].total[k], s->v[rest].total[k]);
+	if (r->opts.by == XP_BY_NONE)
+		return not_hooked(s, -1, r->run_total);
+	for (size_t g = 0; g < r->ngroups; g++) {
+		err = not_hooked(s, (ssize_t)g, r->group_totals[g]);
+		if (err)
+			return err;
 	}
 	return 0;
 }

@@ -352,6 +352,8 @@ int xp_report_rows_settle(struct xp_report *r, struct xp_row **hash);
 void xp_row_free(struct xp_row *row);
 
 /* Groups (report_group.c). */
+/* The index of group @label in r->groups, -1 for none (NULL, or not a group). */
+ssize_t xp_report_group_index(const struct xp_report *r, const char *label);
 #define XP_GROUP_LABEL 96
 /* The label of @p's group under @by ("alpha", "1234@alpha", "3", "checker") into @buf. */
 char *xp_group_label(char *buf, size_t size, const struct xp_proc *p, enum xp_by by);

@@ -75,6 +75,14 @@ char *xp_group_label(char *buf, size_t size, const struct xp_proc *p, enum xp_by
 	return buf;
 }
 
+ssize_t xp_report_group_index(const struct xp_report *r, const char *label)
+{
+	for (size_t i = 0; label && i < r->ngroups; i++)
+		if (!strcmp(r->groups[i], label))
+			return (ssize_t)i;
+	return -1;
+}
+
 void xp_who_of(struct xp_who *w, const struct xp_proc *p)
 {
 	memcpy(w->host, p->hdr.hostname, sizeof(w->host));
