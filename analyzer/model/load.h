@@ -38,6 +38,14 @@ struct xp_load {
 	xp_load_sink_fn sink; /* streaming: where a process goes once read; NULL: kept in @set */
 	void *sink_arg;
 	struct xp_u64set done; /* the processes handed on: their keys' hashes */
+	/*
+	 * The files of MPI jobs met (read/job.h), read after every other dump
+	 * (xp_load_finish): a dump of theirs whose process was read already,
+	 * from a file of its own (a rank that kept its dumps when the job's
+	 * merge did not finish for it), is read once.
+	 */
+	struct xp_load_job *jobs;
+	size_t njobs;
 };
 
 /* An empty load; @strict: a corrupt or incomplete dump is an error. */
@@ -52,10 +60,10 @@ void xp_load_stream(struct xp_load *l, xp_load_sink_fn sink, void *arg);
 void xp_load_free(struct xp_load *l);
 
 /*
- * After the last xp_load_arg: the processes still open handed on (when
- * streaming), the skipped files said (with @defer), and a failure when
- * none was usable.  A lone bad file is then one line, its own defect.  0,
- * or -errno with @e set.
+ * After the last xp_load_arg: the MPI jobs' files read, the processes
+ * still open handed on (when streaming), the skipped files said (with
+ * @defer), and a failure when none was usable.  A lone bad file is then
+ * one line, its own defect.  0, or -errno with @e set.
  */
 int xp_load_finish(struct xp_load *l, struct xp_err *e);
 
