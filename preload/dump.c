@@ -112,8 +112,8 @@ static void dump_copy_field(char *dst, size_t dstsz, const char *src)
 	dst[n] = '\0';
 }
 
-static void dump_fill_header(struct extprof_dump_header *h, const struct dump_meta *meta,
-			     uint32_t worker, size_t size)
+void dump_fill_header(struct extprof_dump_header *h, const struct dump_meta *meta, uint32_t worker,
+		      size_t size)
 {
 	h->version = EXTPROF_DUMP_VERSION;
 	h->header_size = sizeof(*h);

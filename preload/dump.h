@@ -67,6 +67,13 @@ struct dump_map {
 };
 
 /*
+ * The header of a file of @size bytes of @meta's process, worker @worker
+ * (not complete, not compact; NSEC sections): its magic written last.
+ */
+void dump_fill_header(struct extprof_dump_header *h, const struct dump_meta *meta, uint32_t worker,
+		      size_t size);
+
+/*
  * Reserve [@off, @off + @len) of the dump file @fd on its filesystem (the
  * file grows to cover it), before any of it is mapped: a page of a shared
  * mapping with no block behind it raises SIGBUS when it is touched on a
