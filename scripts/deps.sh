@@ -18,7 +18,9 @@ set -euo pipefail
 # tests' program that does not use glibc; bzip2 (with its libbz2) is the program
 # the exports are checked on, chromium opens the HTML pages headless (and
 # speedscope, which the test gets with npm when it is there) and takes their
-# screenshots.
+# screenshots; Open MPI (openmpi-bin's mpirun, libopenmpi-dev's headers) runs
+# the fleet tests' MPI program, whose ranks' dumps the shim gathers at
+# MPI_Finalize.
 EXTPROF_PACKAGES=(
 	gcc
 	g++
@@ -50,6 +52,8 @@ EXTPROF_PACKAGES=(
 	libc6-dbg
 	bzip2
 	chromium
+	openmpi-bin
+	libopenmpi-dev
 )
 
 deps_missing() {
