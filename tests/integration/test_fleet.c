@@ -37,7 +37,8 @@
 static const char *const hosts[HOSTS] = {"alpha", "beta", "gamma", "delta"};
 static const long per_eval_of[HOSTS] = {100, 100, 100, 200}; /* delta: twice as slow */
 
-/* The four hosts' runs of work into @dir; each one's evaluations of leaf (its own count) into @truth. */
+/* The four hosts' runs of work into @dir; each one's evaluations of leaf (its own count) into
+ * @truth. */
 static void hosts_run(const char *dir, long long truth[HOSTS])
 {
 	char *preload, *dirv;
@@ -70,8 +71,8 @@ static bool has_flag(json_t *d, const char *flag)
 	json_t *f;
 	size_t i;
 
-	json_array_foreach(json_object_get(d, "flags"), i, f) if (!strcmp(json_string_value(f), flag))
-		return true;
+	json_array_foreach(json_object_get(d, "flags"), i,
+			   f) if (!strcmp(json_string_value(f), flag)) return true;
 	return false;
 }
 
@@ -292,10 +293,10 @@ Test(fleet, pprof_labels_slice_the_fleet_as_by_host, .timeout = 300)
 	by = harness_report(dir, (const char *[]){"--by", "host", NULL});
 	cr_assert(asprintf(&pb, "%s/by-process.pb.gz", home) > 0);
 	cr_assert(asprintf(&pb_host, "%s/by-host.pb.gz", home) > 0);
-	free(report_out((const char *[]){"--format", "pprof", "--by", "process", "-o", pb, dir,
-					 NULL}));
-	free(report_out((const char *[]){"--format", "pprof", "--by", "host", "-o", pb_host, dir,
-					 NULL}));
+	free(report_out(
+		(const char *[]){"--format", "pprof", "--by", "process", "-o", pb, dir, NULL}));
+	free(report_out(
+		(const char *[]){"--format", "pprof", "--by", "host", "-o", pb_host, dir, NULL}));
 
 	/* every label, every host */
 	go_pprof(home, (const char *[]){"-tags", pb, NULL}, &r);
