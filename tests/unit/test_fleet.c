@@ -567,3 +567,38 @@ Test(fleet, a_damaged_job_file_is_one_line_and_exit_2)
 	free(good);
 	free(job);
 }
+
+/* diff --by host: each host against itself, the one that got slower found. */
+Test(fleet, diff_by_host_compares_host_by_host)
+{
+	char *base = xt_tmpdir(), *next = xt_tmpdir(), *out, *err, *saved = xt_dir;
+
+	xt_dir = base;
+	proc_dump("a.xpd", "alpha", 1, 0, 0, 100, 10, 0);
+	proc_dump("b.xpd", "beta", 2, 0, 0, 100, 10, 0);
+	xt_dir = next;
+	proc_dump("a.xpd", "alpha", 3, 0, 0, 100, 10, 0);
+	proc_dump("b.xpd", "beta", 4, 0, 0, 200, 10, 0);
+	xt_dir = saved;
+	cr_assert_eq(run((const char *[]){"x", "diff", "--by", "host", "--format", "csv",
+					  "--fail-above", "50", base, next, NULL},
+			 &out, &err),
+		     1, "%s", err);
+	cr_expect_not_null(strstr(out, ",cost_real,group\r\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "function,f,checker,changed,100,200,100.0000,"), "%s", out);
+	cr_expect_not_null(strstr(out, ",true,false,true,beta\r\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "function,f,checker,same,100,100,0.0000,"), "%s", out);
+	cr_expect_not_null(strstr(out, ",false,false,false,alpha\r\n"), "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(run((const char *[]){"x", "diff", base, next, NULL}, &out, &err), 0, "%s",
+		     err);
+	cr_expect_not_null(strstr(out, "kind      declaration"), "merged without --by: %s", out);
+	free(out);
+	free(err);
+	xt_dir = base;
+	xt_dir_fini();
+	xt_dir = next;
+	xt_dir_fini();
+	xt_dir = saved;
+}
