@@ -57,8 +57,9 @@ void xp_intern_free(struct xp_intern *t);
  * functions under it, every row's nodes add up to its figures, and a
  * last child of the root, "(not hooked)", holds what the run spent
  * outside every hooked function: the totals are the run total's.  With
- * --by, each group's nodes are a tree of their own under the root, with a
- * "(not hooked)" of its own: what its processes spent outside.
+ * --by, each group is a frame under the root ("alpha@host"), its rows'
+ * tree under it, with a "(not hooked)" of its own: what its processes
+ * spent outside.
  */
 #define XP_STACK_VALUES 3 /* cost, evaluations, observed */
 enum { XP_STACK_COST, XP_STACK_EVALUATIONS, XP_STACK_OBSERVED };

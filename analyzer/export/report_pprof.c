@@ -254,7 +254,7 @@ static int pp_idents(struct pp *p)
 	}
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct xp_row *row = &r->rows[i];
-		ssize_t g = xp_report_group_index(r, row->group);
+		ssize_t g = row->group_at;
 
 		if (i)
 			xp_ident_add(&p->all, &row->ident);

@@ -10,6 +10,10 @@
  *    |                            compress's nodes in proportion to theirs
  *    +- (not hooked)              the run total less everything above
  *
+ * With --by, each group has a frame of its own under the root, its label
+ * and what it is ("alpha@host", "3@rank"): the top of its rows, with its
+ * own "(not hooked)".
+ *
  * A part of declaration D inside declaration P (or at the top) is placed
  * under every node of P (the root), each taking the share of the part that
  * node has of P, per figure; between them, the callers that D's chains
@@ -55,7 +59,14 @@ struct build {
 	long double (*total)[XP_STACK_VALUES]; /* per row */
 	long double (*self)[XP_STACK_VALUES];
 	ssize_t *group_of; /* per row: its --by group, -1: none */
+	size_t *group_node; /* per --by group: its frame under the root */
 };
+
+/* The node a row's part at the top lies under: its group's frame, or the root. */
+static size_t top_of(const struct build *b, size_t row)
+{
+	return b->group_of[row] >= 0 ? b->group_node[b->group_of[row]] : 0;
+}
 
 /*
  * The child of @parent that is row @row, or the frame (@fn, @obj), of
@@ -197,7 +208,7 @@ static int place(struct build *b, size_t parent, size_t row, const struct xp_nes
 		small += share[k] * b->total[row][k];
 	}
 	/* nothing to draw, but a row never called, at the top, is shown at 0 */
-	if (small < 0.5L && (parent || x->fin.evaluations))
+	if (small < 0.5L && (parent != top_of(b, row) || x->fin.evaluations))
 		return 0;
 	for (size_t k = 0; k < x->nchains; k++)
 		if (b->chain_parent[row][k] == part->parent)
@@ -261,7 +272,7 @@ static int build_index(struct build *b)
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct xp_row *x = &r->rows[i];
 
-		b->group_of[i] = xp_report_group_index(r, x->group);
+		b->group_of[i] = x->group_at;
 		b->total[i][XP_STACK_COST] = x->cost;
 		b->total[i][XP_STACK_EVALUATIONS] = x->fin.evaluations;
 		b->total[i][XP_STACK_OBSERVED] = x->fin.observed;
@@ -319,6 +330,7 @@ static void build_free(struct build *b)
 	free(b->total);
 	free(b->self);
 	free(b->group_of);
+	free(b->group_node);
 	xp_nest_free(b->nest, b->nest ? b->r->nrows : 0);
 	xp_decl_index_free(&b->x);
 }
@@ -331,31 +343,29 @@ static uint64_t round_u64(long double v)
 }
 
 /*
- * "(not hooked)" of group @group (-1: the run): what @run_total holds past
- * the nodes of the group under the root.  0 or -ENOMEM.
+ * "(not hooked)" under node @parent (the root, or a group's frame), of
+ * group @group (-1: none): what @run_total holds past the nodes under
+ * @parent.  0 or -ENOMEM.
  */
-static int not_hooked(struct xp_stacks *s, ssize_t group, uint64_t run_total)
+static int not_hooked(struct xp_stacks *s, size_t parent, ssize_t group, uint64_t run_total)
 {
-	uint64_t seen[XP_STACK_VALUES] = {0};
 	size_t rest;
 	int err;
 
 	if (!run_total)
 		return 0;
-	for (size_t c = s->v[0].first_child; c; c = s->v[c].next_sibling)
-		if (s->v[c].group == group)
-			for (int k = 0; k < XP_STACK_VALUES; k++)
-				seen[k] = xp_sat_add(seen[k], s->v[c].total[k]);
-	err = stack_child(s, 0, group, -1, XP_STACK_NOT_HOOKED, strlen(XP_STACK_NOT_HOOKED), "", 0,
-			  &rest);
+	err = stack_child(s, parent, group, -1, XP_STACK_NOT_HOOKED, strlen(XP_STACK_NOT_HOOKED),
+			  "", 0, &rest);
 	if (err)
 		return err == -E2BIG ? 0 : err;
 	for (int k = 0; k < XP_STACK_VALUES; k++) {
 		if (k == XP_STACK_EVALUATIONS)
 			continue;
 		s->v[rest].self[k] = s->v[rest].total[k] =
-			run_total > seen[k] ? run_total - seen[k] : 0;
-		s->v[0].total[k] = xp_sat_add(s->v[0].total[k], s->v[rest].total[k]);
+			run_total > s->v[parent].total[k] ? run_total - s->v[parent].total[k] : 0;
+		s->v[parent].total[k] = xp_sat_add(s->v[parent].total[k], s->v[rest].total[k]);
+		if (parent)
+			s->v[0].total[k] = xp_sat_add(s->v[0].total[k], s->v[rest].total[k]);
 	}
 	return 0;
 }
@@ -366,7 +376,7 @@ static int not_hooked(struct xp_stacks *s, ssize_t group, uint64_t run_total)
  * row's nodes are rounded together, each the rounded sum so far less the
  * rounded sum before it, so that they add up to the row's own figures.
  */
-static int stacks_settle(struct xp_stacks *s, const struct xp_report *r)
+static int stacks_settle(struct xp_stacks *s, const struct xp_report *r, const size_t *group_node)
 {
 	long double(*sofar)[XP_STACK_VALUES] = calloc(r->nrows + 1, sizeof(*sofar));
 	int err;
@@ -390,13 +400,29 @@ static int stacks_settle(struct xp_stacks *s, const struct xp_report *r)
 			s->v[s->v[i].parent].total[k] =
 				xp_sat_add(s->v[s->v[i].parent].total[k], s->v[i].total[k]);
 	if (r->opts.by == XP_BY_NONE)
-		return not_hooked(s, -1, r->run_total);
+		return not_hooked(s, 0, -1, r->run_total);
 	for (size_t g = 0; g < r->ngroups; g++) {
-		err = not_hooked(s, (ssize_t)g, r->group_totals[g]);
+		err = not_hooked(s, group_node[g], (ssize_t)g, r->group_totals[g]);
 		if (err)
 			return err;
 	}
 	return 0;
+}
+
+/* A frame under the root for each group of --by, "LABEL@host" (host, process, rank...). */
+static int group_frames(struct build *b)
+{
+	const struct xp_report *r = b->r;
+	const char *by = xp_by_name(r->opts.by);
+	int err = 0;
+
+	b->group_node = calloc(r->ngroups + 1, sizeof(*b->group_node));
+	if (!b->group_node)
+		return -ENOMEM;
+	for (size_t g = 0; g < r->ngroups && !err; g++)
+		err = stack_child(b->s, 0, (ssize_t)g, -1, r->groups[g], strlen(r->groups[g]), by,
+				  strlen(by), &b->group_node[g]);
+	return err;
 }
 
 int xp_stacks_build(struct xp_stacks *s, const struct xp_report *r)
@@ -416,12 +442,14 @@ int xp_stacks_build(struct xp_stacks *s, const struct xp_report *r)
 		err = xp_report_nest(r, &b.x, &b.nest);
 	if (!err)
 		err = build_index(&b);
+	if (!err)
+		err = group_frames(&b);
 	for (size_t i = 0; i < r->nrows && !err; i++)
 		for (size_t p = 0; p < b.nest[i].nparts && !err; p++)
 			if (b.nest[i].parts[p].parent == XP_NEST_TOP)
-				err = place(&b, 0, i, &b.nest[i].parts[p], all, all);
+				err = place(&b, top_of(&b, i), i, &b.nest[i].parts[p], all, all);
 	if (!err)
-		err = stacks_settle(s, r);
+		err = stacks_settle(s, r, b.group_node);
 	build_free(&b);
 	if (err)
 		xp_stacks_free(s);

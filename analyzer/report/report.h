@@ -157,6 +157,7 @@ struct xp_row {
 	char *exe;    /* the executable's basename, when the report keeps them apart */
 	char *cpu;    /* the CPU model, when the report keeps models apart (by_cpu) */
 	char *group;  /* its group's label (--by), else NULL */
+	ssize_t group_at; /* its group's index in r->groups, -1: none */
 	struct xp_fin fin;
 	uint64_t per_eval; /* by --stat, after calibration */
 	uint64_t cost;	   /* per_eval * evaluations */

@@ -459,6 +459,8 @@ int xp_report_repeat(struct xp_report *r, const struct xp_report *runs, size_t k
 	err = repeat_head(r, runs, k, e);
 	if (!err && repeat_rows(r, runs, k))
 		err = xp_err_set(e, -ENOMEM, "out of memory");
+	for (size_t i = 0; !err && i < r->nrows; i++)
+		r->rows[i].group_at = xp_report_group_index(r, r->rows[i].group);
 	if (err)
 		xp_report_free(r);
 	return err;

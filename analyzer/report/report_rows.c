@@ -64,6 +64,7 @@ static struct xp_row *row_new(const char *kind, const char *symbol, const char *
 	row->cpu = strdup_or_null(cpu);
 	row->group = strdup_or_null(group);
 	row->fin = (struct xp_fin)XP_FIN_EMPTY; /* what a row starts from */
+	row->group_at = -1;
 	if (row->hkey && row->kind && row->symbol && row->object && (!exe || row->exe) &&
 	    (!cpu || row->cpu) && (!group || row->group))
 		return row;

@@ -107,6 +107,13 @@ int xp_report_end(struct xp_report *r, size_t skipped, struct xp_err *e)
 	err = xp_report_head_end(r, skipped);
 	if (!err)
 		err = xp_report_rows_settle(r, &r->building->rows);
+	for (size_t i = 0; !err && i < r->nrows; i++) {
+		struct xp_group_index *g = NULL;
+
+		if (r->rows[i].group)
+			HASH_FIND_STR(r->building->groups, r->rows[i].group, g);
+		r->rows[i].group_at = g ? (ssize_t)g->at : -1;
+	}
 	xp_report_building_free(r);
 	if (err) {
 		xp_report_free(r);
