@@ -602,3 +602,26 @@ Test(fleet, diff_by_host_compares_host_by_host)
 	xt_dir_fini();
 	xt_dir = saved;
 }
+
+/*
+ * The other formats with --by: each group a frame under the root, with its
+ * rows under it and its own (not hooked), adding up to its run total.
+ */
+Test(fleet, by_host_stacks_have_a_frame_per_host)
+{
+	char *out, *err;
+
+	proc_dump("a.xpd", "alpha", 1, 0, 0, 100, 10, 0);
+	proc_dump("b.xpd", "beta", 2, 0, 0, 250, 10, 0);
+	cr_assert_eq(run((const char *[]){"x", "report", "--format", "folded", "--by", "host",
+					  xt_dir, NULL},
+			 &out, &err),
+		     0, "%s", err);
+	/* xt_record adds 2 x delta a call to the run total: half of it is not hooked */
+	cr_expect_not_null(strstr(out, "alpha@host;f@checker 1000\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "alpha@host;(not hooked) 1000\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "beta@host;f@checker 2500\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "beta@host;(not hooked) 2500\n"), "%s", out);
+	free(out);
+	free(err);
+}
