@@ -33,6 +33,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +203,7 @@ static int mpi_gather(struct mpi_run *r, const char **why)
 {
 	const struct mpi_api *m = r->m;
 	char go = 1, written = 0;
+	bool sent;
 	mpi_handle req;
 	int err;
 
@@ -210,9 +212,8 @@ static int mpi_gather(struct mpi_run *r, const char **why)
 		return -ETIMEDOUT;
 	m->comm_rank(r->comm, &r->rank);
 	m->comm_size(r->comm, &r->size);
-	*why = "no memory for this rank's dumps";
-	if (mpi_part_make(&r->part, &r->part_size, (uint32_t)r->rank))
-		r->part_size = 0; /* sent empty: the others go on, this rank keeps its files */
+	/* a rank that cannot send its dumps sends none: the others go on, it keeps its files */
+	sent = !mpi_part_make(&r->part, &r->part_size, (uint32_t)r->rank);
 	*why = "the ranks' sizes did not gather";
 	err = mpi_sizes(r, &go);
 	if (!err) {
@@ -244,8 +245,11 @@ static int mpi_gather(struct mpi_run *r, const char **why)
 		*why = "rank 0 could not write the job's file";
 		err = -EIO;
 	}
-	/* a part sent empty for want of memory: this rank's files are not in the job's */
-	return err ? err : r->part_size ? 0 : -ENOMEM;
+	if (!err && !sent) {
+		*why = "this rank could not read its own dumps back";
+		err = -EIO;
+	}
+	return err;
 }
 
 /*
@@ -278,7 +282,8 @@ static void mpi_finish_job(void)
 	const char *why = "";
 	int mode = mpi_mode(), flag = 0;
 
-	if (!mode || (uint64_t)getpid() != xp.meta.pid || mpi_find(&m))
+	/* (a vfork child's MPI_Finalize is not this process's) */
+	if (!mode || (xp.enabled && (uint64_t)getpid() != xp.meta.pid) || mpi_find(&m))
 		return;
 	if (m.initialized(&flag) || !flag || m.finalized(&flag) || flag)
 		return;

@@ -17,7 +17,9 @@ void *mpi_map(size_t size);
 
 /*
  * This rank's part: its dumps' files (finished), whole, with a summary of
- * each, as rank @rank's.  Into *@out (mpi_map'd, *@size bytes).  0 or -errno.
+ * each, as rank @rank's.  Into *@out (mpi_map'd, *@size bytes).  0, or
+ * -errno with a part of no dump in *@out, which the rank sends all the
+ * same (so that the others go on) and keeps its own files.
  */
 int mpi_part_make(void **out, size_t *size, uint32_t rank);
 

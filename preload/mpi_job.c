@@ -82,6 +82,9 @@ static void mpi_summary(struct extprof_dump_rank *x, const struct xp_worker *w, 
 	memcpy(x->hostname, xp.meta.hostname, sizeof(x->hostname) - 1);
 }
 
+/* A part of no dump: what a rank that cannot send its own sends, so that the others go on. */
+static struct mpi_part mpi_part_none;
+
 int mpi_part_make(void **out, size_t *size, uint32_t rank)
 {
 	uint32_t nw = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE), n = 0;
@@ -97,8 +100,9 @@ int mpi_part_make(void **out, size_t *size, uint32_t rank)
 			n++;
 			bytes += MPI_ALIGN((size_t)st.st_size);
 		}
-	*size = sizeof(*head) + n * sizeof(*sums) + bytes;
-	head = mpi_map(*size);
+	*out = &mpi_part_none;
+	*size = sizeof(mpi_part_none);
+	head = mpi_map(sizeof(*head) + n * sizeof(*sums) + bytes);
 	if (!head)
 		return -ENOMEM;
 	sums = (struct extprof_dump_rank *)(head + 1);
@@ -116,11 +120,12 @@ int mpi_part_make(void **out, size_t *size, uint32_t rank)
 	}
 	head->n = n;
 	head->bytes = bytes;
-	if (err) {
-		munmap(head, *size);
-		return err;
+	if (err || at != bytes) {
+		munmap(head, sizeof(*head) + n * sizeof(*sums) + bytes);
+		return err ? err : -EAGAIN;
 	}
 	*out = head;
+	*size = sizeof(*head) + n * sizeof(*sums) + bytes;
 	return 0;
 }
 
@@ -206,6 +211,8 @@ int mpi_job_write(const char *all, const int *counts, const int *displs, int nra
 
 	if (err)
 		return err;
+	if (!xp.dir_ok)
+		return -ENOENT; /* this rank has no usable EXTPROF_DIR */
 	ranks_off = MPI_ALIGN(sizeof(*h) + 2 * sizeof(struct extprof_dump_section));
 	fsize = MPI_ALIGN(ranks_off + nsums * sizeof(struct extprof_dump_rank)) + bytes;
 	if (log_format(path, path_size, "%s/%s.%s.%llu.%016llx.job" EXTPROF_DUMP_SUFFIX, xp.dir,

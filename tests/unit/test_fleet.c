@@ -53,6 +53,12 @@ static int run(const char *const *argv, char **out, char **err)
 	return WEXITSTATUS(status);
 }
 
+/* The load's sink: each process into the report @arg. */
+static int report_sink(void *arg, const struct xp_proc *p, struct xp_err *e)
+{
+	return xp_report_add(arg, p, e);
+}
+
 static void report_of(struct xp_report *r, const struct xp_report_opts *o, const char *const *args)
 {
 	struct xp_report_opts d;
@@ -65,7 +71,7 @@ static void report_of(struct xp_report *r, const struct xp_report_opts *o, const
 	}
 	xp_load_init(&l, false);
 	xp_report_begin(r, o);
-	xp_load_stream(&l, (xp_load_sink_fn)xp_report_add, r);
+	xp_load_stream(&l, report_sink, r);
 	for (int i = 0; args[i]; i++)
 		cr_assert_eq(xp_load_arg(&l, args[i], &e), 0, "%s", e.msg);
 	cr_assert_eq(xp_load_finish(&l, &e), 0, "%s", e.msg);
@@ -289,7 +295,7 @@ Test(fleet, dumps_of_a_process_far_apart_are_refused)
 	xp_report_opts_init(&o);
 	xp_load_init(&l, false);
 	xp_report_begin(&r, &o);
-	xp_load_stream(&l, (xp_load_sink_fn)xp_report_add, &r);
+	xp_load_stream(&l, report_sink, &r);
 	for (int i = 0; i < n && !err; i++)
 		err = xp_load_arg(&l, args[i], &e);
 	cr_expect_neq(err, 0, "merged a process whose dumps were far apart");
