@@ -141,13 +141,21 @@ static int64_t mpi_timeout(void)
 	return (int64_t)s * 1000000000;
 }
 
-/* One job's gathering: what the steps share. */
+/*
+ * One job's gathering: what the steps share.  Every buffer a collective
+ * reads or writes is here (the communicator Comm_idup writes, the size
+ * Igather sends, the flags Ibcast writes), in one static run, never on a
+ * stack: a collective abandoned at the timeout may still complete in the
+ * real MPI_Finalize, and must find its buffer where it left it.
+ */
 struct mpi_run {
 	const struct mpi_api *m;
 	int64_t deadline;
 	mpi_handle comm;
 	int rank, size;
-	void *part; /* this rank's part */
+	uint64_t mine;	  /* this rank's part's size, sent to rank 0 */
+	char go, written; /* rank 0's word to every rank */
+	void *part;	  /* this rank's part */
 	size_t part_size;
 	int *counts, *displs; /* rank 0's: each part's size and place */
 	char *all;	      /* rank 0's: every part */
@@ -158,14 +166,15 @@ struct mpi_run {
 static int mpi_sizes(struct mpi_run *r, char *go)
 {
 	const struct mpi_api *m = r->m;
-	uint64_t mine = r->part_size, *sizes = NULL, total = 0;
+	uint64_t *sizes = NULL, total = 0;
 	mpi_handle req;
 	int err;
 
+	r->mine = r->part_size;
 	if (!r->rank && !(sizes = mpi_map((size_t)r->size * sizeof(*sizes))))
 		return -ENOMEM;
-	if (m->igather(&mine, sizeof(mine), m->byte, sizes, sizeof(mine), m->byte, 0, r->comm,
-		       &req))
+	if (m->igather(&r->mine, sizeof(r->mine), m->byte, sizes, sizeof(r->mine), m->byte, 0,
+		       r->comm, &req))
 		return -EIO;
 	err = mpi_wait(m, &req, r->deadline);
 	if (err || r->rank)
@@ -202,11 +211,12 @@ static int mpi_say(struct mpi_run *r, char *flag)
 static int mpi_gather(struct mpi_run *r, const char **why)
 {
 	const struct mpi_api *m = r->m;
-	char go = 1, written = 0;
 	bool sent;
 	mpi_handle req;
 	int err;
 
+	r->go = 1;
+	r->written = 0;
 	*why = "the ranks did not join in";
 	if (m->comm_idup(m->world, &r->comm, &req) || mpi_wait(m, &req, r->deadline))
 		return -ETIMEDOUT;
@@ -215,12 +225,12 @@ static int mpi_gather(struct mpi_run *r, const char **why)
 	/* a rank that cannot send its dumps sends none: the others go on, it keeps its files */
 	sent = !mpi_part_make(&r->part, &r->part_size, (uint32_t)r->rank);
 	*why = "the ranks' sizes did not gather";
-	err = mpi_sizes(r, &go);
+	err = mpi_sizes(r, &r->go);
 	if (!err) {
 		*why = "rank 0 did not say whether to go on";
-		err = mpi_say(r, &go);
+		err = mpi_say(r, &r->go);
 	}
-	if (!err && !go) {
+	if (!err && !r->go) {
 		*why = "their dumps are more than 2 GB, or rank 0 had no room for them";
 		err = -E2BIG;
 	}
@@ -234,14 +244,14 @@ static int mpi_gather(struct mpi_run *r, const char **why)
 	if (!r->rank) {
 		err = mpi_job_write(r->all, r->counts, r->displs, r->size, (uint32_t)r->size,
 				    r->path, sizeof(r->path));
-		written = !err;
+		r->written = !err;
 		if (err)
 			log_msg("MPI_Finalize: cannot write the job's file %s: %s", r->path,
 				log_strerror(-err));
 	}
 	*why = "rank 0 did not say whether it wrote the job's file";
-	err = mpi_say(r, &written);
-	if (!err && !written) {
+	err = mpi_say(r, &r->written);
+	if (!err && !r->written) {
 		*why = "rank 0 could not write the job's file";
 		err = -EIO;
 	}
@@ -276,9 +286,9 @@ static int mpi_mode(void)
 /* The job's dumps gathered into one file, before the real MPI_Finalize. */
 static void mpi_finish_job(void)
 {
-	struct mpi_api m;
-	/* the launcher's rank says who speaks until MPI's own is known */
-	struct mpi_run r = {.m = &m, .rank = xp.meta.job_size ? (int)xp.meta.rank : -1};
+	/* static: see struct mpi_run (MPI_Finalize is called once, by one thread) */
+	static struct mpi_api m;
+	static struct mpi_run r;
 	const char *why = "";
 	int mode = mpi_mode(), flag = 0;
 
@@ -287,6 +297,9 @@ static void mpi_finish_job(void)
 		return;
 	if (m.initialized(&flag) || !flag || m.finalized(&flag) || flag)
 		return;
+	r.m = &m;
+	/* the launcher's rank says who speaks until MPI's own is known */
+	r.rank = xp.meta.job_size ? (int)xp.meta.rank : -1;
 	r.deadline = mpi_now() + mpi_timeout();
 	/* the rank's counts end here, as at exit: its dumps compact and complete */
 	if (xp.enabled && !xp.finished)
