@@ -567,6 +567,23 @@ Test(fleet, mpi_job_leaves_one_file, .timeout = 300)
 }
 
 /*
+ * After a run where rank 1 was killed: no job file, each rank's own file,
+ * every rank's counts (the program's own), rank 1's from its live dump.
+ */
+static void expect_killed_rank_counted(const char *dir, const long long calls[RANKS])
+{
+	json_t *by;
+
+	cr_expect_eq(harness_count_files(dir, ".job.xpd"), 0, "no job file");
+	cr_expect_eq(harness_count_files(dir, ".xpd"), RANKS, "the ranks' own files");
+	by = harness_report(dir, (const char *[]){"--by", "rank", NULL});
+	expect_ranks(by, calls, "a rank killed");
+	cr_expect_eq(json_array_size(json_object_get(by, "incomplete_pids")), 1,
+		     "the killed rank's dump, live");
+	json_decref(by);
+}
+
+/*
  * Rank 1 dies (SIGKILL) before MPI_Finalize, 2 s after its work, when the
  * others are in MPI_Finalize already, their dumps finished: mpirun ends the
  * job (Open MPI's default), and every rank's counts are there, rank 1's
@@ -577,7 +594,6 @@ Test(fleet, mpi_killed_rank_job_aborted_keeps_every_count, .timeout = 300)
 	char *dir = harness_tmpdir("fleet-mpikill");
 	long long calls[RANKS];
 	struct run_result r;
-	json_t *by;
 	double secs;
 
 	if (!mpi_here())
@@ -586,13 +602,7 @@ Test(fleet, mpi_killed_rank_job_aborted_keeps_every_count, .timeout = 300)
 	cr_expect_neq(r.status, 0, "mpirun ends a job whose rank was killed");
 	cr_assert_eq(mpi_truth(r.err, calls), RANKS, "%s", r.err);
 	harness_free(&r);
-	cr_expect_eq(harness_count_files(dir, ".job.xpd"), 0, "no job file");
-	cr_expect_eq(harness_count_files(dir, ".xpd"), RANKS, "the ranks' own files");
-	by = harness_report(dir, (const char *[]){"--by", "rank", NULL});
-	expect_ranks(by, calls, "a rank killed");
-	cr_expect_eq(json_array_size(json_object_get(by, "incomplete_pids")), 1,
-		     "the killed rank's dump, live");
-	json_decref(by);
+	expect_killed_rank_counted(dir, calls);
 	harness_rmdir(dir);
 }
 
@@ -607,7 +617,6 @@ Test(fleet, mpi_killed_rank_with_recovery_gives_up_at_the_timeout, .timeout = 30
 	long long calls[RANKS];
 	struct run_result r;
 	const char *p;
-	json_t *by;
 	double secs;
 	int gave_up = 0;
 
@@ -622,11 +631,6 @@ Test(fleet, mpi_killed_rank_with_recovery_gives_up_at_the_timeout, .timeout = 30
 	/* the work, the timeout and mpirun's own start and end: far below a hang */
 	cr_expect_lt(secs, 3 + 60, "mpirun took %.1f s", secs);
 	harness_free(&r);
-	cr_expect_eq(harness_count_files(dir, ".job.xpd"), 0, "no job file");
-	cr_expect_eq(harness_count_files(dir, ".xpd"), RANKS, "the ranks' own files");
-	by = harness_report(dir, (const char *[]){"--by", "rank", NULL});
-	expect_ranks(by, calls, "a rank killed, the others recovered");
-	cr_expect_eq(json_array_size(json_object_get(by, "incomplete_pids")), 1);
-	json_decref(by);
+	expect_killed_rank_counted(dir, calls);
 	harness_rmdir(dir);
 }
