@@ -329,7 +329,9 @@ static bool has_warning(const struct xp_report *r, const char *w)
 
 static void head_sum(struct xp_report *r, const struct xp_report *x)
 {
-	memcpy(r->pids + r->npids, x->pids, x->npids * sizeof(*r->pids));
+	/* (a run with no pids or none incomplete may hold NULL: memcpy's arguments never are) */
+	if (x->npids)
+		memcpy(r->pids + r->npids, x->pids, x->npids * sizeof(*r->pids));
 	r->npids += x->npids;
 	r->by_exe |= x->by_exe;
 	for (size_t i = 0; i < x->nexes; i++) {
@@ -347,8 +349,9 @@ static void head_sum(struct xp_report *r, const struct xp_report *x)
 	r->by_cpu |= x->by_cpu;
 	for (size_t i = 0; i < x->ncpus; i++)
 		xp_strv_add_once(&r->cpus, &r->ncpus, x->cpus[i]);
-	memcpy(r->incomplete_pids + r->nincomplete, x->incomplete_pids,
-	       x->nincomplete * sizeof(*r->pids));
+	if (x->nincomplete)
+		memcpy(r->incomplete_pids + r->nincomplete, x->incomplete_pids,
+		       x->nincomplete * sizeof(*r->pids));
 	r->processes += x->processes;
 	r->nincomplete += x->nincomplete;
 	r->workers += x->workers;
