@@ -120,8 +120,8 @@ static void dump_copy_field(char *dst, size_t dstsz, const char *src)
 	dst[n] = '\0';
 }
 
-static void dump_fill_header(struct extprof_dump_header *h, const struct dump_meta *meta,
-			     uint32_t worker, size_t size)
+void dump_fill_header(struct extprof_dump_header *h, const struct dump_meta *meta, uint32_t worker,
+		      size_t size)
 {
 	h->version = EXTPROF_DUMP_VERSION;
 	h->header_size = sizeof(*h);
@@ -139,6 +139,8 @@ static void dump_fill_header(struct extprof_dump_header *h, const struct dump_me
 	h->step_first = meta->step_first;
 	h->step_every = meta->step_every;
 	h->step_limit = meta->step_limit;
+	h->rank = meta->rank;
+	h->job_size = meta->job_size;
 	/* The magic last: a reader sees no magic yet, or a whole header. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(h->magic, EXTPROF_DUMP_MAGIC, EXTPROF_DUMP_MAGIC_LEN);

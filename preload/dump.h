@@ -23,6 +23,8 @@ struct dump_meta {
 	uint32_t step_first; /* steps: the sampling (include/extprof/dump.h) */
 	uint32_t step_every;
 	uint64_t step_limit;
+	uint32_t rank; /* the MPI rank and job size (rank.c); job_size 0: none */
+	uint32_t job_size;
 };
 
 struct dump_decl_info {
@@ -98,6 +100,13 @@ static inline uint64_t *dump_row_at(const struct dump_map *m, uint32_t row)
 	return (uint64_t *)(m->row_bias[dump_chunk_of(row)] +
 			    (uint64_t)row * EXTPROF_HIST_ROW_BYTES);
 }
+
+/*
+ * The header of a file of @size bytes of @meta's process, worker @worker
+ * (not complete, not compact; NSEC sections): its magic written last.
+ */
+void dump_fill_header(struct extprof_dump_header *h, const struct dump_meta *meta, uint32_t worker,
+		      size_t size);
 
 /*
  * Reserve [@off, @off + @len) of the dump file @fd on its filesystem (the

@@ -90,9 +90,6 @@ static void init_finish(void *self)
 
 static void init_at_exit(void)
 {
-	struct xp_thread *t;
-	struct cancel_hold h;
-
 	if (!xp.enabled || xp.finished)
 		return;
 	/*
@@ -103,6 +100,14 @@ static void init_at_exit(void)
 	 */
 	if (!xp.sandboxed && (uint64_t)getpid() != xp.meta.pid)
 		return;
+	init_finish_here();
+}
+
+void init_finish_here(void)
+{
+	struct xp_thread *t;
+	struct cancel_hold h;
+
 	/* the caller's own state, that of a thread without TLS of its own too */
 	t = state_self((uint64_t)__builtin_frame_address(0), false);
 	/* exit() from inside a stepped function: the dumps are not stepped through */
@@ -265,6 +270,7 @@ static void init_fill_meta(void)
 	const char *window = init_window, *slash;
 
 	process_fill_meta(&xp.meta);
+	rank_fill(&xp.meta);
 	xp.meta.counter = xp.counter.kind;
 	xp.meta.counter_flags = xp.counter.flags;
 	memcpy(xp.meta.counter_name, xp.counter.name, sizeof(xp.meta.counter_name));

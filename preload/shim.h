@@ -338,6 +338,12 @@ typedef const char *(*init_var_fn)(const char *name);
 int init_start(init_var_fn var);
 /* The hook's calibration, once: 0, or its error again. */
 int init_calibrate(void);
+/*
+ * The process's counts end here, as at exit: every dump rewritten compactly
+ * and marked complete, on the shim's stack, the caller's stepping stopped and
+ * a pending cancellation held.
+ */
+void init_finish_here(void);
 
 /* ---- process.c: what a dump says of its process ---- */
 
@@ -351,6 +357,11 @@ void process_safe_name(char *dst, size_t size, const char *src);
 int process_make_dir(const char *dir, bool shared_ok, const char **why);
 /* CLOCK_REALTIME in nanoseconds. */
 int64_t process_now_ns(void);
+
+/* ---- rank.c: the MPI rank ---- */
+
+/* The MPI rank and job size the launcher's environment says, into @meta (none: job_size 0). */
+void rank_fill(struct dump_meta *meta);
 
 /* ---- longjmp.c, exec.c: the real functions, looked up at start-up ---- */
 

@@ -24,7 +24,9 @@ set -euo pipefail
 # itself, and universal-ctags is a Debian program that does (ctags
 # --_interactive=sandbox); man-db and groff-base render the manual pages in
 # their test, and bash-completion's pkg-config file says where the completion
-# is installed.
+# is installed; Open MPI (openmpi-bin's mpirun, libopenmpi-dev's headers) runs
+# the fleet tests' MPI program, whose ranks' dumps the shim gathers at
+# MPI_Finalize.
 EXTPROF_PACKAGES=(
 	gcc
 	g++
@@ -62,6 +64,8 @@ EXTPROF_PACKAGES=(
 	man-db
 	groff-base
 	bash-completion
+	openmpi-bin
+	libopenmpi-dev
 )
 
 deps_missing() {

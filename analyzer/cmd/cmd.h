@@ -66,6 +66,7 @@ enum {
 	XP_OPT_ALLOW_MIXED,
 	XP_OPT_SHOW_CALLERS, /* report's and diff's --callers (run's takes a depth) */
 	XP_OPT_COLOR,
+	XP_OPT_BY,
 	XP_OPT_HELP,
 	XP_OPT_RUN_FIRST, /* cmd_run's own start here */
 };
@@ -79,6 +80,7 @@ enum {
 	{"strict", no_argument, NULL, XP_OPT_STRICT},                                       \
 	{"allow-mixed", no_argument, NULL, XP_OPT_ALLOW_MIXED},                             \
 	{"color", required_argument, NULL, XP_OPT_COLOR},                                   \
+	{"by", required_argument, NULL, XP_OPT_BY},                                         \
 	{"help", no_argument, NULL, XP_OPT_HELP}
 /* clang-format on */
 
@@ -99,9 +101,13 @@ enum {
 	"  --strict                 a corrupt dump or a process that did not finish\n"             \
 	"                           cleanly is an error (default: corrupt files are\n"             \
 	"                           skipped with a line each)\n"                                   \
-	"  --allow-mixed            merge processes that ran on different CPUs or\n"               \
-	"                           executables (build-ids), with a warning; without\n"            \
-	"                           it they are refused\n"                                         \
+	"  --allow-mixed            merge processes that ran on different executables\n"           \
+	"                           (build-ids), or CPU models with a counter that is\n"           \
+	"                           not deterministic, with a warning; without it each\n"          \
+	"                           has rows of its own\n"                                         \
+	"  --by host|process|rank|executable\n"                                                    \
+	"                           a row per declaration and host, process (PID@HOST),\n"         \
+	"                           MPI rank or executable\n"                                      \
 	"  --color auto|always|never\n"                                                            \
 	"                           colour the text (default auto: on a terminal,\n"               \
 	"                           unless NO_COLOR is set or TERM is dumb)\n"
@@ -137,10 +143,18 @@ int xp_report_print(const struct xp_report *r, FILE *out);
 /* Print @d onto @out in the format its options name (colour only for a terminal). */
 int xp_diff_print(const struct xp_diff *d, FILE *out);
 
-/* Build the report from what @l loaded and print it on stdout: an exit status. */
-int xp_report_emit(struct xp_load *l, const struct xp_report_opts *o);
-/* The same onto @dflt when there is no -o FILE (run's report goes to stderr). */
-int xp_report_emit_to(struct xp_load *l, const struct xp_report_opts *o, FILE *dflt);
+/*
+ * A report of what @l will load, made a process at a time as each one's
+ * dumps are read (xp_report_begin, and @l streaming into it).
+ */
+void xp_report_stream(struct xp_report *r, struct xp_load *l, const struct xp_report_opts *o);
+/* The last of @l's processes into @r, and @r made: 0, or -errno with @e set (@r freed). */
+int xp_report_stream_end(struct xp_report *r, struct xp_load *l, struct xp_err *e);
+/*
+ * Finish @r, which @l streamed into, and print it onto @dflt, or into
+ * --output's file (run's report goes to stderr): an exit status.
+ */
+int xp_report_emit_to(struct xp_report *r, struct xp_load *l, FILE *dflt);
 /* Print @r onto @dflt, or into o->output whole: 0 or -errno with @e set. */
 int xp_report_write(const struct xp_report *r, const struct xp_report_opts *o, FILE *dflt,
 		    struct xp_err *e);

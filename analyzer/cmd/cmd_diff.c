@@ -63,6 +63,9 @@ void cmd_diff_usage(FILE *out)
 	      "  --color auto|always|never\n"
 	      "                           colour the text (default auto: on a terminal,\n"
 	      "                           unless NO_COLOR is set or TERM is dumb)\n"
+	      "  --by host|process|rank|executable\n"
+	      "                           compare group by group: a row per declaration\n"
+	      "                           and host, process, MPI rank or executable\n"
 	      "  -h, --help               this text\n"
 	      "\n"
 	      "Exit status: 0, 1 when something grew by more than --fail-above, 2 on bad input.\n",
@@ -181,6 +184,7 @@ static int diff_parse(struct diff_args *a, int argc, char **argv)
 		{"strict", no_argument, NULL, XP_OPT_STRICT},
 		{"allow-mixed", no_argument, NULL, XP_OPT_ALLOW_MIXED},
 		{"color", required_argument, NULL, XP_OPT_COLOR},
+		{"by", required_argument, NULL, XP_OPT_BY},
 		{"help", no_argument, NULL, XP_OPT_HELP},
 		XP_OUTPUT_LONGOPTS,
 		{NULL, 0, NULL, 0},
@@ -222,12 +226,13 @@ static int diff_run(struct xp_report *r, const char *const *paths, size_t n,
 
 	xp_load_init(&l, o->strict);
 	l.defer = true;
+	xp_report_stream(r, &l, o);
 	for (size_t i = 0; i < n && !err; i++)
 		err = xp_load_arg(&l, paths[i], e);
 	if (!err)
-		err = xp_load_finish(&l, e);
-	if (!err)
-		err = xp_report_build(r, &l.set, o, l.skipped, e);
+		err = xp_report_stream_end(r, &l, e);
+	else
+		xp_report_free(r);
 	xp_load_free(&l);
 	return err;
 }

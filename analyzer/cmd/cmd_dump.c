@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "read/dump_read.h"
+#include "read/job.h"
 #include "util/text_table.h"
 
 void cmd_dump_usage(FILE *out)
@@ -46,6 +47,8 @@ static void dump_flags(const struct extprof_dump_header *h)
 		fputs(" window", stdout);
 	if (h->flags & EXTPROF_DUMP_F_EXEC)
 		fputs(" exec", stdout);
+	if (h->flags & EXTPROF_DUMP_F_JOB)
+		fputs(" job", stdout);
 	printf("\n%-16s 0x%x", "counter_flags", h->counter_flags);
 	if (h->counter_flags & EXTPROF_COUNTER_F_DETERMINISTIC)
 		fputs(" deterministic", stdout);
@@ -101,6 +104,8 @@ static void dump_header(const struct xp_dump *d)
 	U64("step_first", h->step_first);
 	U64("step_every", h->step_every);
 	U64("step_limit", h->step_limit);
+	U64("rank", h->rank);
+	U64("job_size", h->job_size);
 }
 
 static const char *const section_names[] = {
@@ -206,6 +211,49 @@ static void dump_callers(const struct xp_dump *d)
 	}
 }
 
+/*
+ * An MPI job's file: its header, and the summary of each dump it holds,
+ * rank by rank (each dump read, so that a defect is said as report says it).
+ */
+static int dump_job(const char *path)
+{
+	struct xp_dump d = {.path = (char *)path};
+	struct xp_job j;
+	struct xp_err e;
+	int err = xp_job_open(&j, AT_FDCWD, path, path, false, &e);
+
+	if (err) {
+		xp_err_print(&e);
+		return XP_EXIT_BAD;
+	}
+	d.hdr = &j.hdr;
+	dump_header(&d);
+	printf("\nranks: %" PRIu64 " dumps\n  %-6s %-6s %10s %18s %10s %10s %14s %14s  %s\n", j.n,
+	       "rank", "worker", "pid", "process_id", "offset", "size", "evaluations", "run_total",
+	       "host");
+	for (uint64_t i = 0; i < j.n && !err; i++) {
+		const struct extprof_dump_rank *x = &j.ranks[i];
+		struct xp_dump one;
+
+		err = xp_job_read(&j, i, &one, &e);
+		if (err)
+			break;
+		xp_dump_free(&one);
+		printf("  %-6u %-6u %10" PRIu64 " 0x%016" PRIx64 " %10" PRIu64 " %10" PRIu64
+		       " %14" PRIu64 " %14" PRIu64 "  ",
+		       x->rank, x->worker, x->pid, x->process_id, x->offset, x->size,
+		       x->evaluations, x->run_total);
+		xp_text_put(stdout, x->hostname);
+		putchar('\n');
+	}
+	xp_job_close(&j);
+	if (err) {
+		xp_err_print(&e);
+		return XP_EXIT_BAD;
+	}
+	return 0;
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
@@ -228,7 +276,10 @@ int cmd_dump(int argc, char **argv)
 		      stderr);
 		return XP_EXIT_BAD;
 	}
-	if (xp_dump_read(&d, AT_FDCWD, argv[optind], argv[optind], false, &e)) {
+	c = xp_dump_read(&d, AT_FDCWD, argv[optind], argv[optind], false, &e);
+	if (c == XP_DUMP_JOB)
+		return dump_job(argv[optind]);
+	if (c) {
 		xp_err_print(&e);
 		return XP_EXIT_BAD;
 	}

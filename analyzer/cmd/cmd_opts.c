@@ -94,6 +94,8 @@ int xp_report_getopt(int opt, const char *arg, struct xp_report_opts *o, struct 
 	case XP_OPT_SHOW_CALLERS:
 		o->callers = true;
 		return 1;
+	case XP_OPT_BY:
+		return xp_report_opt_by(o, arg, e) ?: 1;
 	default:
 		return 0;
 	}

@@ -12,10 +12,10 @@
 
 void cmd_report_usage(FILE *out)
 {
-	fputs("usage: extprof report [options] DIR|FILE...\n"
+	fputs("usage: extprof report [options] DIR|FILE|'PATTERN'...\n"
 	      "\n"
-	      "Merge the dumps (files, or directories of *.xpd), finalize them and print\n"
-	      "one row per declaration, most expensive first.\n"
+	      "Merge the dumps (files, directories of *.xpd, or a quoted glob of either),\n"
+	      "finalize them and print one row per declaration, most expensive first.\n"
 	      "\n" XP_REPORT_OPTIONS_HELP
 	      "  --callers                under each declaration, its caller chains (dumps of\n"
 	      "                           a run with EXTPROF_CALLERS), most expensive first\n"
@@ -78,28 +78,38 @@ int xp_report_write(const struct xp_report *r, const struct xp_report_opts *o, F
 	return err ? err : xp_write_output(o->output, dflt, report_print_any, r, e);
 }
 
-int xp_report_emit(struct xp_load *l, const struct xp_report_opts *o)
+static int report_sink(void *arg, const struct xp_proc *p, struct xp_err *e)
 {
-	return xp_report_emit_to(l, o, stdout);
+	return xp_report_add(arg, p, e);
 }
 
-int xp_report_emit_to(struct xp_load *l, const struct xp_report_opts *o, FILE *dflt)
+void xp_report_stream(struct xp_report *r, struct xp_load *l, const struct xp_report_opts *o)
 {
-	struct xp_report r;
-	struct xp_err e;
-	int err;
+	xp_report_begin(r, o);
+	xp_load_stream(l, report_sink, r);
+}
 
-	if (xp_load_finish(l, &e)) {
-		xp_err_print(&e);
-		return XP_EXIT_BAD;
-	}
-	err = xp_report_build(&r, &l->set, o, l->skipped, &e);
+int xp_report_stream_end(struct xp_report *r, struct xp_load *l, struct xp_err *e)
+{
+	int err = xp_load_finish(l, e);
+
 	if (err) {
-		xp_err_print(&e);
-		return XP_EXIT_BAD;
+		xp_report_free(r);
+		return err;
 	}
-	err = xp_report_write(&r, o, dflt, &e);
-	xp_report_free(&r);
+	return xp_report_end(r, l->skipped, e);
+}
+
+int xp_report_emit_to(struct xp_report *r, struct xp_load *l, FILE *dflt)
+{
+	struct xp_report_opts o = r->opts;
+	struct xp_err e;
+	int err = xp_report_stream_end(r, l, &e);
+
+	if (!err) {
+		err = xp_report_write(r, &o, dflt, &e);
+		xp_report_free(r);
+	}
 	if (err) {
 		xp_err_print(&e);
 		return XP_EXIT_BAD;
@@ -110,14 +120,21 @@ int xp_report_emit_to(struct xp_load *l, const struct xp_report_opts *o, FILE *d
 int xp_report_names(const char *dir, const struct xp_names *names, const struct xp_report_opts *o,
 		    FILE *dflt)
 {
+	struct xp_report r;
 	struct xp_load l;
 	struct xp_err e;
 	int status;
 
 	xp_load_init(&l, o->strict);
 	l.defer = true;
-	status = xp_load_names(&l, dir, names, &e) ? (xp_err_print(&e), XP_EXIT_BAD)
-						   : xp_report_emit_to(&l, o, dflt);
+	xp_report_stream(&r, &l, o);
+	if (xp_load_names(&l, dir, names, &e)) {
+		xp_err_print(&e);
+		xp_report_free(&r);
+		status = XP_EXIT_BAD;
+	} else {
+		status = xp_report_emit_to(&r, &l, dflt);
+	}
 	xp_load_free(&l);
 	return status;
 }
@@ -169,6 +186,7 @@ static int report_parse(int argc, char **argv, struct xp_report_opts *o)
 int cmd_report(int argc, char **argv)
 {
 	struct xp_report_opts o;
+	struct xp_report rep;
 	struct xp_load l;
 	struct xp_err e;
 	int r, status;
@@ -179,14 +197,16 @@ int cmd_report(int argc, char **argv)
 		return r ? XP_EXIT_BAD : 0;
 	xp_load_init(&l, o.strict);
 	l.defer = true;
+	xp_report_stream(&rep, &l, &o);
 	for (int i = optind; i < argc; i++) {
 		if (xp_load_arg(&l, argv[i], &e)) {
 			xp_err_print(&e);
+			xp_report_free(&rep);
 			xp_load_free(&l);
 			return XP_EXIT_BAD;
 		}
 	}
-	status = xp_report_emit(&l, &o);
+	status = xp_report_emit_to(&rep, &l, stdout);
 	xp_load_free(&l);
 	return status;
 }

@@ -91,11 +91,12 @@ static int repeat_report(struct xp_report *r, const struct xp_run_opts *o, const
 	}
 	xp_load_init(&l, o->report.strict);
 	l.defer = true;
+	xp_report_stream(r, &l, &o->report);
 	err = xp_load_names(&l, sub, &dumps, &e);
 	if (!err)
-		err = xp_load_finish(&l, &e);
-	if (!err)
-		err = xp_report_build(r, &l.set, &o->report, l.skipped, &e);
+		err = xp_report_stream_end(r, &l, &e);
+	else
+		xp_report_free(r);
 	if (err)
 		xp_err_print(&e);
 	xp_load_free(&l);

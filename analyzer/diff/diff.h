@@ -17,7 +17,13 @@
 #include "util/err.h"
 #include "report/report.h"
 
-enum xp_diff_metric { XP_DIFF_PER_EVAL, XP_DIFF_EVALUATIONS, XP_DIFF_COST, XP_DIFF_NMETRICS };
+/* The metrics of a report row (report.h), as diff names them. */
+enum xp_diff_metric {
+	XP_DIFF_PER_EVAL = XP_METRIC_PER_EVAL,
+	XP_DIFF_EVALUATIONS = XP_METRIC_EVALUATIONS,
+	XP_DIFF_COST = XP_METRIC_COST,
+	XP_DIFF_NMETRICS = XP_NMETRICS
+};
 
 /* "per_eval", "evaluations", "cost" (JSON keys, CSV columns) */
 extern const char *const xp_diff_metric_keys[XP_DIFF_NMETRICS];
@@ -42,7 +48,7 @@ int xp_diff_opt_metric(struct xp_diff_opts *o, const char *v, struct xp_err *e);
 int xp_diff_opt_fail_above(struct xp_diff_opts *o, const char *v, struct xp_err *e);
 
 /* A margin that cannot be promised: a floor of one evaluation on a side of one run. */
-#define XP_DIFF_UNJUDGED UINT64_MAX
+#define XP_DIFF_UNJUDGED XP_MARGIN_UNJUDGED
 
 struct xp_diff_row {
 	const struct xp_row *base; /* NULL: appeared */
@@ -75,15 +81,7 @@ struct xp_diff {
 /* The value @m of a report row. */
 static inline uint64_t xp_diff_value(const struct xp_row *row, enum xp_diff_metric m)
 {
-	switch (m) {
-	case XP_DIFF_PER_EVAL:
-		return row->per_eval;
-	case XP_DIFF_EVALUATIONS:
-		return row->fin.evaluations;
-	case XP_DIFF_COST:
-	default:
-		return row->cost;
-	}
+	return xp_metric_value(row, (enum xp_metric)m);
 }
 
 /*
@@ -98,7 +96,8 @@ void xp_diff_free(struct xp_diff *d);
 
 /*
  * The margins of a row whose both sides are present, and which of its
- * changes are real (diff_margin.c).  Nothing is real when a side lacks it.
+ * changes are real (diff_margin.c, over xp_margin_between).  Nothing is
+ * real when a side lacks it.
  */
 void xp_diff_margins(const struct xp_diff *d, struct xp_diff_row *x);
 /* Whether @x's --metric changed but not beyond its margin. */

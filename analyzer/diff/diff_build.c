@@ -102,18 +102,20 @@ struct keyed {
 };
 
 /*
- * (kind, symbol, object basename); a declaration of the executable itself
+ * (kind, symbol, object basename) and the row's group and CPU model (when
+ * the sides keep them apart: --by); a declaration of the executable itself
  * is keyed by (kind, symbol) alone, so that "checker" and "checker-slow"
  * compare.
  */
 static char *row_key(const struct xp_row *r, const struct xp_report *side)
 {
 	const char *obj = r->object;
-	char *k;
+	char part[1024], *k;
 
 	if (side->exe_path[0] && !strcmp(obj, xp_base_name(side->exe_path)))
 		obj = "\x01";
-	return xp_decl_key(NULL, 0, &k, r->kind, r->symbol, obj, NULL) < 0 ? NULL : k;
+	snprintf(part, sizeof(part), "%s\x1f%s", r->cpu ? r->cpu : "", r->group ? r->group : "");
+	return xp_decl_key(NULL, 0, &k, r->kind, r->symbol, obj, part) < 0 ? NULL : k;
 }
 
 static void keyed_free(struct keyed **h)

@@ -18,7 +18,7 @@ static void csv_value(FILE *out, const struct xp_row *row, enum xp_diff_metric m
 		fprintf(out, "%llu", (unsigned long long)xp_diff_value(row, m));
 }
 
-static void csv_row(FILE *out, const struct xp_diff_row *x)
+static void csv_row(FILE *out, const struct xp_diff *d, const struct xp_diff_row *x)
 {
 	const struct xp_row *any = x->next ? x->next : x->base;
 
@@ -43,6 +43,10 @@ static void csv_row(FILE *out, const struct xp_diff_row *x)
 	}
 	for (int m = 0; m < XP_DIFF_NMETRICS; m++)
 		fprintf(out, ",%s", x->real[m] ? "true" : "false");
+	if (d->base->opts.by != XP_BY_NONE) {
+		fputc(',', out);
+		xp_out_csv_field(out, any->group ? any->group : "");
+	}
 	fputs("\r\n", out);
 }
 
@@ -51,9 +55,11 @@ int xp_diff_csv(const struct xp_diff *d, FILE *out)
 	fputs("kind,name,object,status,base_per_eval,new_per_eval,per_eval_change,"
 	      "base_evaluations,new_evaluations,evaluations_change,base_cost,new_cost,cost_change,"
 	      "over,per_eval_margin,evaluations_margin,cost_margin,per_eval_real,evaluations_real,"
-	      "cost_real\r\n",
+	      "cost_real",
 	      out);
+	/* with --by, last: the group */
+	fputs(d->base->opts.by != XP_BY_NONE ? ",group\r\n" : "\r\n", out);
 	for (size_t i = 0; i < d->nrows; i++)
-		csv_row(out, &d->rows[i]);
+		csv_row(out, d, &d->rows[i]);
 	return 0;
 }

@@ -75,6 +75,8 @@ static void json_row(struct xp_json *j, const struct xp_diff_row *x)
 	xp_json_key_str(j, "kind", any->kind);
 	xp_json_key_str(j, "name", any->symbol);
 	xp_json_key_str(j, "object", any->object);
+	if (any->group)
+		xp_json_key_str(j, "group", any->group);
 	xp_json_key_str(j, "status", xp_diff_status_names[x->status]);
 	json_values(j, "base", x->base);
 	json_values(j, "new", x->next);

@@ -133,6 +133,8 @@ static void text_row(struct xp_table *t, const struct xp_diff *d, const struct x
 	char buf[64], a[XP_U64_BUF];
 
 	xp_table_add(t, any->kind);
+	if (d->base->opts.by != XP_BY_NONE)
+		xp_table_add(t, any->group ? any->group : "");
 	xp_table_addf(t, "%s%s%s", any->symbol, any->object[0] ? "@" : "", any->object);
 	for (int m = 0; m < XP_DIFF_NMETRICS; m++) {
 		text_value(t, x->base, (enum xp_diff_metric)m);
@@ -160,18 +162,23 @@ int xp_diff_text(const struct xp_diff *d, FILE *out, bool colour)
 	const char *bold = colour ? "\033[1m" : "", *warn = colour ? "\033[33m" : "";
 	const char *off = colour ? "\033[0m" : "";
 	bool margin = text_has_margin(d);
-	bool right[13] = {false, false, true, true, true, true, true,
-			  true,	 true,	true, true, true, true};
-	size_t ncols = 12 + margin;
+	bool grouped = d->base->opts.by != XP_BY_NONE;
+	bool right[14] = {false, false, false, true, true, true, true,
+			  true,	 true,	true,  true, true, true, true};
+	size_t ncols = 12 + margin + grouped;
 	struct xp_table t;
 	int err;
 
 	text_head(out, d, bold, warn, off);
 	fputc('\n', out);
+	if (!grouped)
+		memmove(&right[1], &right[2], sizeof(right) - 2 * sizeof(right[0]));
 	right[ncols - 1] = false;
 	xp_table_init(&t, ncols, right);
 	for (size_t i = 0; i < 12; i++) {
 		xp_table_add(&t, heads[i]);
+		if (i == 0 && grouped)
+			xp_table_add(&t, xp_by_name(d->base->opts.by));
 		if (i == 4 && margin)
 			xp_table_add(&t, "margin");
 	}

@@ -56,7 +56,10 @@ void xp_intern_free(struct xp_intern *t);
  * descendants) is inclusive, its self what it did outside the hooked
  * functions under it, every row's nodes add up to its figures, and a
  * last child of the root, "(not hooked)", holds what the run spent
- * outside every hooked function: the totals are the run total's.
+ * outside every hooked function: the totals are the run total's.  With
+ * --by, each group is a frame under the root ("alpha@host"), its rows'
+ * tree under it, with a "(not hooked)" of its own: what its processes
+ * spent outside.
  */
 #define XP_STACK_VALUES 3 /* cost, evaluations, observed */
 enum { XP_STACK_COST, XP_STACK_EVALUATIONS, XP_STACK_OBSERVED };
@@ -64,6 +67,7 @@ enum { XP_STACK_COST, XP_STACK_EVALUATIONS, XP_STACK_OBSERVED };
 struct xp_stack_node {
 	size_t parent;	/* the root is node 0, its own parent */
 	ssize_t row;	/* the declaration, or -1: a caller from the chains, or a pseudo frame */
+	ssize_t group;	/* its --by group (an index of the report's groups), -1: none */
 	const char *fn; /* the frame's function and object: views, not NUL-terminated */
 	size_t fn_len;
 	const char *obj;

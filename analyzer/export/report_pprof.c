@@ -12,7 +12,14 @@
  * So pprof's flat is what a function did outside the hooked functions
  * under it, its cum its cost in the report, and the samples add up to the
  * run total ("(not hooked)" holds what no hooked function took): pprof's
- * percentages are the report's shares.  Every (function, object) is one
+ * percentages are the report's shares.
+ *
+ * Each sample is labelled with what the processes of its declaration's
+ * row have in common, as continuous profilers slice a fleet: host, pid,
+ * rank (of an MPI job), executable and build_id, each a string, each left
+ * out when the processes differ in it.  With --by, each group is a row of
+ * its own, so its samples carry its label (-tagfocus host=H is --by host's
+ * row of H); with --by process, every label.  Every (function, object) is one
  * Function and one Location, every object one Mapping (the executable
  * with its path and build-id, first).  Names are taken as they are: pprof
  * has functions by name already (has_functions), so it never symbolizes.
@@ -46,7 +53,8 @@ typedef Perftools__Profiles__Line pb_line;
 typedef Perftools__Profiles__Function pb_function;
 
 #define PP_VALUES 3 /* evaluations, cost, observed */
-#define PP_LABELS 2 /* kind, per-eval */
+#define PP_IDENT  5 /* host, pid, rank, executable, build_id */
+#define PP_LABELS (2 + PP_IDENT) /* kind, per-eval, and the processes' */
 
 /* A sample before the tables stop moving: offsets into the shared arrays. */
 struct pp_sample {
@@ -55,6 +63,8 @@ struct pp_sample {
 	int64_t value[PP_VALUES];
 	int64_t kind; /* string index */
 	int64_t per_eval;
+	int64_t ident_key[PP_IDENT], ident_str[PP_IDENT]; /* string indices */
+	size_t nident;
 };
 
 struct pp_loc {
@@ -77,6 +87,8 @@ struct pp {
 	struct pp_sample *samples;
 	size_t nsamples, samples_cap;
 	const char *exe_base;
+	struct xp_ident all;	 /* what every row's processes share */
+	struct xp_ident *groups; /* per --by group: what its rows' processes share */
 	int err;
 };
 
@@ -174,6 +186,35 @@ static int64_t pp_i64(uint64_t v)
 	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
+/* The labels of @id that its processes share into @s: host, pid, rank, executable, build_id. */
+static void pp_ident(struct pp *p, struct pp_sample *s, const struct xp_ident *id)
+{
+	static const char *const keys[PP_IDENT] = {"host", "pid", "rank", "executable", "build_id"};
+	static const unsigned mixed[PP_IDENT] = {XP_MIXED_HOST, XP_MIXED_PID, XP_MIXED_RANK,
+						 XP_MIXED_EXE, XP_MIXED_BUILD};
+	char num[2][24];
+	const char *vals[PP_IDENT] = {id->who.host, num[0], num[1], id->exe, id->build_id};
+
+	snprintf(num[0], sizeof(num[0]), "%" PRIu64, id->who.pid);
+	snprintf(num[1], sizeof(num[1]), "%" PRId64, id->who.rank);
+	s->nident = 0;
+	for (int k = 0; k < PP_IDENT; k++) {
+		if ((id->mixed & mixed[k]) || (k == 2 && id->who.rank < 0) ||
+		    (k == 4 && !strcmp(id->build_id, "none")) || !vals[k][0])
+			continue;
+		s->ident_key[s->nident] = pp_str(p, keys[k], strlen(keys[k]));
+		s->ident_str[s->nident++] = pp_str(p, vals[k], strlen(vals[k]));
+	}
+}
+
+/* What the processes of a sample of node @x share: its row's, its group's, or the run's. */
+static const struct xp_ident *pp_ident_of(const struct pp *p, const struct xp_stack_node *x)
+{
+	if (x->row >= 0)
+		return &p->r->rows[x->row].ident;
+	return x->group >= 0 && p->groups ? &p->groups[x->group] : &p->all;
+}
+
 /* The sample of stack node @i: its own figures, its frames up to the root. */
 static void pp_sample(struct pp *p, const struct xp_stacks *st, size_t i)
 {
@@ -198,6 +239,37 @@ static void pp_sample(struct pp *p, const struct xp_stacks *st, size_t i)
 	s->value[1] = pp_i64(x->self[XP_STACK_COST]);
 	s->value[2] = pp_i64(x->self[XP_STACK_OBSERVED]);
 	s->per_eval = row ? pp_i64(row->per_eval) : 0;
+	pp_ident(p, s, pp_ident_of(p, x));
+}
+
+/* What the processes of every row share, and of each group's rows. */
+static int pp_idents(struct pp *p)
+{
+	const struct xp_report *r = p->r;
+	bool *seen = calloc(r->ngroups + 1, sizeof(*seen));
+
+	if (!seen || !(p->groups = calloc(r->ngroups + 1, sizeof(*p->groups)))) {
+		free(seen);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct xp_row *row = &r->rows[i];
+		ssize_t g = row->group_at;
+
+		if (i)
+			xp_ident_add(&p->all, &row->ident);
+		else
+			p->all = row->ident;
+		if (g < 0)
+			continue;
+		if (seen[g])
+			xp_ident_add(&p->groups[g], &row->ident);
+		else
+			p->groups[g] = row->ident;
+		seen[g] = true;
+	}
+	free(seen);
+	return 0;
 }
 
 static int pp_collect(struct pp *p)
@@ -205,8 +277,12 @@ static int pp_collect(struct pp *p)
 	struct xp_stacks st;
 	int err = xp_stacks_build(&st, p->r);
 
-	if (err)
+	if (!err)
+		err = pp_idents(p);
+	if (err) {
+		xp_stacks_free(&st);
 		return err;
+	}
 	pp_str(p, "", 0);
 	/* the executable is the first mapping: pprof takes it for the main binary */
 	if (p->exe_base)
@@ -301,10 +377,15 @@ static void pp_pb_samples(struct pp_pb *b, struct pp *p, int64_t per_eval_key, i
 		l[1].key = per_eval_key;
 		l[1].num = s->per_eval;
 		l[1].num_unit = unit;
-		x->n_label = PP_LABELS;
+		for (size_t k = 0; k < s->nident; k++) {
+			perftools__profiles__label__init(&l[2 + k]);
+			l[2 + k].key = s->ident_key[k];
+			l[2 + k].str = s->ident_str[k];
+		}
+		x->n_label = 2 + s->nident;
 		x->label = &b->label_ptrs[i * PP_LABELS];
-		x->label[0] = &l[0];
-		x->label[1] = &l[1];
+		for (size_t k = 0; k < x->n_label; k++)
+			x->label[k] = &l[k];
 		b->sample_ptrs[i] = x;
 	}
 }
@@ -481,6 +562,7 @@ static void pp_free(struct pp *p)
 	free(p->fn_name);
 	free(p->locs_of);
 	free(p->samples);
+	free(p->groups);
 }
 
 int xp_report_pprof(const struct xp_report *r, FILE *out)

@@ -10,6 +10,10 @@
  *    |                            compress's nodes in proportion to theirs
  *    +- (not hooked)              the run total less everything above
  *
+ * With --by, each group has a frame of its own under the root, its label
+ * and what it is ("alpha@host", "3@rank"): the top of its rows, with its
+ * own "(not hooked)".
+ *
  * A part of declaration D inside declaration P (or at the top) is placed
  * under every node of P (the root), each taking the share of the part that
  * node has of P, per figure; between them, the callers that D's chains
@@ -36,7 +40,8 @@
 struct xp_stack_link {
 	struct xp_stack_key {
 		size_t parent;
-		int64_t what; /* the row, or -(1 + the frame's name id) */
+		int64_t what;  /* the row, or -(1 + the frame's name id) */
+		int64_t group; /* --by's group, -1: none */
 	} key;
 	size_t node;
 	UT_hash_handle hh;
@@ -53,11 +58,23 @@ struct build {
 	size_t *ninside;
 	long double (*total)[XP_STACK_VALUES]; /* per row */
 	long double (*self)[XP_STACK_VALUES];
+	ssize_t *group_of; /* per row: its --by group, -1: none */
+	size_t *group_node; /* per --by group: its frame under the root */
 };
 
-/* The child of @parent that is row @row, or the frame (@fn, @obj): its index, made when new. */
-static int stack_child(struct xp_stacks *s, size_t parent, ssize_t row, const char *fn,
-		       size_t fn_len, const char *obj, size_t obj_len, size_t *out)
+/* The node a row's part at the top lies under: its group's frame, or the root. */
+static size_t top_of(const struct build *b, size_t row)
+{
+	return b->group_of[row] >= 0 ? b->group_node[b->group_of[row]] : 0;
+}
+
+/*
+ * The child of @parent that is row @row, or the frame (@fn, @obj), of
+ * group @group (-1: none): its index, made when new.  The groups of --by
+ * are trees of their own under the root, as a row's nodes are its group's.
+ */
+static int stack_child(struct xp_stacks *s, size_t parent, ssize_t group, ssize_t row,
+		       const char *fn, size_t fn_len, const char *obj, size_t obj_len, size_t *out)
 {
 	struct xp_stack_key key;
 	struct xp_stack_link *l;
@@ -66,6 +83,7 @@ static int stack_child(struct xp_stacks *s, size_t parent, ssize_t row, const ch
 
 	memset(&key, 0, sizeof(key));
 	key.parent = parent;
+	key.group = group;
 	if (row >= 0) {
 		key.what = row;
 	} else {
@@ -94,6 +112,7 @@ static int stack_child(struct xp_stacks *s, size_t parent, ssize_t row, const ch
 	memset(n, 0, sizeof(*n));
 	*n = (struct xp_stack_node){.parent = parent,
 				    .row = row,
+				    .group = group,
 				    .fn = fn,
 				    .fn_len = fn_len,
 				    .obj = obj,
@@ -142,8 +161,8 @@ static int place_node(struct build *b, size_t at, size_t fold, size_t row,
 
 	err = on_path(s, at, (ssize_t)row)
 		      ? -E2BIG
-		      : stack_child(s, at, (ssize_t)row, x->symbol, strlen(x->symbol), x->object,
-				    strlen(x->object), &node);
+		      : stack_child(s, at, b->group_of[row], (ssize_t)row, x->symbol,
+				    strlen(x->symbol), x->object, strlen(x->object), &node);
 	if (err == -E2BIG) {
 		for (int k = 0; k < XP_STACK_VALUES; k++)
 			if (k != XP_STACK_EVALUATIONS)
@@ -189,7 +208,7 @@ static int place(struct build *b, size_t parent, size_t row, const struct xp_nes
 		small += share[k] * b->total[row][k];
 	}
 	/* nothing to draw, but a row never called, at the top, is shown at 0 */
-	if (small < 0.5L && (parent || x->fin.evaluations))
+	if (small < 0.5L && (parent != top_of(b, row) || x->fin.evaluations))
 		return 0;
 	for (size_t k = 0; k < x->nchains; k++)
 		if (b->chain_parent[row][k] == part->parent)
@@ -210,7 +229,7 @@ static int place(struct build *b, size_t parent, size_t row, const struct xp_nes
 			ssize_t d;
 
 			xp_frame_split(fr, &f);
-			d = xp_decl_index_find(&b->x, &f);
+			d = xp_decl_index_find(&b->x, &f, x);
 			if (d >= 0 && d != (ssize_t)row)
 				break; /* the declaration it ran inside: the node above */
 			frames[nf++] = fr;
@@ -223,7 +242,8 @@ static int place(struct build *b, size_t parent, size_t row, const struct xp_nes
 
 			if (fr)
 				xp_frame_split(fr, &f);
-			err = stack_child(b->s, at, -1, f.fn, f.fn_len, f.obj, f.obj_len, &at);
+			err = stack_child(b->s, at, b->group_of[row], -1, f.fn, f.fn_len, f.obj,
+					  f.obj_len, &at);
 		}
 		for (int v = 0; v < XP_STACK_VALUES; v++)
 			w[v] = share[v] * c->evaluations / weight;
@@ -246,11 +266,13 @@ static int build_index(struct build *b)
 	b->ninside = calloc(n, sizeof(*b->ninside));
 	b->total = calloc(n, sizeof(*b->total));
 	b->self = calloc(n, sizeof(*b->self));
-	if (!b->chain_parent || !b->inside || !b->ninside || !b->total || !b->self)
+	b->group_of = calloc(n, sizeof(*b->group_of));
+	if (!b->chain_parent || !b->inside || !b->ninside || !b->total || !b->self || !b->group_of)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct xp_row *x = &r->rows[i];
 
+		b->group_of[i] = x->group_at;
 		b->total[i][XP_STACK_COST] = x->cost;
 		b->total[i][XP_STACK_EVALUATIONS] = x->fin.evaluations;
 		b->total[i][XP_STACK_OBSERVED] = x->fin.observed;
@@ -268,7 +290,7 @@ static int build_index(struct build *b)
 				ssize_t d;
 
 				xp_frame_split(fr, &f);
-				d = xp_decl_index_find(&b->x, &f);
+				d = xp_decl_index_find(&b->x, &f, x);
 				if (d >= 0 && (size_t)d != i) {
 					b->chain_parent[i][k] = d;
 					break;
@@ -307,6 +329,8 @@ static void build_free(struct build *b)
 	free(b->ninside);
 	free(b->total);
 	free(b->self);
+	free(b->group_of);
+	free(b->group_node);
 	xp_nest_free(b->nest, b->nest ? b->r->nrows : 0);
 	xp_decl_index_free(&b->x);
 }
@@ -319,14 +343,42 @@ static uint64_t round_u64(long double v)
 }
 
 /*
- * Selves rounded, totals added up from the leaves, and "(not hooked)".  A
+ * "(not hooked)" under node @parent (the root, or a group's frame), of
+ * group @group (-1: none): what @run_total holds past the nodes under
+ * @parent.  0 or -ENOMEM.
+ */
+static int not_hooked(struct xp_stacks *s, size_t parent, ssize_t group, uint64_t run_total)
+{
+	size_t rest;
+	int err;
+
+	if (!run_total)
+		return 0;
+	err = stack_child(s, parent, group, -1, XP_STACK_NOT_HOOKED, strlen(XP_STACK_NOT_HOOKED),
+			  "", 0, &rest);
+	if (err)
+		return err == -E2BIG ? 0 : err;
+	for (int k = 0; k < XP_STACK_VALUES; k++) {
+		if (k == XP_STACK_EVALUATIONS)
+			continue;
+		s->v[rest].self[k] = s->v[rest].total[k] =
+			run_total > s->v[parent].total[k] ? run_total - s->v[parent].total[k] : 0;
+		s->v[parent].total[k] = xp_sat_add(s->v[parent].total[k], s->v[rest].total[k]);
+		if (parent)
+			s->v[0].total[k] = xp_sat_add(s->v[0].total[k], s->v[rest].total[k]);
+	}
+	return 0;
+}
+
+/*
+ * Selves rounded, totals added up from the leaves, and "(not hooked)", of
+ * each group of --by.  A
  * row's nodes are rounded together, each the rounded sum so far less the
  * rounded sum before it, so that they add up to the row's own figures.
  */
-static int stacks_settle(struct xp_stacks *s, const struct xp_report *r)
+static int stacks_settle(struct xp_stacks *s, const struct xp_report *r, const size_t *group_node)
 {
 	long double(*sofar)[XP_STACK_VALUES] = calloc(r->nrows + 1, sizeof(*sofar));
-	size_t rest;
 	int err;
 
 	if (!sofar)
@@ -347,19 +399,30 @@ static int stacks_settle(struct xp_stacks *s, const struct xp_report *r)
 		for (int k = 0; k < XP_STACK_VALUES; k++)
 			s->v[s->v[i].parent].total[k] =
 				xp_sat_add(s->v[s->v[i].parent].total[k], s->v[i].total[k]);
-	if (!r->run_total)
-		return 0;
-	err = stack_child(s, 0, -1, XP_STACK_NOT_HOOKED, strlen(XP_STACK_NOT_HOOKED), "", 0, &rest);
-	if (err)
-		return err == -E2BIG ? 0 : err;
-	for (int k = 0; k < XP_STACK_VALUES; k++) {
-		if (k == XP_STACK_EVALUATIONS)
-			continue;
-		s->v[rest].self[k] = s->v[rest].total[k] =
-			r->run_total > s->v[0].total[k] ? r->run_total - s->v[0].total[k] : 0;
-		s->v[0].total[k] = xp_sat_add(s->v[0].total[k], s->v[rest].total[k]);
+	if (r->opts.by == XP_BY_NONE)
+		return not_hooked(s, 0, -1, r->run_total);
+	for (size_t g = 0; g < r->ngroups; g++) {
+		err = not_hooked(s, group_node[g], (ssize_t)g, r->group_totals[g]);
+		if (err)
+			return err;
 	}
 	return 0;
+}
+
+/* A frame under the root for each group of --by, "LABEL@host" (host, process, rank...). */
+static int group_frames(struct build *b)
+{
+	const struct xp_report *r = b->r;
+	const char *by = xp_by_name(r->opts.by);
+	int err = 0;
+
+	b->group_node = calloc(r->ngroups + 1, sizeof(*b->group_node));
+	if (!b->group_node)
+		return -ENOMEM;
+	for (size_t g = 0; g < r->ngroups && !err; g++)
+		err = stack_child(b->s, 0, (ssize_t)g, -1, r->groups[g], strlen(r->groups[g]), by,
+				  strlen(by), &b->group_node[g]);
+	return err;
 }
 
 int xp_stacks_build(struct xp_stacks *s, const struct xp_report *r)
@@ -379,12 +442,14 @@ int xp_stacks_build(struct xp_stacks *s, const struct xp_report *r)
 		err = xp_report_nest(r, &b.x, &b.nest);
 	if (!err)
 		err = build_index(&b);
+	if (!err)
+		err = group_frames(&b);
 	for (size_t i = 0; i < r->nrows && !err; i++)
 		for (size_t p = 0; p < b.nest[i].nparts && !err; p++)
 			if (b.nest[i].parts[p].parent == XP_NEST_TOP)
-				err = place(&b, 0, i, &b.nest[i].parts[p], all, all);
+				err = place(&b, top_of(&b, i), i, &b.nest[i].parts[p], all, all);
 	if (!err)
-		err = stacks_settle(s, r);
+		err = stacks_settle(s, r, b.group_node);
 	build_free(&b);
 	if (err)
 		xp_stacks_free(s);

@@ -138,28 +138,42 @@ static void finalize_fields(struct xp_fin *out, const struct xp_acc *acc, uint64
 	out->inner_observed = sub_clamp(acc->inner_sum, xp_sat_mul(calibration, acc->inner));
 }
 
-/* Room on the stack for the usual histogram: no allocation per process and declaration. */
-#define FIN_STACK_BINS 64
+int xp_finalize_scratch(struct xp_fin *f, struct xp_fin_scratch *scratch, const struct xp_acc *acc,
+			uint64_t calibration, uint32_t counter)
+{
+	int err;
+
+	*f = (struct xp_fin)XP_FIN_EMPTY;
+	finalize_fields(f, acc, calibration, counter);
+	f->vals.bins = acc->hist.n <= XP_FIN_SCRATCH_BINS ? scratch->bins : NULL;
+	err = finalize_hist(&f->vals, acc, calibration);
+	if (!err)
+		err = xp_chains_finalize(&f->chains, &acc->chains, calibration);
+	if (!err)
+		err = xp_chains_finalize(&f->parents, &acc->parents, calibration);
+	if (err)
+		xp_fin_drop(f, scratch);
+	return err;
+}
+
+void xp_fin_drop(struct xp_fin *f, struct xp_fin_scratch *scratch)
+{
+	if (f->vals.bins == scratch->bins)
+		f->vals.bins = NULL;
+	xp_fin_free(f);
+}
 
 int xp_finalize_add(struct xp_fin *dst, const struct xp_acc *acc, uint64_t calibration,
 		    uint32_t counter)
 {
-	struct xp_vbin stack[FIN_STACK_BINS];
-	struct xp_fin f = {0};
-	int err;
+	struct xp_fin_scratch scratch;
+	struct xp_fin f;
+	int err = xp_finalize_scratch(&f, &scratch, acc, calibration, counter);
 
-	finalize_fields(&f, acc, calibration, counter);
-	f.vals.bins = acc->hist.n <= FIN_STACK_BINS ? stack : NULL;
-	err = finalize_hist(&f.vals, acc, calibration);
-	if (!err)
-		err = xp_chains_finalize(&f.chains, &acc->chains, calibration);
-	if (!err)
-		err = xp_chains_finalize(&f.parents, &acc->parents, calibration);
-	if (!err)
-		err = xp_fin_add(dst, &f);
-	if (f.vals.bins == stack)
-		f.vals.bins = NULL;
-	xp_fin_free(&f);
+	if (err)
+		return err;
+	err = xp_fin_add(dst, &f);
+	xp_fin_drop(&f, &scratch);
 	return err;
 }
 

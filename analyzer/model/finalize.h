@@ -54,6 +54,24 @@ struct xp_fin {
  */
 int xp_finalize_add(struct xp_fin *dst, const struct xp_acc *acc, uint64_t calibration,
 		    uint32_t counter);
+/* Room for the usual histogram's values, so that finalizing one allocates nothing. */
+#define XP_FIN_SCRATCH_BINS 64
+
+struct xp_fin_scratch {
+	struct xp_vbin bins[XP_FIN_SCRATCH_BINS];
+};
+
+/*
+ * @f = finalize(@acc) with its @calibration and @counter, as
+ * xp_finalize_add finalizes: its values in @scratch when they fit (else
+ * allocated), for a look before it is combined.  xp_fin_drop(@f, @scratch)
+ * after.  0 or -ENOMEM (nothing to drop).
+ */
+int xp_finalize_scratch(struct xp_fin *f, struct xp_fin_scratch *scratch, const struct xp_acc *acc,
+			uint64_t calibration, uint32_t counter);
+/* Free what xp_finalize_scratch made in @f, @scratch aside. */
+void xp_fin_drop(struct xp_fin *f, struct xp_fin_scratch *scratch);
+
 /* @out = finalize(@acc) alone, built from xp_finalize_add. */
 int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibration,
 		uint32_t counter);

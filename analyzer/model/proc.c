@@ -8,6 +8,7 @@
 
 #include "model/collect.h"
 #include "util/num.h"
+#include "util/u64set.h"
 #include "util/vec.h"
 #include "model/proc.h"
 
@@ -19,7 +20,7 @@ static void proc_key_of(struct xp_proc_key *k, const struct extprof_dump_header 
 	k->process_id = h->process_id;
 }
 
-static void proc_free(struct xp_proc *p)
+void xp_proc_free(struct xp_proc *p)
 {
 	for (size_t i = 0; i < p->ndecls; i++) {
 		free(p->decls[i].kind);
@@ -34,6 +35,27 @@ static void proc_free(struct xp_proc *p)
 	free(p);
 }
 
+uint64_t xp_proc_key_hash(const struct extprof_dump_header *h)
+{
+	struct xp_proc_key k;
+
+	proc_key_of(&k, h);
+	return xp_hash64(&k, sizeof(k), 0);
+}
+
+struct xp_proc *xp_procset_take(struct xp_procset *s)
+{
+	struct xp_proc *p;
+
+	if (!s->n)
+		return NULL;
+	p = s->list[0];
+	HASH_DEL(s->by_key, p);
+	memmove(&s->list[0], &s->list[1], (s->n - 1) * sizeof(*s->list));
+	s->n--;
+	return p;
+}
+
 void xp_procset_free(struct xp_procset *s)
 {
 	struct xp_proc *p, *tmp;
@@ -41,7 +63,7 @@ void xp_procset_free(struct xp_procset *s)
 	HASH_ITER(hh, s->by_key, p, tmp)
 	{
 		HASH_DEL(s->by_key, p);
-		proc_free(p);
+		xp_proc_free(p);
 	}
 	free(s->list);
 	memset(s, 0, sizeof(*s));
@@ -156,7 +178,7 @@ static int proc_new(struct xp_proc **out, const struct xp_dump *d, const uint32_
 	*out = p;
 	return 0;
 fail:
-	proc_free(p);
+	xp_proc_free(p);
 	return err;
 }
 
@@ -240,7 +262,7 @@ static int procset_fold(struct xp_procset *s, const struct xp_dump *d, const uin
 	if (!err) {
 		err = procset_insert(s, p);
 		if (err)
-			proc_free(p);
+			xp_proc_free(p);
 	}
 	if (err)
 		return xp_err_set(e, err, "%s: out of memory", d->path);

@@ -65,5 +65,11 @@ struct xp_procset {
 int xp_procset_add(struct xp_procset *s, const struct xp_dump *d, struct xp_err *e);
 /* Free every process of @s. */
 void xp_procset_free(struct xp_procset *s);
+/* The process of @s seen first, taken out of it (NULL when empty): xp_proc_free() it. */
+struct xp_proc *xp_procset_take(struct xp_procset *s);
+/* Free one process. */
+void xp_proc_free(struct xp_proc *p);
+/* A hash of the process that wrote @h: its (hostname, pid, process_id). */
+uint64_t xp_proc_key_hash(const struct extprof_dump_header *h);
 
 #endif

@@ -21,6 +21,9 @@
  */
 #define XP_DUMP_V2_DECL_SIZE 136u
 
+/* What xp_dump_read returns for the file of an MPI job (read/job.h), not a dump. */
+#define XP_DUMP_JOB 1
+
 struct xp_dump {
 	char *path; /* as named in messages */
 	unsigned char *buf;

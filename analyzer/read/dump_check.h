@@ -17,8 +17,8 @@
 /*
  * The start of a file of @size bytes, @have of which (the header's size, or
  * the whole file if shorter) are at @buf: is it a dump, whole, before it is
- * read whole?  0; -EINPROGRESS for a dump being created (empty, or no magic
- * yet); -EINVAL.  @e set.
+ * read whole?  0; XP_DUMP_JOB for the file of an MPI job; -EINPROGRESS for
+ * a dump being created (empty, or no magic yet); -EINVAL.  @e set.
  */
 int xp_dump_check_start(const void *buf, size_t have, uint64_t size, const char *path,
 			struct xp_err *e);
@@ -29,6 +29,12 @@ int xp_dump_check_start(const void *buf, size_t have, uint64_t size, const char 
  */
 /* The header: magic and version, sizes, strings and fields in range. */
 int xp_dump_check_header(struct xp_dump *d, struct xp_err *e);
+/*
+ * The header of an MPI job's file (read/job.c): the same checks, its flags
+ * those of a job, its file whole (@d->buf holds the header, @d->size is the
+ * file's).
+ */
+int xp_dump_check_job_header(struct xp_dump *d, struct xp_err *e);
 /* The section table: each section inside the file, each type once, none overlapping. */
 int xp_dump_check_sections(struct xp_dump *d, struct xp_err *e);
 /* A version 1 dump's declarations, copied into today's layout. */

@@ -80,6 +80,11 @@ static int check_identity(const struct xp_dump *d, struct xp_err *e)
 			e, d->path, HDR_OFF(version),
 			"unsupported format version %u (this extprof reads versions %u to %u)",
 			h->version, EXTPROF_DUMP_VERSION_OLDEST, EXTPROF_DUMP_VERSION);
+	if (h->version >= 4 && (h->flags & EXTPROF_DUMP_F_JOB)) {
+		xp_err_at(e, d->path, HDR_OFF(flags),
+			  "the file of an MPI job (its ranks' dumps), not a dump of its own");
+		return XP_DUMP_JOB;
+	}
 	return 0;
 }
 
@@ -140,13 +145,13 @@ static int check_strings(const struct xp_dump *d, struct xp_err *e)
 	return 0;
 }
 
-static int check_fields(const struct xp_dump *d, struct xp_err *e)
+static int check_fields(const struct xp_dump *d, uint32_t known, struct xp_err *e)
 {
 	const struct extprof_dump_header *h = d->hdr;
 
-	if (h->flags & ~KNOWN_FLAGS)
+	if (h->flags & ~known)
 		return xp_err_at(e, d->path, HDR_OFF(flags), "unknown flags 0x%x",
-				 h->flags & ~KNOWN_FLAGS);
+				 h->flags & ~known);
 	if (h->counter >= EXTPROF_COUNTER_MAX)
 		return xp_err_at(e, d->path, HDR_OFF(counter), "unknown counter kind %u",
 				 h->counter);
@@ -163,6 +168,9 @@ static int check_fields(const struct xp_dump *d, struct xp_err *e)
 		return xp_err_at(e, d->path, HDR_OFF(callers_depth),
 				 "callers_depth %u larger than %u", h->callers_depth,
 				 EXTPROF_CALLERS_MAX_DEPTH);
+	if (h->job_size && h->rank >= h->job_size)
+		return xp_err_at(e, d->path, HDR_OFF(rank), "rank %u of a job of %u", h->rank,
+				 h->job_size);
 	return 0;
 }
 
@@ -186,6 +194,9 @@ int xp_dump_check_header(struct xp_dump *d, struct xp_err *e)
 {
 	int err = check_identity(d, e);
 
+	/* a job's file inside a job's, or named as a dump: not one dump */
+	if (err == XP_DUMP_JOB)
+		return -EINVAL;
 	if (err)
 		return err;
 	d->hdr = (const struct extprof_dump_header *)d->buf;
@@ -193,6 +204,27 @@ int xp_dump_check_header(struct xp_dump *d, struct xp_err *e)
 	if (!err)
 		err = check_strings(d, e);
 	if (!err)
-		err = check_fields(d, e);
+		err = check_fields(d, KNOWN_FLAGS, e);
+	return err;
+}
+
+int xp_dump_check_job_header(struct xp_dump *d, struct xp_err *e)
+{
+	int err = check_identity(d, e);
+
+	if (!err)
+		return xp_err_at(e, d->path, HDR_OFF(flags), "a dump, not the file of an MPI job");
+	if (err != XP_DUMP_JOB)
+		return err;
+	d->hdr = (const struct extprof_dump_header *)d->buf;
+	err = check_sizes(d, e);
+	if (!err && d->hdr->file_size != d->size)
+		err = xp_err_at(e, d->path, d->hdr->file_size,
+				"%zu bytes, but the header says the file ends at %llu", d->size,
+				(unsigned long long)d->hdr->file_size);
+	if (!err)
+		err = check_strings(d, e);
+	if (!err)
+		err = check_fields(d, KNOWN_FLAGS | EXTPROF_DUMP_F_JOB, e);
 	return err;
 }

@@ -22,23 +22,24 @@ struct sec_type {
 #define V1 (1u << 1)
 #define V2 (1u << 2)
 #define V3 (1u << 3)
+#define V4 (1u << 4)
 
 static const struct sec_type sec_types[] = {
 	[EXTPROF_SECTION_DECLS] = {"DECLS",
 				   sizeof(struct extprof_dump_decl),
 				   {[1] = XP_DUMP_V1_DECL_SIZE, [2] = XP_DUMP_V2_DECL_SIZE},
-				   V1 | V2 | V3},
-	[EXTPROF_SECTION_STRINGS] = {"STRINGS", 1, {0}, V1 | V2 | V3},
+				   V1 | V2 | V3 | V4},
+	[EXTPROF_SECTION_STRINGS] = {"STRINGS", 1, {0}, V1 | V2 | V3 | V4},
 	[EXTPROF_SECTION_HIST_DENSE] = {"HIST_DENSE", sizeof(uint64_t), {0}, V1},
 	[EXTPROF_SECTION_HIST_SPARSE] = {"HIST_SPARSE",
 					 sizeof(struct extprof_dump_hist_entry),
 					 {0},
-					 V1 | V2 | V3},
+					 V1 | V2 | V3 | V4},
 	[EXTPROF_SECTION_CALLERS] = {"CALLERS",
 				     sizeof(struct extprof_dump_caller),
 				     {0},
-				     V1 | V2 | V3},
-	[EXTPROF_SECTION_HIST_ROWS] = {"HIST_ROWS", EXTPROF_HIST_ROW_BYTES, {0}, V2 | V3},
+				     V1 | V2 | V3 | V4},
+	[EXTPROF_SECTION_HIST_ROWS] = {"HIST_ROWS", EXTPROF_HIST_ROW_BYTES, {0}, V2 | V3 | V4},
 };
 
 #define NTYPES (sizeof(sec_types) / sizeof(sec_types[0]))

@@ -14,7 +14,7 @@
 #include "read/dump_check.h"
 #include "read/dump_read.h"
 
-static int dump_open(int dirfd, const char *name, const char *path, bool nofollow, struct xp_err *e)
+int xp_dump_open(int dirfd, const char *name, const char *path, bool nofollow, struct xp_err *e)
 {
 	/* O_NONBLOCK: opening a FIFO planted in the directory must not hang. */
 	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0);
@@ -134,7 +134,7 @@ int xp_dump_read(struct xp_dump *d, int dirfd, const char *name, const char *pat
 	int fd, err;
 
 	memset(d, 0, sizeof(*d));
-	fd = dump_open(dirfd, name, path, nofollow, e);
+	fd = xp_dump_open(dirfd, name, path, nofollow, e);
 	if (fd < 0)
 		return fd;
 	err = dump_slurp(fd, path, &buf, &size, e);

@@ -18,10 +18,17 @@
 /*
  * Read @name relative to @dirfd (AT_FDCWD for a path) into @d and validate
  * it.  @nofollow refuses a symbolic link.  @path is what messages call it.
- * 0, or -errno with @e describing the defect.
+ * 0; XP_DUMP_JOB (read/dump_check.h) when it is the file of an MPI job,
+ * which read/job.h reads; or -errno with @e describing the defect.
  */
 int xp_dump_read(struct xp_dump *d, int dirfd, const char *name, const char *path, bool nofollow,
 		 struct xp_err *e);
+
+/*
+ * Open @name relative to @dirfd for reading, without blocking on a FIFO;
+ * @nofollow refuses a symbolic link.  The descriptor, or -errno with @e set.
+ */
+int xp_dump_open(int dirfd, const char *name, const char *path, bool nofollow, struct xp_err *e);
 
 /* Validate @size bytes at @buf, which @d takes over (freed by xp_dump_free). */
 int xp_dump_parse(struct xp_dump *d, void *buf, size_t size, const char *path, struct xp_err *e);

@@ -28,19 +28,24 @@ struct xp_frame {
 /* Split a frame name, "function+0xoffset@object" or a raw "0x55d4c3a0b1d". */
 void xp_frame_split(const char *name, struct xp_frame *f);
 
-/* The rows of a report by name: (symbol, object), and (kind, symbol, object, executable). */
+/*
+ * The rows of a report by name, each among the rows of its partition (its
+ * executable, CPU model and group, xp_row_part): (symbol, object), and
+ * (kind, symbol, object).
+ */
 struct xp_decl_index {
-	struct xp_decl_name *by_name; /* "symbol\x1fobject": the first row of that name */
-	struct xp_decl_name *by_key;  /* "kind\x1fsymbol\x1fobject\x1fexecutable" */
+	struct xp_decl_name *by_name; /* "symbol\x1fobject\x1fpart": the first row of that name */
+	struct xp_decl_name *by_key;  /* "kind\x1fsymbol\x1fobject\x1fpart" */
 };
 
 /* Index the rows of @r: 0 or -ENOMEM. */
 int xp_decl_index_build(struct xp_decl_index *x, const struct xp_report *r);
-/* The row of the declaration frame @f is in, or -1 when it is not one. */
-ssize_t xp_decl_index_find(const struct xp_decl_index *x, const struct xp_frame *f);
-/* The row of nesting key @key ("kind\x1fsymbol\x1fobject") run by executable @exe, or -1. */
+/* The row of the declaration frame @f is in, among the rows of @like's partition, or -1. */
+ssize_t xp_decl_index_find(const struct xp_decl_index *x, const struct xp_frame *f,
+			   const struct xp_row *like);
+/* The row of nesting key @key ("kind\x1fsymbol\x1fobject") in @like's partition, or -1. */
 ssize_t xp_decl_index_key(const struct xp_decl_index *x, const char *key, size_t len,
-			  const char *exe);
+			  const struct xp_row *like);
 /* Free what xp_decl_index_build made. */
 void xp_decl_index_free(struct xp_decl_index *x);
 

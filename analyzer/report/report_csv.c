@@ -21,8 +21,38 @@ static void csv_flags(FILE *out, unsigned flags)
 		}
 }
 
-static void csv_row(FILE *out, const struct xp_row *row, bool sampled)
+/* An end of a spread: its value, and its process's host, pid and rank. */
+static void csv_end(FILE *out, const struct xp_spread_end *end)
 {
+	fprintf(out, ",%llu,", (unsigned long long)end->value);
+	xp_out_csv_field(out, end->who.host);
+	fprintf(out, ",%llu,", (unsigned long long)end->who.pid);
+	if (end->who.rank >= 0)
+		fprintf(out, "%lld", (long long)end->who.rank);
+}
+
+/* processes, per-eval least/median/greatest (and who), evaluations the same */
+static void csv_spread(FILE *out, const struct xp_row *row)
+{
+	const struct xp_spread *s = &row->spread;
+
+	fprintf(out, ",%llu,%llu", (unsigned long long)s->processes,
+		(unsigned long long)s->measured);
+	if (s->measured) {
+		csv_end(out, &s->per_eval_lo);
+		fprintf(out, ",%llu", (unsigned long long)xp_spread_median(&s->per_eval));
+		csv_end(out, &s->per_eval_hi);
+	} else {
+		fputs(",,,,,,,,,", out);
+	}
+	csv_end(out, &s->evaluations_lo);
+	fprintf(out, ",%llu", (unsigned long long)xp_spread_median(&s->evaluations));
+	csv_end(out, &s->evaluations_hi);
+}
+
+static void csv_row(FILE *out, const struct xp_report *r, const struct xp_row *row)
+{
+	bool sampled = r->sampled;
 	const struct xp_fin *f = &row->fin;
 
 	xp_out_csv_field(out, row->kind);
@@ -47,19 +77,48 @@ static void csv_row(FILE *out, const struct xp_row *row, bool sampled)
 		fputc(',', out);
 		xp_out_csv_field(out, row->exe);
 	}
+	if (r->by_cpu) {
+		fputc(',', out);
+		xp_out_csv_field(out, row->cpu ? row->cpu : "");
+	}
+	if (r->opts.by != XP_BY_NONE) {
+		fputc(',', out);
+		xp_out_csv_field(out, row->group ? row->group : "");
+	}
+	if (r->processes > 1)
+		csv_spread(out, row);
 	fputs("\r\n", out);
 }
 
+#define CSV_END(x) "," x "," x "_host," x "_pid," x "_rank"
+
 int xp_report_csv(const struct xp_report *r, FILE *out)
 {
-	/* last columns: with steps, the stepped; when the report keeps executables apart */
+	/*
+	 * last columns: with steps, the stepped; when the report keeps
+	 * executables, CPU models or --by's groups apart, which; with several
+	 * processes, the spread
+	 */
 	fputs("kind,name,object,evaluations,per_eval,cost,share,observed,observed_per_cost,"
 	      "settled,hits,recursive,abandoned,outside,p50,p99,flags,observed_share",
 	      out);
 	if (r->sampled)
 		fputs(",stepped", out);
-	fputs(r->by_exe ? ",executable\r\n" : "\r\n", out);
+	if (r->by_exe)
+		fputs(",executable", out);
+	if (r->by_cpu)
+		fputs(",cpu_model", out);
+	if (r->opts.by != XP_BY_NONE)
+		fputs(",group", out);
+	/* with several processes: how each declaration spread over them */
+	if (r->processes > 1)
+		fputs(",processes,measured" CSV_END("per_eval_least") ",per_eval_median" CSV_END(
+			      "per_eval_greatest")
+			      CSV_END("evaluations_least") ",evaluations_median" CSV_END(
+				      "evaluations_greatest"),
+		      out);
+	fputs("\r\n", out);
 	for (size_t i = 0; i < r->nrows; i++)
-		csv_row(out, &r->rows[i], r->sampled);
+		csv_row(out, r, &r->rows[i]);
 	return 0;
 }

@@ -19,20 +19,6 @@ static bool same_counter(const struct extprof_dump_header *a, const struct extpr
 	       !strcmp(a->counter_unit, b->counter_unit);
 }
 
-static void build_id_hex(char *out, const struct extprof_dump_header *h)
-{
-	static const char hex[] = "0123456789abcdef";
-	uint32_t n = h->build_id_size;
-
-	for (uint32_t i = 0; i < n; i++) {
-		out[2 * i] = hex[h->build_id[i] >> 4];
-		out[2 * i + 1] = hex[h->build_id[i] & 15];
-	}
-	out[2 * n] = '\0';
-	if (!n)
-		strcpy(out, "none");
-}
-
 /* The same executable: the same build-id, or, without build-ids, the same path. */
 static bool same_exe(const struct extprof_dump_header *a, const struct extprof_dump_header *b)
 {
@@ -65,40 +51,36 @@ static void head_first(struct xp_report *r, const struct xp_proc *p)
 	r->attached = h->flags & EXTPROF_DUMP_F_ATTACHED;
 	memcpy(r->cpu_model, h->cpu_model, sizeof(r->cpu_model));
 	memcpy(r->exe_path, h->exe_path, sizeof(r->exe_path));
-	build_id_hex(r->build_id, h);
+	xp_build_id_hex(r->build_id, h);
 	r->runs = 1;
 }
 
-static bool pid_listed(const uint64_t *pids, size_t n, uint64_t pid)
+int xp_strv_add_once(char ***v, size_t *n, const char *s)
 {
-	for (size_t i = 0; i < n; i++)
-		if (pids[i] == pid)
-			return true;
-	return false;
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], s))
+			return 0;
+	return xp_strv_appendf(v, n, "%s", s);
 }
 
-/* The executable of @h among those the report has seen, added if new: -ENOMEM or 0. */
-static int head_exe(struct xp_report *r, const struct extprof_dump_header *h)
+/* @pid onto the list @v (of *@n, room for *@cap) unless @seen has it: 0 or -ENOMEM. */
+static int pid_list(uint64_t **v, size_t *n, size_t *cap, struct xp_u64set *seen, uint64_t pid)
 {
-	char **v;
+	int fresh = xp_u64set_add(seen, pid);
 
-	for (size_t i = 0; i < r->nexes; i++)
-		if (!strcmp(r->exes[i], h->exe_path))
-			return 0;
-	v = realloc(r->exes, (r->nexes + 1) * sizeof(*v));
-	if (!v)
+	if (fresh <= 0)
+		return fresh;
+	if (XP_GROW(v, cap, *n, 16))
 		return -ENOMEM;
-	r->exes = v;
-	v[r->nexes] = strdup(h->exe_path);
-	if (!v[r->nexes])
-		return -ENOMEM;
-	r->nexes++;
+	(*v)[(*n)++] = pid;
 	return 0;
 }
 
-static void head_add(struct xp_report *r, const struct xp_proc *p)
+static int head_add(struct xp_report *r, const struct xp_proc *p)
 {
 	const struct extprof_dump_header *h = &p->hdr;
+	struct xp_report_building *b = r->building;
+	int err;
 
 	if (h->calibration < r->calibration)
 		r->calibration = h->calibration;
@@ -109,8 +91,9 @@ static void head_add(struct xp_report *r, const struct xp_proc *p)
 	if (!(h->counter_flags & EXTPROF_COUNTER_F_CALIBRATION_SETTLED))
 		r->calibration_settled = false;
 	r->processes++;
-	if (!pid_listed(r->pids, r->npids, p->key.pid))
-		r->pids[r->npids++] = p->key.pid;
+	err = pid_list(&r->pids, &r->npids, &b->cap_pids, &b->pids, p->key.pid);
+	if (err)
+		return err;
 	r->workers += p->nworkers;
 	r->threads = xp_sat_add(r->threads, p->threads);
 	r->lost = xp_sat_add(r->lost, p->lost);
@@ -118,8 +101,10 @@ static void head_add(struct xp_report *r, const struct xp_proc *p)
 	if (!r->sampled)
 		r->run_total = xp_sat_add(r->run_total, p->run_total);
 	if (!p->complete) {
-		if (!pid_listed(r->incomplete_pids, r->nincomplete, p->key.pid))
-			r->incomplete_pids[r->nincomplete++] = p->key.pid;
+		err = pid_list(&r->incomplete_pids, &r->nincomplete, &b->cap_incomplete,
+			       &b->incomplete, p->key.pid);
+		if (err)
+			return err;
 		r->complete = false;
 	}
 	if (p->start_ns && (!r->start_ns || p->start_ns < r->start_ns))
@@ -133,14 +118,38 @@ static void head_add(struct xp_report *r, const struct xp_proc *p)
 	/* the nesting of hooked calls is recorded from dump format 3 on */
 	if (h->version < 3)
 		r->nesting = false;
+	return 0;
 }
 
-#define MIXED_HINT "; --allow-mixed merges them anyway"
+/*
+ * Processes on different CPU models: a deterministic counter counts the
+ * same work alike on any, and they merge; a time counter does not, and
+ * each model's rows are its own, unless --allow-mixed merges them, with a
+ * warning.  The models are listed either way.
+ */
+static int head_cpu(struct xp_report *r, const struct xp_proc *first, const struct xp_proc *p,
+		    unsigned *said)
+{
+	const struct extprof_dump_header *a = &first->hdr, *b = &p->hdr;
+	int err = xp_strv_add_once(&r->cpus, &r->ncpus, b->cpu_model);
+
+	if (err || *said & 1 || !strcmp(a->cpu_model, b->cpu_model))
+		return err;
+	*said |= 1;
+	if (!r->opts.allow_mixed) {
+		r->by_cpu = !r->deterministic;
+		return 0;
+	}
+	return xp_strv_appendf(&r->warnings, &r->nwarnings,
+			       "processes ran on different CPUs: \"%s\" (pid %" PRIu64
+			       ") and \"%s\" (pid %" PRIu64 ")",
+			       a->cpu_model, first->key.pid, b->cpu_model, p->key.pid);
+}
 
 /*
- * Processes on different CPUs or of different executables measure
- * different things: refused unless --allow-mixed, then a warning each.
- * Different windows are always only a warning.
+ * Processes of different executables measure different things: each
+ * executable's rows are its own, unless --allow-mixed merges them, with a
+ * warning.  Different windows are always only a warning.
  */
 static int head_compare(struct xp_report *r, const struct xp_proc *first, const struct xp_proc *p,
 			unsigned *said, struct xp_err *e)
@@ -148,24 +157,12 @@ static int head_compare(struct xp_report *r, const struct xp_proc *first, const 
 	const struct extprof_dump_header *a = &first->hdr, *b = &p->hdr;
 	bool mixed = r->opts.allow_mixed;
 	char ia[65], ib[65];
-	int err = 0;
+	int err = head_cpu(r, first, p, said);
 
-	if (!(*said & 1) && strcmp(a->cpu_model, b->cpu_model)) {
-		*said |= 1;
-		if (!mixed)
-			return xp_err_set(e, -EINVAL,
-					  "%s: ran on CPU \"%s\", but %s ran on \"%s\"" MIXED_HINT,
-					  p->workers[0].path, b->cpu_model, first->workers[0].path,
-					  a->cpu_model);
-		err = xp_strv_appendf(&r->warnings, &r->nwarnings,
-				      "processes ran on different CPUs: \"%s\" (pid %" PRIu64
-				      ") and \"%s\" (pid %" PRIu64 ")",
-				      a->cpu_model, first->key.pid, b->cpu_model, p->key.pid);
-	}
 	if (!err && !(*said & 2) && !same_exe(a, b)) {
 		*said |= 2;
-		build_id_hex(ia, a);
-		build_id_hex(ib, b);
+		xp_build_id_hex(ia, a);
+		xp_build_id_hex(ib, b);
 		/* a shell and what it runs: each executable's rows of its own */
 		if (!mixed) {
 			r->by_exe = true;
@@ -210,39 +207,29 @@ static int head_warnings(struct xp_report *r, size_t skipped)
 	return err;
 }
 
-int xp_report_head(struct xp_report *r, const struct xp_procset *s, size_t skipped,
-		   struct xp_err *e)
+int xp_report_head_add(struct xp_report *r, const struct xp_proc *first, const struct xp_proc *p,
+		       unsigned *said, struct xp_err *e)
 {
-	const struct xp_proc *first = s->list[0];
-	unsigned said = 0;
-	int err = 0;
+	int err;
 
-	r->pids = calloc(s->n, sizeof(*r->pids));
-	r->incomplete_pids = calloc(s->n, sizeof(*r->incomplete_pids));
-	if (!r->pids || !r->incomplete_pids)
-		return xp_err_set(e, -ENOMEM, "out of memory");
-	head_first(r, first);
-	for (size_t i = 0; i < s->n && !err; i++) {
-		const struct xp_proc *p = s->list[i];
-
-		if (!same_counter(&first->hdr, &p->hdr))
-			return xp_err_set(
-				e, -EINVAL,
-				"%s: counter %s (%s) does not match counter %s (%s) of %s; runs "
-				"measured with different counters cannot be merged",
-				p->workers[0].path, p->hdr.counter_name, p->hdr.counter_unit,
-				first->hdr.counter_name, first->hdr.counter_unit,
-				first->workers[0].path);
-		head_add(r, p);
-		err = head_exe(r, &p->hdr);
-		if (err)
-			return xp_err_set(e, err, "out of memory");
-		err = head_compare(r, first, p, &said, e);
-	}
-	if (err)
-		return err;
-	err = head_warnings(r, skipped);
+	if (!r->processes)
+		head_first(r, first);
+	if (!same_counter(&first->hdr, &p->hdr))
+		return xp_err_set(e, -EINVAL,
+				  "%s: counter %s (%s) does not match counter %s (%s) of %s; runs "
+				  "measured with different counters cannot be merged",
+				  p->workers[0].path, p->hdr.counter_name, p->hdr.counter_unit,
+				  first->hdr.counter_name, first->hdr.counter_unit,
+				  first->workers[0].path);
+	err = head_add(r, p);
+	if (!err)
+		err = xp_strv_add_once(&r->exes, &r->nexes, p->hdr.exe_path);
 	if (err)
 		return xp_err_set(e, err, "out of memory");
-	return 0;
+	return head_compare(r, first, p, said, e);
+}
+
+int xp_report_head_end(struct xp_report *r, size_t skipped)
+{
+	return head_warnings(r, skipped);
 }

@@ -4,6 +4,7 @@
  * meaning from one version to the next (docs/json.md lists them all).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "util/json_out.h"
@@ -72,6 +73,60 @@ static void json_head(struct xp_json *j, const struct xp_report *r)
 	xp_json_key_u64(j, "warmup", r->warmup);
 	xp_json_key_strs(j, "warnings", r->warnings, r->nwarnings);
 	xp_json_key_bool(j, "nesting", r->nesting);
+	xp_json_key_strs(j, "cpu_models", r->cpus, r->ncpus);
+	xp_json_key_bool(j, "by_cpu", r->by_cpu);
+	xp_json_key_str(j, "by", xp_by_name(r->opts.by));
+	if (r->opts.by != XP_BY_NONE) {
+		xp_json_key_strs(j, "groups", r->groups, r->ngroups);
+		xp_json_key_u64s(j, "group_run_totals", r->group_totals, r->ngroups);
+	}
+}
+
+/* {"host": "alpha", "pid": 1234, "rank": 3 or null} */
+static void json_who(struct xp_json *j, const char *key, const struct xp_who *w)
+{
+	xp_json_key_begin(j, key, '{');
+	xp_json_key_str(j, "host", w->host);
+	xp_json_key_u64(j, "pid", w->pid);
+	xp_json_key(j, "rank");
+	if (w->rank < 0)
+		xp_json_null(j);
+	else
+		xp_json_u64(j, (uint64_t)w->rank);
+	xp_json_end(j, '}');
+}
+
+/* "least", "median", "greatest" of one figure over the processes, and who had the ends. */
+static void json_spread_of(struct xp_json *j, const char *key, const struct xp_vhist *v,
+			   const struct xp_spread_end *lo, const struct xp_spread_end *hi)
+{
+	xp_json_key_begin(j, key, '{');
+	xp_json_key_u64(j, "least", lo->value);
+	xp_json_key_u64(j, "median", xp_spread_median(v));
+	xp_json_key_u64(j, "greatest", hi->value);
+	json_who(j, "least_at", &lo->who);
+	json_who(j, "greatest_at", &hi->who);
+	xp_json_end(j, '}');
+}
+
+/* "spread": how the declaration's figures spread over its processes (docs/json.md). */
+static void json_spread(struct xp_json *j, const struct xp_report *r, const struct xp_row *row)
+{
+	const struct xp_spread *s = &row->spread;
+	uint64_t margin;
+
+	xp_spread_imbalance(row, r, &margin);
+	xp_json_key_begin(j, "spread", '{');
+	xp_json_key_u64(j, "processes", s->processes);
+	xp_json_key_u64(j, "measured", s->measured);
+	if (s->measured) {
+		json_spread_of(j, "per_eval", &s->per_eval, &s->per_eval_lo, &s->per_eval_hi);
+		xp_json_key_num(j, "per_eval_margin",
+				margin == XP_MARGIN_UNJUDGED ? NAN : (double)margin);
+	}
+	json_spread_of(j, "evaluations", &s->evaluations, &s->evaluations_lo, &s->evaluations_hi);
+	xp_json_key_bool(j, "ranks", s->ranks);
+	xp_json_end(j, '}');
 }
 
 /* "self_cost", "self_observed", "inside": [{kind, name, object, evaluations, cost, observed}] */
@@ -141,6 +196,10 @@ static void json_row(struct xp_json *j, const struct xp_report *r, size_t i,
 	xp_json_key_str(j, "object", row->object);
 	if (row->exe)
 		xp_json_key_str(j, "executable", row->exe);
+	if (row->cpu)
+		xp_json_key_str(j, "cpu_model", row->cpu);
+	if (row->group)
+		xp_json_key_str(j, "group", row->group);
 	xp_json_key_u64(j, "evaluations", row->fin.evaluations);
 	xp_json_key_u64(j, "per_eval", row->per_eval);
 	xp_json_key_u64(j, "cost", row->cost);
@@ -163,6 +222,7 @@ static void json_row(struct xp_json *j, const struct xp_report *r, size_t i,
 	if (callers)
 		json_chains(j, row);
 	json_nesting(j, r, &nest[i]);
+	json_spread(j, r, row);
 	xp_json_end(j, '}');
 }
 

@@ -121,13 +121,14 @@ int xp_decl_index_build(struct xp_decl_index *x, const struct xp_report *r)
 	memset(x, 0, sizeof(*x));
 	for (size_t i = 0; i < r->nrows && !err; i++) {
 		const struct xp_row *row = &r->rows[i];
-		const char *exe = row->exe ? row->exe : "";
-		const char *name[2] = {row->symbol, row->object};
-		const char *key[4] = {row->kind, row->symbol, row->object, exe};
-		size_t nlen[2] = {strlen(row->symbol), strlen(row->object)};
-		size_t klen[4] = {strlen(row->kind), nlen[0], nlen[1], strlen(exe)};
+		char part[1024];
+		const char *name[3] = {row->symbol, row->object,
+				       xp_row_part(part, sizeof(part), row)};
+		const char *key[4] = {row->kind, row->symbol, row->object, part};
+		size_t nlen[3] = {strlen(row->symbol), strlen(row->object), strlen(part)};
+		size_t klen[4] = {strlen(row->kind), nlen[0], nlen[1], nlen[2]};
 		size_t len = 0;
-		char *k = key_join(&len, name, nlen, 2);
+		char *k = key_join(&len, name, nlen, 3);
 
 		err = name_put(&x->by_name, k, len, i);
 		if (!err) {
@@ -140,23 +141,26 @@ int xp_decl_index_build(struct xp_decl_index *x, const struct xp_report *r)
 	return err;
 }
 
-ssize_t xp_decl_index_find(const struct xp_decl_index *x, const struct xp_frame *f)
+ssize_t xp_decl_index_find(const struct xp_decl_index *x, const struct xp_frame *f,
+			   const struct xp_row *like)
 {
-	const char *part[2] = {f->fn, f->obj};
-	size_t len[2] = {f->fn_len, f->obj_len};
+	char part[1024];
+	const char *p[3] = {f->fn, f->obj, xp_row_part(part, sizeof(part), like)};
+	size_t len[3] = {f->fn_len, f->obj_len, strlen(part)};
 
 	if (!f->obj_len)
 		return -1; /* a raw address names no declaration */
-	return name_find(x->by_name, part, len, 2);
+	return name_find(x->by_name, p, len, 3);
 }
 
 ssize_t xp_decl_index_key(const struct xp_decl_index *x, const char *key, size_t len,
-			  const char *exe)
+			  const struct xp_row *like)
 {
-	const char *part[2] = {key, exe ? exe : ""};
-	size_t plen[2] = {len, strlen(part[1])};
+	char part[1024];
+	const char *p[2] = {key, xp_row_part(part, sizeof(part), like)};
+	size_t plen[2] = {len, strlen(part)};
 
-	return name_find(x->by_key, part, plen, 2);
+	return name_find(x->by_key, p, plen, 2);
 }
 
 static void names_free(struct xp_decl_name **h)
@@ -197,15 +201,19 @@ static int part_add(struct xp_nest *n, ssize_t parent, uint64_t evaluations, uin
 	return 0;
 }
 
-/* The row of the nearest frame of chain @c that is a declaration other than @self, or -1. */
-static ssize_t chain_parent(const struct xp_decl_index *x, const struct xp_chain *c, size_t self)
+/*
+ * The row of the nearest frame of chain @c that is a declaration other than
+ * @self (a row of @r, whose executable and group it is looked in), or -1.
+ */
+static ssize_t chain_parent(const struct xp_report *r, const struct xp_decl_index *x,
+			    const struct xp_chain *c, size_t self)
 {
 	for (const char *fr = c->depth ? c->key : NULL; fr; fr = xp_chain_next(c, fr)) {
 		struct xp_frame f;
 		ssize_t at;
 
 		xp_frame_split(fr, &f);
-		at = xp_decl_index_find(x, &f);
+		at = xp_decl_index_find(x, &f, &r->rows[self]);
 		if (at >= 0 && (size_t)at != self)
 			return at;
 	}
@@ -222,8 +230,8 @@ static int nest_recorded(const struct xp_report *r, const struct xp_decl_index *
 
 	HASH_ITER(hh, row->fin.parents, c, tmp)
 	{
-		ssize_t at = c->keylen ? xp_decl_index_key(x, c->key, c->keylen, row->exe)
-				       : NEST_SEVERAL;
+		ssize_t at =
+			c->keylen ? xp_decl_index_key(x, c->key, c->keylen, row) : NEST_SEVERAL;
 
 		/* a parent that is no row (the window function) is the top */
 		if (!err && at != XP_NEST_TOP && at != (ssize_t)i)
@@ -240,7 +248,7 @@ static int nest_chains(const struct xp_report *r, const struct xp_decl_index *x,
 	int err = 0;
 
 	for (size_t k = 0; k < row->nchains && !err; k++) {
-		ssize_t at = chain_parent(x, row->chains[k], i);
+		ssize_t at = chain_parent(r, x, row->chains[k], i);
 
 		if (at >= 0)
 			err = part_add(n, at, row->chains[k]->evaluations, row->chains[k]->sum);
@@ -256,6 +264,17 @@ static uint64_t part_of(uint64_t whole, uint64_t num, uint64_t den)
 		return 0;
 	v = (unsigned __int128)whole * num / den;
 	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Rows of the same executable, CPU model and group: what may have run inside each other. */
+static bool same_part(const struct xp_row *a, const struct xp_row *b)
+{
+	return same_str(a->exe, b->exe) && same_str(a->cpu, b->cpu) && same_str(a->group, b->group);
 }
 
 /*
@@ -284,7 +303,7 @@ static int nest_spread(const struct xp_report *r, const struct xp_decl_index *x,
 	if (!w)
 		return -ENOMEM;
 	for (size_t k = 0; k < row->nchains; k++) {
-		ssize_t at = chain_parent(x, row->chains[k], i);
+		ssize_t at = chain_parent(r, x, row->chains[k], i);
 
 		if (at >= 0)
 			w[at] = xp_sat_add(w[at], row->chains[k]->evaluations);
@@ -293,7 +312,7 @@ static int nest_spread(const struct xp_report *r, const struct xp_decl_index *x,
 		total = xp_sat_add(total, w[p]);
 	chains = total > 0;
 	for (size_t p = 0; !chains && p < r->nrows; p++)
-		if (p != i)
+		if (p != i && same_part(&r->rows[p], row))
 			total = xp_sat_add(total, w[p] = loose[p][0]);
 	/* the rest of the parts move down: the top takes what is not spread */
 	memmove(&n->parts[at_several], &n->parts[at_several + 1],

@@ -50,9 +50,12 @@ uint64_t xp_step_get(const struct xp_step *s)
  */
 uint64_t xp_row_slack(const struct xp_row *row)
 {
-	const struct xp_fin *f = &row->fin;
+	return row->settled ? 0 : xp_fin_slack(&row->fin);
+}
 
-	if (row->settled || !f->evaluations)
+uint64_t xp_fin_slack(const struct xp_fin *f)
+{
+	if (f->hits >= 2 || !f->evaluations)
 		return 0;
 	if (f->evaluations < 2 || f->floor == EXTPROF_FLOOR_NONE || !f->vals.n)
 		return XP_SLACK_UNKNOWN;

@@ -241,8 +241,22 @@ static int repeat_row(struct xp_report *r, struct xp_row *row, const struct agg 
 	row->symbol = strdup(any->symbol);
 	row->object = strdup(any->object);
 	row->exe = any->exe ? strdup(any->exe) : NULL;
-	if (!row->kind || !row->symbol || !row->object || (any->exe && !row->exe))
+	row->cpu = any->cpu ? strdup(any->cpu) : NULL;
+	row->group = any->group ? strdup(any->group) : NULL;
+	if (!row->kind || !row->symbol || !row->object || (any->exe && !row->exe) ||
+	    (any->cpu && !row->cpu) || (any->group && !row->group))
 		return -ENOMEM;
+	row->ident = any->ident;
+	/* the processes of every run: how the declaration spread over them all */
+	for (size_t i = 0; i < k; i++) {
+		const struct xp_row *x = a->in[i];
+		int err = x ? xp_spread_add(&row->spread, &x->spread) : 0;
+
+		if (err)
+			return err;
+		if (x && x != any)
+			xp_ident_add(&row->ident, &x->ident);
+	}
 	n = gather(a, k, ROW_AT(per_eval), v);
 	row->runs = n;
 	row->per_eval_lo = min_of(v, n);
@@ -280,9 +294,9 @@ static int repeat_rows(struct xp_report *r, const struct xp_report *runs, size_t
 	for (size_t i = 0; i < k && !err; i++)
 		for (size_t j = 0; j < runs[i].nrows && !err; j++) {
 			const struct xp_row *x = &runs[i].rows[j];
-			char *key;
-			ssize_t n =
-				xp_decl_key(NULL, 0, &key, x->kind, x->symbol, x->object, x->exe);
+			char part[1024], *key;
+			ssize_t n = xp_decl_key(NULL, 0, &key, x->kind, x->symbol, x->object,
+						xp_row_part(part, sizeof(part), x));
 
 			if (n < 0) {
 				err = (int)n;
@@ -315,7 +329,9 @@ static bool has_warning(const struct xp_report *r, const char *w)
 
 static void head_sum(struct xp_report *r, const struct xp_report *x)
 {
-	memcpy(r->pids + r->npids, x->pids, x->npids * sizeof(*r->pids));
+	/* (a run with no pids or none incomplete may hold NULL: memcpy's arguments never are) */
+	if (x->npids)
+		memcpy(r->pids + r->npids, x->pids, x->npids * sizeof(*r->pids));
 	r->npids += x->npids;
 	r->by_exe |= x->by_exe;
 	for (size_t i = 0; i < x->nexes; i++) {
@@ -330,8 +346,12 @@ static void head_sum(struct xp_report *r, const struct xp_report *x)
 		if ((v[r->nexes] = strdup(x->exes[i])))
 			r->nexes++;
 	}
-	memcpy(r->incomplete_pids + r->nincomplete, x->incomplete_pids,
-	       x->nincomplete * sizeof(*r->pids));
+	r->by_cpu |= x->by_cpu;
+	for (size_t i = 0; i < x->ncpus; i++)
+		xp_strv_add_once(&r->cpus, &r->ncpus, x->cpus[i]);
+	if (x->nincomplete)
+		memcpy(r->incomplete_pids + r->nincomplete, x->incomplete_pids,
+		       x->nincomplete * sizeof(*r->pids));
 	r->processes += x->processes;
 	r->nincomplete += x->nincomplete;
 	r->workers += x->workers;
@@ -354,6 +374,30 @@ static void head_sum(struct xp_report *r, const struct xp_report *x)
 		r->start_ns = x->start_ns;
 	if (x->end_ns > r->end_ns)
 		r->end_ns = x->end_ns;
+}
+
+/* --by's groups of every run, each one's run total the median of the runs' that had it. */
+static int repeat_groups(struct xp_report *r, const struct xp_report *runs, size_t k)
+{
+	uint64_t *v = calloc(k + 1, sizeof(*v));
+	int err = v ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < k && !err; i++)
+		for (size_t j = 0; j < runs[i].ngroups && !err; j++)
+			err = xp_strv_add_once(&r->groups, &r->ngroups, runs[i].groups[j]);
+	if (!err && r->ngroups && !(r->group_totals = calloc(r->ngroups, sizeof(uint64_t))))
+		err = -ENOMEM;
+	for (size_t g = 0; g < r->ngroups && !err; g++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < k; i++)
+			for (size_t j = 0; j < runs[i].ngroups; j++)
+				if (!strcmp(runs[i].groups[j], r->groups[g]))
+					v[n++] = runs[i].group_totals[j];
+		r->group_totals[g] = median(v, n);
+	}
+	free(v);
+	return err;
 }
 
 static int repeat_head(struct xp_report *r, const struct xp_report *runs, size_t k,
@@ -385,6 +429,8 @@ static int repeat_head(struct xp_report *r, const struct xp_report *runs, size_t
 	}
 	r->run_total = median(v, k);
 	free(v);
+	if (repeat_groups(r, runs, k))
+		return xp_err_set(e, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < k; i++)
 		for (size_t j = 0; j < runs[i].nwarnings; j++)
 			if (!has_warning(r, runs[i].warnings[j]) &&
@@ -416,6 +462,8 @@ int xp_report_repeat(struct xp_report *r, const struct xp_report *runs, size_t k
 	err = repeat_head(r, runs, k, e);
 	if (!err && repeat_rows(r, runs, k))
 		err = xp_err_set(e, -ENOMEM, "out of memory");
+	for (size_t i = 0; !err && i < r->nrows; i++)
+		r->rows[i].group_at = xp_report_group_index(r, r->rows[i].group);
 	if (err)
 		xp_report_free(r);
 	return err;

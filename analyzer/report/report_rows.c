@@ -24,33 +24,51 @@ const char *const xp_flag_names[XP_NFLAGS] = {
 	[XP_FLAG_NEGATIVE] = "negative",
 	[XP_FLAG_UNSTEPPED] = "unstepped",
 	[XP_FLAG_HIST_LOST] = "histogram-lost",
+	[XP_FLAG_IMBALANCE] = "imbalance",
 };
 
-static void row_free(struct xp_row *row)
+void xp_row_free(struct xp_row *row)
 {
 	free(row->kind);
 	free(row->symbol);
 	free(row->object);
 	free(row->exe);
+	free(row->cpu);
+	free(row->group);
 	free(row->hkey);
 	free(row->chains);
 	xp_fin_free(&row->fin);
+	xp_spread_free(&row->spread);
 }
 
-static struct xp_row *row_new(const struct xp_pdecl *x, const char *exe, char *hkey)
+static char *strdup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* A row of @x, its partition (@exe, @cpu, @group, each NULL or kept), keyed by @hkey (taken). */
+static struct xp_row *row_new(const char *kind, const char *symbol, const char *object,
+			      const char *exe, const char *cpu, const char *group, char *hkey)
 {
 	struct xp_row *row = calloc(1, sizeof(*row));
 
-	if (!row)
+	if (!row) {
+		free(hkey);
 		return NULL;
+	}
 	row->hkey = hkey;
-	row->kind = strdup(x->kind);
-	row->symbol = strdup(x->symbol);
-	row->object = strdup(xp_base_name(x->object));
-	row->exe = exe ? strdup(xp_base_name(exe)) : NULL;
-	if (row->kind && row->symbol && row->object && (!exe || row->exe))
+	row->kind = strdup(kind);
+	row->symbol = strdup(symbol);
+	row->object = strdup(xp_base_name(object));
+	row->exe = strdup_or_null(exe);
+	row->cpu = strdup_or_null(cpu);
+	row->group = strdup_or_null(group);
+	row->fin = (struct xp_fin)XP_FIN_EMPTY; /* what a row starts from */
+	row->group_at = -1;
+	if (row->hkey && row->kind && row->symbol && row->object && (!exe || row->exe) &&
+	    (!cpu || row->cpu) && (!group || row->group))
 		return row;
-	row_free(row);
+	xp_row_free(row);
 	free(row);
 	return NULL;
 }
@@ -78,36 +96,88 @@ ssize_t xp_decl_key(char *buf, size_t size, char **key, const char *kind, const 
 	return (ssize_t)(n + e);
 }
 
-/* Finalize one declaration of one process and fold it into its row. */
-static int rows_fold(struct xp_row **hash, const struct xp_pdecl *x,
-		     const struct extprof_dump_header *h, const char *exe)
+/*
+ * The row of @hash keyed by the declaration and @part, made when new (its
+ * partition @exe, @cpu, @group), into *@out.  0 or -ENOMEM.
+ */
+static int row_find(struct xp_row **hash, const char *kind, const char *symbol, const char *object,
+		    const char *part, const char *exe, const char *cpu, const char *group,
+		    struct xp_row **out)
 {
 	char buf[1024], *hkey;
-	struct xp_row *row;
-	ssize_t n = xp_decl_key(buf, sizeof(buf), &hkey, x->kind, x->symbol, x->object, exe);
+	ssize_t n = xp_decl_key(buf, sizeof(buf), &hkey, kind, symbol, object, part);
 
 	if (n < 0)
 		return (int)n;
-	HASH_FIND(hh, *hash, hkey, (size_t)n, row);
-	if (!row) {
-		if (hkey == buf && !(hkey = strdup(buf)))
-			return -ENOMEM;
-		row = row_new(x, exe, hkey); /* takes @hkey, also when it fails */
-		if (!row)
-			return -ENOMEM;
-		hkey = buf;				/* now the row's */
-		row->fin = (struct xp_fin)XP_FIN_EMPTY; /* what a row starts from */
-		HASH_ADD_KEYPTR(hh, *hash, row->hkey, (size_t)n, row);
+	HASH_FIND(hh, *hash, hkey, (size_t)n, *out);
+	if (*out) {
+		if (hkey != buf)
+			free(hkey);
+		return 0;
 	}
-	if (hkey != buf)
-		free(hkey);
-	return xp_finalize_add(&row->fin, &x->acc, h->calibration, h->counter);
+	if (hkey == buf && !(hkey = strdup(buf)))
+		return -ENOMEM;
+	*out = row_new(kind, symbol, object, exe, cpu, group, hkey);
+	if (!*out)
+		return -ENOMEM;
+	HASH_ADD_KEYPTR(hh, *hash, (*out)->hkey, (size_t)n, *out);
+	return 0;
 }
 
-static uint64_t row_per_eval(const struct xp_row *row, enum xp_stat stat)
-{
-	const struct xp_fin *f = &row->fin;
+/* What a process brings to each of its rows: its partition and who it is. */
+struct proc_share {
+	const struct xp_proc *p;
+	const char *part; /* "exe\x1fcpu\x1fgroup", the rows' key past the declaration */
+	const char *group;
+	struct xp_who who;
+	struct xp_ident ident;
+};
 
+/*
+ * Finalize one declaration of one process and fold it into its row: its
+ * figures combined with the other processes', its per-eval and
+ * evaluations into the row's spread.
+ */
+static int rows_fold(const struct xp_report *r, struct xp_row **hash, const struct xp_pdecl *x,
+		     const struct proc_share *ps)
+{
+	const struct extprof_dump_header *h = &ps->p->hdr;
+	struct xp_fin_scratch scratch;
+	struct xp_row *row;
+	struct xp_fin f;
+	bool fresh, measured;
+	int err = row_find(hash, x->kind, x->symbol, x->object, ps->part, h->exe_path, h->cpu_model,
+			   ps->group, &row);
+
+	if (err)
+		return err;
+	fresh = !row->spread.processes;
+	err = xp_finalize_scratch(&f, &scratch, &x->acc, h->calibration, h->counter);
+	if (err)
+		return err;
+	/* steps: a process none of whose evaluations was stepped has no per-eval */
+	measured = f.evaluations && (!r->sampled || f.samples);
+	err = xp_spread_add_process(&row->spread, measured, xp_fin_per_eval(&f, r->opts.stat),
+				    xp_fin_slack(&f), f.evaluations, &ps->who);
+	if (!err)
+		err = xp_fin_add(&row->fin, &f);
+	xp_fin_drop(&f, &scratch);
+	if (fresh)
+		row->ident = ps->ident;
+	else
+		xp_ident_add(&row->ident, &ps->ident);
+	return err;
+}
+
+char *xp_row_part(char *buf, size_t size, const struct xp_row *row)
+{
+	snprintf(buf, size, "%s\x1f%s\x1f%s", row->exe ? row->exe : "", row->cpu ? row->cpu : "",
+		 row->group ? row->group : "");
+	return buf;
+}
+
+uint64_t xp_fin_per_eval(const struct xp_fin *f, enum xp_stat stat)
+{
 	if (!f->evaluations)
 		return 0;
 	switch (stat) {
@@ -119,6 +189,14 @@ static uint64_t row_per_eval(const struct xp_row *row, enum xp_stat stat)
 	default:
 		return f->floor == EXTPROF_FLOOR_NONE ? 0 : f->floor;
 	}
+}
+
+/* The processes of @row differ beyond the margin (report_spread.c). */
+static unsigned xp_row_imbalance_flag(const struct xp_row *row, const struct xp_report *r)
+{
+	uint64_t margin;
+
+	return xp_spread_imbalance(row, r, &margin) ? 1u << XP_FLAG_IMBALANCE : 0;
 }
 
 unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r)
@@ -134,7 +212,7 @@ unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r)
 		return flags | 1u << XP_FLAG_UNSTEPPED |
 		       (f->recursive ? 1u << XP_FLAG_RECURSIVE : 0) |
 		       (f->abandoned ? 1u << XP_FLAG_ABANDONED : 0) |
-		       (f->hist_lost ? 1u << XP_FLAG_HIST_LOST : 0);
+		       (f->hist_lost ? 1u << XP_FLAG_HIST_LOST : 0) | xp_row_imbalance_flag(row, r);
 	/* "may be high" says nothing of a per-eval of 0: that is too-cheap alone */
 	if (f->evaluations && !row->settled && (row->per_eval || unknown))
 		flags |= 1u << XP_FLAG_UNSETTLED;
@@ -150,7 +228,7 @@ unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r)
 		flags |= 1u << XP_FLAG_NEGATIVE;
 	if (f->hist_lost)
 		flags |= 1u << XP_FLAG_HIST_LOST;
-	return flags;
+	return flags | xp_row_imbalance_flag(row, r);
 }
 
 uint64_t xp_row_weight(const struct xp_row *row)
@@ -162,7 +240,7 @@ int xp_row_figures(struct xp_row *row, const struct xp_report *r)
 {
 	const struct xp_fin *f = &row->fin;
 
-	row->per_eval = row_per_eval(row, r->opts.stat);
+	row->per_eval = xp_fin_per_eval(f, r->opts.stat);
 	row->cost = xp_sat_mul(row->per_eval, f->evaluations);
 	row->p50 = f->evaluations ? xp_fin_percentile(f, 50) : 0;
 	row->p99 = f->evaluations ? xp_fin_percentile(f, 99) : 0;
@@ -197,6 +275,10 @@ static int cmp_name(const struct xp_row *a, const struct xp_row *b)
 		c = strcmp(a->kind, b->kind);
 	if (!c && a->exe && b->exe)
 		c = strcmp(a->exe, b->exe);
+	if (!c && a->cpu && b->cpu)
+		c = strcmp(a->cpu, b->cpu);
+	if (!c && a->group && b->group)
+		c = strcmp(a->group, b->group);
 	return c;
 }
 
@@ -221,32 +303,6 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 	return c ? c : cmp_name(a, b);
 }
 
-/* Move the matched rows out of the hash into a sorted array. */
-static int rows_settle(struct xp_report *r, struct xp_row **hash)
-{
-	struct xp_row *row, *tmp;
-	size_t n = HASH_COUNT(*hash);
-	int err = 0;
-
-	r->rows = calloc(n + 1, sizeof(*r->rows));
-	if (!r->rows)
-		return -ENOMEM;
-	HASH_ITER(hh, *hash, row, tmp)
-	{
-		HASH_DEL(*hash, row);
-		r->rows[r->nrows] = *row;
-		memset(&r->rows[r->nrows].hh, 0, sizeof(r->rows[r->nrows].hh));
-		free(row);
-		if (!err)
-			err = xp_row_figures(&r->rows[r->nrows], r);
-		r->nrows++;
-	}
-	if (err)
-		return err;
-	xp_report_sort(r);
-	return 0;
-}
-
 void xp_report_sort(struct xp_report *r)
 {
 	qsort_r(r->rows, r->nrows, sizeof(*r->rows), cmp_rows, &r->opts.sort);
@@ -269,55 +325,117 @@ static uint64_t proc_step(const struct xp_proc *p, bool deterministic)
 	return seen > res ? seen : res;
 }
 
-int xp_report_rows(struct xp_report *r, const struct xp_procset *s, struct xp_err *e)
+/* "exe\x1fcpu\x1fgroup" of process @p into @buf: the rows' key past the declaration. */
+static void part_of(char *buf, size_t size, const struct xp_proc *p, const char *group)
 {
-	struct xp_row *hash = NULL, *row, *tmp;
-	int err = 0;
-
-	for (size_t i = 0; i < s->n && !err; i++) {
-		const struct xp_proc *p = s->list[i];
-		uint64_t step = proc_step(p, r->deterministic);
-
-		if (step > r->step)
-			r->step = step;
-		for (size_t j = 0; j < p->ndecls && !err; j++)
-			err = rows_fold(&hash, &p->decls[j], &p->hdr,
-					r->by_exe ? p->hdr.exe_path : NULL);
-	}
-	if (!err)
-		err = rows_settle(r, &hash);
-	HASH_ITER(hh, hash, row, tmp)
-	{
-		HASH_DEL(hash, row);
-		row_free(row);
-		free(row);
-	}
-	if (err)
-		return xp_err_set(e, err, "out of memory");
-	return 0;
+	snprintf(buf, size, "%s\x1f%s\x1f%s", p->hdr.exe_path, p->hdr.cpu_model,
+		 group ? group : "");
 }
 
-int xp_report_build(struct xp_report *r, const struct xp_procset *s, const struct xp_report_opts *o,
-		    size_t skipped, struct xp_err *e)
+int xp_report_rows_add(struct xp_report *r, struct xp_row **hash, const struct xp_proc *p,
+		       const char *group)
 {
-	int err;
+	char part[sizeof(p->hdr.exe_path) + sizeof(p->hdr.cpu_model) + XP_GROUP_LABEL + 4];
+	struct proc_share ps = {.p = p, .part = part, .group = group};
+	uint64_t step = proc_step(p, r->deterministic);
+	int err = 0;
 
-	memset(r, 0, sizeof(*r));
-	r->opts = *o;
-	if (!s->n)
-		return xp_err_set(e, -ENOENT, "no dumps to report on");
-	err = xp_report_head(r, s, skipped, e);
-	if (!err)
-		err = xp_report_rows(r, s, e);
-	if (err)
-		xp_report_free(r);
+	if (step > r->step)
+		r->step = step;
+	part_of(part, sizeof(part), p, group);
+	xp_who_of(&ps.who, p);
+	xp_ident_of(&ps.ident, p);
+	for (size_t j = 0; j < p->ndecls && !err; j++)
+		err = rows_fold(r, hash, &p->decls[j], &ps);
 	return err;
+}
+
+static void rows_free(struct xp_row **hash)
+{
+	struct xp_row *row, *tmp;
+
+	HASH_ITER(hh, *hash, row, tmp)
+	{
+		HASH_DEL(*hash, row);
+		xp_row_free(row);
+		free(row);
+	}
+}
+
+/* @src's figures and processes added into @dst, a row of the same declaration. */
+static int row_merge(struct xp_row *dst, const struct xp_row *src)
+{
+	bool fresh = !dst->spread.processes;
+	int err = xp_fin_add(&dst->fin, &src->fin) ?: xp_spread_add(&dst->spread, &src->spread);
+
+	if (fresh)
+		dst->ident = src->ident;
+	else
+		xp_ident_add(&dst->ident, &src->ident);
+	return err;
+}
+
+/*
+ * The rows of @in made into those the report shows, in @out: a row per
+ * declaration and the partition the report keeps (executables when
+ * by_exe, CPU models when by_cpu, --by's groups), the others merged.
+ */
+static int rows_collapse(const struct xp_report *r, struct xp_row **in, struct xp_row **out)
+{
+	struct xp_row *x, *tmp, *row;
+	int err = 0;
+
+	HASH_ITER(hh, *in, x, tmp)
+	{
+		char part[1024];
+		const char *exe = r->by_exe ? xp_base_name(x->exe) : NULL;
+		const char *cpu = r->by_cpu ? x->cpu : NULL;
+
+		snprintf(part, sizeof(part), "%s\x1f%s\x1f%s", r->by_exe ? x->exe : "",
+			 cpu ? cpu : "", x->group ? x->group : "");
+		err = row_find(out, x->kind, x->symbol, x->object, part, exe, cpu, x->group, &row);
+		if (!err)
+			err = row_merge(row, x);
+		if (err)
+			break;
+	}
+	rows_free(in);
+	return err;
+}
+
+int xp_report_rows_settle(struct xp_report *r, struct xp_row **hash)
+{
+	struct xp_row *shown = NULL, *row, *tmp;
+	size_t n;
+	int err = rows_collapse(r, hash, &shown);
+
+	n = HASH_COUNT(shown);
+	if (!err && !(r->rows = calloc(n + 1, sizeof(*r->rows))))
+		err = -ENOMEM;
+	HASH_ITER(hh, shown, row, tmp)
+	{
+		HASH_DEL(shown, row);
+		if (err) {
+			xp_row_free(row);
+			free(row);
+			continue;
+		}
+		r->rows[r->nrows] = *row;
+		memset(&r->rows[r->nrows].hh, 0, sizeof(r->rows[r->nrows].hh));
+		free(row);
+		err = xp_row_figures(&r->rows[r->nrows], r);
+		r->nrows++;
+	}
+	if (err)
+		return err;
+	xp_report_sort(r);
+	return 0;
 }
 
 void xp_report_free(struct xp_report *r)
 {
 	for (size_t i = 0; i < r->nrows; i++)
-		row_free(&r->rows[i]);
+		xp_row_free(&r->rows[i]);
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->rows);
@@ -327,5 +445,13 @@ void xp_report_free(struct xp_report *r)
 	for (size_t i = 0; i < r->nexes; i++)
 		free(r->exes[i]);
 	free(r->exes);
+	for (size_t i = 0; i < r->ncpus; i++)
+		free(r->cpus[i]);
+	free(r->cpus);
+	for (size_t i = 0; i < r->ngroups; i++)
+		free(r->groups[i]);
+	free(r->groups);
+	free(r->group_totals);
+	xp_report_building_free(r);
 	memset(r, 0, sizeof(*r));
 }

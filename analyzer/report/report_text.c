@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "util/num.h"
@@ -217,12 +218,53 @@ static void text_exes(FILE *out, const struct xp_report *r)
 	fputc('\n', out);
 }
 
+#define GROUPS_SHOWN 8
+
+/* "cpu models   2, each with rows of its own: [1] AMD ..., [2] Intel ..." */
+static void text_cpus(FILE *out, const struct xp_report *r)
+{
+	if (r->ncpus < 2)
+		return;
+	fprintf(out, "cpu models   %zu, %s: ", r->ncpus,
+		r->by_cpu	   ? "each with rows of its own (the counter is not deterministic)"
+		: r->deterministic ? "merged (the counter is deterministic)"
+				   : "merged (--allow-mixed)");
+	for (size_t i = 0; i < r->ncpus; i++) {
+		fprintf(out, "%s[%zu] ", i ? ", " : "", i + 1);
+		xp_text_put(out, r->cpus[i]);
+	}
+	fputc('\n', out);
+}
+
+/* "by host      4 hosts: alpha, beta, gamma, delta" */
+static void text_groups(FILE *out, const struct xp_report *r)
+{
+	const char *name = xp_by_name(r->opts.by);
+
+	if (!name)
+		return;
+	fprintf(out, "by %-10s%zu %s%s%s: ", name, r->ngroups,
+		r->opts.by == XP_BY_PROCESS ? "processes" : name,
+		r->opts.by == XP_BY_PROCESS || r->ngroups == 1 ? "" : "s",
+		r->opts.by == XP_BY_PROCESS ? " (PID@HOST)" : "");
+	for (size_t i = 0; i < r->ngroups && i < GROUPS_SHOWN; i++) {
+		if (i)
+			fputs(", ", out);
+		xp_text_put(out, r->groups[i]);
+	}
+	if (r->ngroups > GROUPS_SHOWN)
+		fprintf(out, ", ... (%zu more)", r->ngroups - GROUPS_SHOWN);
+	fputc('\n', out);
+}
+
 static void text_head(FILE *out, const struct xp_report *r, const struct colours *c)
 {
 	char a[XP_U64_BUF];
 
 	text_title(out, r, c);
 	text_exes(out, r);
+	text_cpus(out, r);
+	text_groups(out, r);
 	text_counter(out, r);
 	fprintf(out, "per-eval     %s\n",
 		r->sampled && r->opts.stat == XP_STAT_MIN
@@ -276,18 +318,29 @@ char *xp_flags_text(char *buf, size_t size, unsigned flags)
 struct columns {
 	bool recursive, abandoned;
 	bool hist_lost; /* not a column: its flag's legend line */
+	bool imbalance; /* nor this */
 };
 
 static struct columns text_columns(const struct xp_report *r)
 {
-	struct columns c = {false, false, false};
+	struct columns c = {false, false, false, false};
 
 	for (size_t i = 0; i < r->nrows; i++) {
 		c.recursive = c.recursive || r->rows[i].fin.recursive;
 		c.abandoned = c.abandoned || r->rows[i].fin.abandoned;
 		c.hist_lost = c.hist_lost || r->rows[i].fin.hist_lost;
+		c.imbalance = c.imbalance || (r->rows[i].flags & (1u << XP_FLAG_IMBALANCE));
 	}
 	return c;
+}
+
+/* The CPU model @cpu as the table's column says it: its number in the header's list. */
+static size_t text_cpu_number(const struct xp_report *r, const char *cpu)
+{
+	for (size_t i = 0; cpu && i < r->ncpus; i++)
+		if (!strcmp(r->cpus[i], cpu))
+			return i + 1;
+	return 0;
 }
 
 static void text_row(struct xp_table *t, const struct xp_report *r, const struct xp_row *row,
@@ -298,6 +351,10 @@ static void text_row(struct xp_table *t, const struct xp_report *r, const struct
 	xp_table_add(t, row->kind);
 	if (r->by_exe)
 		xp_table_add(t, row->exe ? row->exe : "");
+	if (r->by_cpu)
+		xp_table_addf(t, "%zu", text_cpu_number(r, row->cpu));
+	if (r->opts.by != XP_BY_NONE)
+		xp_table_add(t, row->group ? row->group : "");
 	xp_table_addf(t, "%s%s%s", row->symbol, row->object[0] ? "@" : "", row->object);
 	xp_table_add(t, xp_fmt_u64(a, row->fin.evaluations));
 	xp_table_add(t, row->fin.evaluations && !(row->flags & (1u << XP_FLAG_UNSTEPPED))
@@ -316,6 +373,50 @@ static void text_row(struct xp_table *t, const struct xp_report *r, const struct
 	if (cols.abandoned)
 		xp_table_add(t, xp_fmt_u64(a, row->fin.abandoned));
 	xp_table_add(t, xp_flags_text(flags, sizeof(flags), row->flags));
+}
+
+/*
+ * Under a row flagged imbalance, how it spreads over its processes:
+ *   "    4 processes  per-eval least 100  median 100  greatest 200 (host gamma, pid 7), margin 0"
+ *   "                 evaluations least 1,000  median 1,000  greatest 1,000 (host alpha, pid 4)"
+ */
+static void text_spread(struct xp_table *t, const struct xp_report *r, const struct xp_row *row)
+{
+	const struct xp_spread *s = &row->spread;
+	char a[XP_U64_BUF], b[XP_U64_BUF], c[XP_U64_BUF], m[XP_U64_BUF], who[160], lead[40];
+	char *line;
+	uint64_t margin;
+
+	if (!(row->flags & (1u << XP_FLAG_IMBALANCE)))
+		return;
+	xp_spread_imbalance(row, r, &margin);
+	snprintf(lead, sizeof(lead), "    %s process%s", xp_fmt_u64(a, s->processes),
+		 s->processes == 1 ? "" : "es");
+	if (s->measured >= 2) {
+		if (asprintf(&line, "%s  per-eval least %s  median %s  greatest %s (%s), margin %s",
+			     lead, xp_fmt_u64(a, s->per_eval_lo.value),
+			     xp_fmt_u64(b, xp_spread_median(&s->per_eval)),
+			     xp_fmt_u64(c, s->per_eval_hi.value),
+			     xp_who_text(who, sizeof(who), &s->per_eval_hi.who),
+			     margin == XP_MARGIN_UNJUDGED ? "unknown" : xp_fmt_u64(m, margin)) <
+		    0) {
+			t->err = -ENOMEM;
+			return;
+		}
+		xp_table_note(t, line);
+		free(line);
+		memset(lead, ' ', strlen(lead));
+	}
+	if (asprintf(&line, "%s  evaluations least %s  median %s  greatest %s (%s)", lead,
+		     xp_fmt_u64(a, s->evaluations_lo.value),
+		     xp_fmt_u64(b, xp_spread_median(&s->evaluations)),
+		     xp_fmt_u64(c, s->evaluations_hi.value),
+		     xp_who_text(who, sizeof(who), &s->evaluations_hi.who)) < 0) {
+		t->err = -ENOMEM;
+		return;
+	}
+	xp_table_note(t, line);
+	free(line);
 }
 
 /* "    <- f+0x1d@obj <- main+0x40@obj   evaluations 10  per-eval 3  cost 30  observed 30" */
@@ -411,6 +512,17 @@ static void text_legend(FILE *out, const struct xp_report *r, struct columns col
 		      "past"
 		      " the limit): no per-eval\n",
 		      out);
+	if (cols.imbalance)
+		fprintf(out,
+			"       imbalance         the greatest per-eval of the processes is >= the "
+			"least"
+			" x %.2f and beyond the\n"
+			"                         counter's margin (for an MPI job's ranks, "
+			"evaluations"
+			" too): the lines under the\n"
+			"                         row say how, and which process had the "
+			"greatest\n",
+			1.0 + r->opts.flag_ratio);
 	if (cols.hist_lost)
 		fputs("       histogram-lost    some deltas are in no histogram (a live dump that"
 		      " could not grow, its compact\n"
@@ -462,26 +574,29 @@ int xp_report_text(const struct xp_report *r, FILE *out, bool colour)
 	static const char *const heads[] = {"kind",	"declaration", "evaluations",
 					    "per-eval", "cost",	       "share",
 					    "observed", "obs share",   "obs/cost"};
-	bool right[14] = {false, false, true, true, true, true, true,
-			  true,	 true,	true, true, true, true, true};
+	bool right[16] = {false, false, true, true, true, true, true, true,
+			  true,	 true,	true, true, true, true, true, true};
 	const struct colours *c = colour ? &ansi : &plain;
 	struct columns cols = text_columns(r);
-	size_t ncols = 9 + cols.recursive + cols.abandoned + 1;
+	/* kind, [executable, cpu, group,] declaration left; the numbers right; flags left */
+	size_t left = 2 + r->by_exe + r->by_cpu + (r->opts.by != XP_BY_NONE);
+	size_t ncols = left + 7 + cols.recursive + cols.abandoned + 1;
 	struct xp_table t;
 	int err;
 
 	text_head(out, r, c);
 	fputc('\n', out);
-	/* kind, [executable,] declaration left; the numbers right; flags left */
-	if (r->by_exe) {
-		ncols++;
-		right[2] = false;
-	}
+	for (size_t i = 0; i < left; i++)
+		right[i] = false;
 	right[ncols - 1] = false;
 	xp_table_init(&t, ncols, right);
 	xp_table_add(&t, heads[0]);
 	if (r->by_exe)
 		xp_table_add(&t, "executable");
+	if (r->by_cpu)
+		xp_table_add(&t, "cpu");
+	if (r->opts.by != XP_BY_NONE)
+		xp_table_add(&t, xp_by_name(r->opts.by));
 	for (size_t i = 1; i < 9; i++)
 		xp_table_add(&t, heads[i]);
 	if (cols.recursive)
@@ -492,6 +607,7 @@ int xp_report_text(const struct xp_report *r, FILE *out, bool colour)
 	err = text_nesting(r, &nest);
 	for (size_t i = 0; i < r->nrows && !err; i++) {
 		text_row(&t, r, &r->rows[i], cols);
+		text_spread(&t, r, &r->rows[i]);
 		if (nest)
 			err = xp_nest_notes(&t, r, nest, i);
 		for (size_t k = 0; r->opts.callers && k < r->rows[i].nchains; k++)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * extprof dump format, version 3: what the shim leaves behind and the
+ * extprof dump format, version 4: what the shim leaves behind and the
  * analyzer reads.  The one definition both sides share.
  *
  * One file per worker per process.  The shim maps it MAP_SHARED from the
@@ -27,7 +27,7 @@
 
 #define EXTPROF_DUMP_MAGIC     "XPROFDMP" /* 8 bytes, no NUL */
 #define EXTPROF_DUMP_MAGIC_LEN 8
-#define EXTPROF_DUMP_VERSION   3
+#define EXTPROF_DUMP_VERSION   4
 /* the oldest version the analyzer still reads (docs/dump-format.md, "Compatibility") */
 #define EXTPROF_DUMP_VERSION_OLDEST 1
 #define EXTPROF_DUMP_BYTE_ORDER	    0x01020304u
@@ -41,6 +41,12 @@
 #define EXTPROF_DUMP_F_EXIT_NOW (1u << 4) /* the process left by _exit: its counts are whole */
 /* counted by an attachment (extprof attach): from start_ns to the last end_ns */
 #define EXTPROF_DUMP_F_ATTACHED (1u << 5)
+/*
+ * Version 4: the file of an MPI job, which one rank wrote at MPI_Finalize
+ * with every rank's dumps in it (EXTPROF_SECTION_RANKS and _DUMPS below),
+ * instead of a dump of its own.
+ */
+#define EXTPROF_DUMP_F_JOB (1u << 6)
 
 /* header.counter */
 enum extprof_counter_kind {
@@ -73,6 +79,9 @@ enum extprof_section_type {
 	EXTPROF_SECTION_CALLERS = 5,	 /* struct extprof_dump_caller[count] */
 	EXTPROF_SECTION_HIST_ROWS =
 		6, /* uint64_t[count][EXTPROF_HIST_BUCKETS]: one row per entry */
+	/* a job file's (EXTPROF_DUMP_F_JOB): struct extprof_dump_rank[count], one per dump */
+	EXTPROF_SECTION_RANKS = 7,
+	EXTPROF_SECTION_DUMPS = 8, /* a job file's: the ranks' dumps, whole, one after another */
 };
 
 #define EXTPROF_DUMP_MAX_SECTIONS 16
@@ -153,7 +162,14 @@ struct extprof_dump_header {
 	uint32_t callers_depth; /* EXTPROF_CALLERS, 0 when off */
 	char window[128];	/* EXTPROF_WINDOW as given, "" for the whole run */
 	uint64_t attach_id;	/* the attachment's id (EXTPROF_DUMP_F_ATTACHED), else 0 */
-	uint64_t reserved[5];
+	/*
+	 * Version 4: the process's MPI rank and the job's size, as its
+	 * launcher said them (OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID
+	 * and their sizes); job_size 0: not a rank of a job (rank 0 then).
+	 */
+	uint32_t rank;
+	uint32_t job_size;
+	uint64_t reserved[4];
 	/* steps: the evaluations stepped, of each declaration on each worker: the
 	 * first step_first, then every step_every-th (0: no more); one that runs
 	 * past step_limit instructions is given up */
@@ -230,6 +246,23 @@ struct extprof_dump_decl {
 
 /* extprof_dump_decl.parent: its nested evaluations ran inside several declarations */
 #define EXTPROF_PARENT_SEVERAL UINT32_MAX
+
+/*
+ * A job file's summary of one of the dumps it holds (EXTPROF_SECTION_RANKS):
+ * whose it is, and where it lies in EXTPROF_SECTION_DUMPS.  The dump's own
+ * header says the same of it; a reader checks that they agree.
+ */
+struct extprof_dump_rank {
+	uint32_t rank;
+	uint32_t worker;
+	uint64_t pid;
+	uint64_t process_id;
+	uint64_t offset;      /* the dump's first byte, from the start of the file (8-aligned) */
+	uint64_t size;	      /* its bytes */
+	uint64_t evaluations; /* of all its declarations */
+	uint64_t run_total;
+	char hostname[64];
+};
 
 struct extprof_dump_hist_entry {
 	uint32_t decl;

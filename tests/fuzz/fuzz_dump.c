@@ -5,22 +5,27 @@
  * (twice, as two workers, so that the merge runs), finalize, build the
  * report with every --stat and print it in every format, callgrind's and
  * pprof's too (into /dev/null),
- * and diff the report against itself.  A defect must come back as one
- * line naming the file; anything else (a crash, a sanitizer report, a
- * message of two lines) is a finding.
+ * and diff the report against itself; and, for the bytes of an MPI job's
+ * file, its table checked and each dump it holds read and folded the same
+ * way.  A defect must come back as one line naming the file; anything else
+ * (a crash, a sanitizer report, a message of two lines) is a finding.
  *
  * Built with clang -fsanitize=fuzzer,address,undefined by scripts/fuzz.sh
  * (meson -Dfuzz=true); fuzz_replay.c runs the same function over the seed
  * corpus in the ordinary test suite.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "diff/diff.h"
 #include "read/dump_read.h"
+#include "read/job.h"
 #include "model/proc.h"
 #include "report/report.h"
 
@@ -105,6 +110,50 @@ static void report_all(const struct xp_procset *s, uint8_t knobs)
 	}
 }
 
+/* Whether @data is the start of an MPI job's file, as the reader tells one. */
+static bool is_job(const uint8_t *data, size_t size)
+{
+	const struct extprof_dump_header *h = (const struct extprof_dump_header *)data;
+
+	return size >= sizeof(*h) && !memcmp(h->magic, EXTPROF_DUMP_MAGIC, EXTPROF_DUMP_MAGIC_LEN) &&
+	       h->version >= 4 && (h->flags & EXTPROF_DUMP_F_JOB);
+}
+
+/* A job's file (from a memfd: it is read with pread): each of its dumps folded, reported. */
+static void fuzz_job(const uint8_t *data, size_t size, uint8_t knobs)
+{
+	struct xp_procset s = {0};
+	struct xp_err e = {""};
+	struct xp_job j;
+	char fdpath[64];
+	int fd = memfd_create("fuzz-job", MFD_CLOEXEC);
+
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
+		abort();
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	if (xp_job_open(&j, AT_FDCWD, fdpath, "fuzz-job.xpd", false, &e)) {
+		check_msg(&e, "fuzz-job.xpd");
+		close(fd);
+		return;
+	}
+	for (uint64_t i = 0; i < j.n; i++) {
+		struct xp_dump d;
+
+		if (xp_job_read(&j, i, &d, &e)) {
+			check_msg(&e, "fuzz-job.xpd");
+			continue;
+		}
+		if (xp_procset_add(&s, &d, &e))
+			check_msg(&e, "fuzz-job.xpd");
+		xp_dump_free(&d);
+	}
+	if (s.n)
+		report_all(&s, knobs);
+	xp_procset_free(&s);
+	xp_job_close(&j);
+	close(fd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct xp_procset s = {0};
@@ -112,6 +161,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct xp_dump a, b;
 	uint8_t knobs = size ? data[size - 1] : 0;
 
+	if (is_job(data, size)) {
+		fuzz_job(data, size, knobs);
+		return 0;
+	}
 	if (parse_copy(&a, data, size, "fuzz-a.xpd", 0))
 		return 0;
 	if (xp_procset_add(&s, &a, &e)) {

@@ -313,10 +313,18 @@ Test(export, pprof_hostile_names)
 					 "main\nnext");
 			cr_expect_eq(s->value[0], 100 + i);
 			cr_expect_eq(s->value[1], (10 + i) * (100 + i));
-			cr_assert_eq(s->n_label, 2);
+			/* kind, per-eval; host, pid, executable, build_id of its one process */
+			cr_assert_eq(s->n_label, 6);
 			cr_expect_str_eq(pb_str(p, s->label[1]->key), "per-eval");
 			cr_expect_eq(s->label[1]->num, 10 + i);
 			cr_expect_str_eq(pb_str(p, s->label[0]->str), "function");
+			cr_expect_str_eq(pb_str(p, s->label[2]->key), "host");
+			cr_expect_str_eq(pb_str(p, s->label[2]->str), "testhost");
+			cr_expect_str_eq(pb_str(p, s->label[3]->key), "pid");
+			cr_expect_str_eq(pb_str(p, s->label[4]->key), "executable");
+			cr_expect_str_eq(pb_str(p, s->label[4]->str), "prog");
+			cr_expect_str_eq(pb_str(p, s->label[5]->key), "build_id");
+			cr_expect_str_eq(pb_str(p, s->label[5]->str), "deadbeef");
 		}
 		cr_expect(found, "no sample of %.60s", want);
 	}

@@ -82,7 +82,7 @@ static void d_magic(unsigned char *b)
 }
 static void d_version(unsigned char *b)
 {
-	xt_hdr(b)->version = 4;
+	xt_hdr(b)->version = 5;
 }
 static void d_offset_outside(unsigned char *b)
 {
@@ -127,7 +127,7 @@ static const struct hostile cases[] = {
 	{"short", "truncated: 5 bytes, shorter than the magic (offset 5)", 5, NULL},
 	{"truncated", "truncated: 1300 bytes of the ", 1300, NULL},
 	{"magic", "not an extprof dump (bad magic) (offset 0)", 0, d_magic},
-	{"version", "unsupported format version 4 (this extprof reads versions 1 to 3) (offset 8)",
+	{"version", "unsupported format version 5 (this extprof reads versions 1 to 4) (offset 8)",
 	 0, d_version},
 	{"offset", "(STRINGS): ", 0, d_offset_outside},
 	{"length", "(HIST_SPARSE): ", 0, d_length_outside},
@@ -508,13 +508,45 @@ Test(hostile, different_counters_are_refused)
 		     NULL);
 }
 
-Test(hostile, different_cpus_are_refused_unless_allowed)
+/*
+ * Different CPU models: merged with a deterministic counter, each model's
+ * rows apart with tsc (a column says which); --allow-mixed merges them.
+ */
+Test(hostile, different_cpus_merge_when_deterministic_else_kept_apart)
 {
+	char *out, *err;
+
 	dump_as("a.xpd", 1, NULL, "CPU A", NULL);
 	dump_as("b.xpd", 2, NULL, "CPU B", NULL);
-	expect_mixed("ran on CPU \"CPU B\", but ", true,
-		     "\nwarning: processes ran on different CPUs: \"CPU A\" (pid 1) and \"CPU "
-		     "B\" (pid 2)\n");
+	cr_expect_eq(run((const char *[]){"x", "report", xt_dir, NULL}, &out, &err), 0, "%s", err);
+	cr_expect_not_null(strstr(out, "cpu models   2, merged (the counter is deterministic): "
+				       "[1] CPU A, [2] CPU B\n"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "kind      declaration"), "%s", out);
+	cr_expect_null(strstr(out, "warning"), "%s", out);
+	free(out);
+	free(err);
+	xt_dir_fini();
+	xt_dir_init();
+	dump_as("a.xpd", 1, "tsc", "CPU A", NULL);
+	dump_as("b.xpd", 2, "tsc", "CPU B", NULL);
+	cr_expect_eq(run((const char *[]){"x", "report", xt_dir, NULL}, &out, &err), 0, "%s", err);
+	cr_expect_not_null(strstr(out, "cpu models   2, each with rows of its own (the counter is "
+				       "not deterministic): [1] CPU A, [2] CPU B\n"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "kind      cpu  declaration"), "%s", out);
+	cr_expect_null(strstr(out, "warning"), "%s", out);
+	free(out);
+	free(err);
+	cr_expect_eq(
+		run((const char *[]){"x", "report", "--allow-mixed", xt_dir, NULL}, &out, &err), 0,
+		"%s", err);
+	cr_expect_not_null(strstr(out, "\nwarning: processes ran on different CPUs: \"CPU A\" "
+				       "(pid 1) and \"CPU B\" (pid 2)\n"),
+			   "%s", out);
+	cr_expect_null(strstr(out, "cpu  declaration"), "%s", out);
+	free(out);
+	free(err);
 }
 
 /* Different executables: each its rows (a column says which); --allow-mixed merges them. */

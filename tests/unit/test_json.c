@@ -236,13 +236,55 @@ static void chain_against(char *line, json_t *c)
 	}
 }
 
+/* A number of the text ("1,234") after @key in @line, or -1 when @key is not there. */
+static long long text_after(const char *line, const char *key)
+{
+	const char *p = strstr(line, key);
+	long long v = 0;
+
+	if (!p)
+		return -1;
+	for (p += strlen(key); (*p >= '0' && *p <= '9') || *p == ','; p++)
+		if (*p != ',')
+			v = v * 10 + (*p - '0');
+	return v;
+}
+
+/*
+ * A line of the spread under a row flagged imbalance (report_text.c's
+ * text_spread) against the declaration's "spread": per-eval or evaluations
+ * least, median, greatest, and who had the greatest.
+ */
+static void spread_against(const char *line, json_t *d)
+{
+	json_t *sp = json_object_get(d, "spread");
+	const char *what = strstr(line, "per-eval least") ? "per_eval" : "evaluations";
+	json_t *fig = json_object_get(sp, what), *at = json_object_get(fig, "greatest_at");
+	char who[128];
+
+	char flags[256];
+
+	cr_assert_not_null(fig, "%s: no spread of %s", line, what);
+	cr_expect_not_null(strstr(flags_of(d, flags, sizeof(flags)), "imbalance"),
+			   "%s: a spread under a row not flagged imbalance", line);
+	cr_expect_eq(text_after(line, " least "), xt_json_int(fig, "least"), "%s", line);
+	cr_expect_eq(text_after(line, " median "), xt_json_int(fig, "median"), "%s", line);
+	cr_expect_eq(text_after(line, " greatest "), xt_json_int(fig, "greatest"), "%s", line);
+	snprintf(who, sizeof(who), "(host %s, pid %lld)",
+		 json_string_value(json_object_get(at, "host")), xt_json_int(at, "pid"));
+	cr_expect_not_null(strstr(line, who), "%s lacks %s", line, who);
+	if (!strcmp(what, "per_eval"))
+		cr_expect_eq(text_after(line, "margin "), xt_json_int(sp, "per_eval_margin"), "%s",
+			     line);
+}
+
 static void text_against_json(const char *stat)
 {
 	char *text = report("text", stat), *json = report("json", stat), *line, *save, *c[16];
 	char *head[16];
 	int nhead = 0;
 	json_t *root = xt_json_parse(json), *decls = json_object_get(root, "declarations");
-	size_t row = 0, chain = 0;
+	size_t row = 0, chain = 0, spreads = 0;
 	bool table = false;
 	json_t *d = NULL;
 	char want[128];
@@ -276,6 +318,12 @@ static void text_against_json(const char *stat)
 			chain_against(line, json_array_get(ch, chain++));
 			continue;
 		}
+		if (!strncmp(line, "    ", 4) && strstr(line, " least ")) {
+			cr_assert_not_null(d, "a spread before any row: %s", line);
+			spread_against(line, d);
+			spreads++;
+			continue;
+		}
 		if (d)
 			cr_expect_eq(chain, json_array_size(json_object_get(d, "callers")));
 		cr_assert_lt(row, json_array_size(decls), "an extra row: %s", line);
@@ -285,6 +333,7 @@ static void text_against_json(const char *stat)
 	}
 	cr_expect_eq(row, json_array_size(decls), "rows: %zu of %zu", row, json_array_size(decls));
 	cr_expect_eq(row, 6);
+	cr_expect_gt(spreads, 0, "no spread under any row");
 	json_decref(root);
 	free(text);
 	free(json);
@@ -303,12 +352,69 @@ Test(json, text_and_json_agree_for_median_and_mean)
 	text_against_json("mean");
 }
 
+/* Split a CSV line at its commas, quoted fields whole (quotes kept): up to @max fields. */
+static int csv_fields(char *line, char **f, int max)
+{
+	int n = 0;
+	bool quoted = false;
+
+	f[n++] = line;
+	for (char *p = line; *p && n < max; p++) {
+		if (*p == '"')
+			quoted = !quoted;
+		else if (*p == ',' && !quoted) {
+			*p = '\0';
+			f[n++] = p + 1;
+		}
+	}
+	return n;
+}
+
+/* The CSV column @name of fields @f, whose names @head holds (@nhead of them). */
+static const char *csv_col(char **head, int nhead, char **f, int n, const char *name)
+{
+	int i = column(head, nhead, name);
+
+	cr_assert(i >= 0 && i < n, "no column %s", name);
+	return f[i];
+}
+
+/* The CSV's spread columns (with several processes) against the declaration's "spread". */
+static void csv_spread_against(char **head, int nhead, char **f, int n, json_t *d)
+{
+	json_t *sp = json_object_get(d, "spread"), *pe = json_object_get(sp, "per_eval");
+	json_t *ev = json_object_get(sp, "evaluations");
+	json_t *at = json_object_get(pe, "greatest_at");
+
+	cr_expect_eq(atoll(csv_col(head, nhead, f, n, "processes")), xt_json_int(sp, "processes"));
+	cr_expect_eq(atoll(csv_col(head, nhead, f, n, "evaluations_least")),
+		     xt_json_int(ev, "least"));
+	cr_expect_eq(atoll(csv_col(head, nhead, f, n, "evaluations_median")),
+		     xt_json_int(ev, "median"));
+	cr_expect_eq(atoll(csv_col(head, nhead, f, n, "evaluations_greatest")),
+		     xt_json_int(ev, "greatest"));
+	if (!pe) {
+		cr_expect_str_empty(csv_col(head, nhead, f, n, "per_eval_least"));
+		return;
+	}
+	cr_expect_eq(atoll(csv_col(head, nhead, f, n, "per_eval_least")), xt_json_int(pe, "least"));
+	cr_expect_eq(atoll(csv_col(head, nhead, f, n, "per_eval_median")),
+		     xt_json_int(pe, "median"));
+	cr_expect_eq(atoll(csv_col(head, nhead, f, n, "per_eval_greatest")),
+		     xt_json_int(pe, "greatest"));
+	cr_expect_str_eq(csv_col(head, nhead, f, n, "per_eval_greatest_host"),
+			 json_string_value(json_object_get(at, "host")));
+	cr_expect_eq(atoll(csv_col(head, nhead, f, n, "per_eval_greatest_pid")),
+		     xt_json_int(at, "pid"));
+}
+
 /* The CSV says the same numbers as the JSON, row by row. */
 Test(json, csv_and_json_agree)
 {
-	char *csv, *json, *line, *save;
+	char *csv, *json, *line, *save, *head[64], *f[64], *head_line = NULL;
 	json_t *root, *decls;
 	size_t row = 0;
+	int nhead = 0;
 
 	fixture();
 	csv = report("csv", "min");
@@ -319,8 +425,11 @@ Test(json, csv_and_json_agree)
 		char want[512];
 		json_t *d;
 
-		if (!strncmp(line, "kind,", 5))
+		if (!strncmp(line, "kind,", 5)) {
+			head_line = strdup(line);
+			nhead = csv_fields(head_line, head, 64);
 			continue;
+		}
 		d = json_array_get(decls, row++);
 		snprintf(want, sizeof(want), "%s,%s,%s,%lld,%lld,%lld,",
 			 json_string_value(json_object_get(d, "kind")),
@@ -329,13 +438,20 @@ Test(json, csv_and_json_agree)
 			 xt_json_int(d, "evaluations"), xt_json_int(d, "per_eval"),
 			 xt_json_int(d, "cost"));
 		cr_expect_eq(strncmp(line, want, strlen(want)), 0, "%s vs %s", line, want);
-		/* the last field, observed_share */
-		cr_expect_float_eq(strtod(strrchr(line, ',') + 1, NULL),
-				   json_number_value(json_object_get(d, "observed_share")), 1e-8,
-				   "%s", line);
+		{
+			int n = csv_fields(line, f, 64);
+
+			cr_expect_float_eq(
+				strtod(csv_col(head, nhead, f, n, "observed_share"), NULL),
+				json_number_value(json_object_get(d, "observed_share")), 1e-8, "%s",
+				line);
+			/* two processes: the spread's columns */
+			csv_spread_against(head, nhead, f, n, d);
+		}
 	}
 	cr_expect_eq(row, json_array_size(decls));
 	json_decref(root);
+	free(head_line);
 	free(csv);
 	free(json);
 }

@@ -185,7 +185,15 @@ Test(merge, calibration_once_per_process_then_min_across_processes)
 	/* xt_record adds 2 * delta per evaluation to the worker's run total */
 	cr_expect_eq(r.run_total, 2 * (480 + 418 + 375));
 	cr_expect(fabs(f->share - 950.0 / (2.0 * 1273)) < 1e-12);
+	/* A's 98 and B's 95: 3 % apart, under --flag-ratio, however real: no imbalance */
 	cr_expect_eq(f->flags, 0, "flags 0x%x", f->flags);
+	cr_expect_eq(f->spread.processes, 2);
+	cr_expect_eq(f->spread.per_eval_lo.value, 95);
+	cr_expect_eq(f->spread.per_eval_lo.who.pid, 200);
+	cr_expect_eq(f->spread.per_eval_hi.value, 98);
+	cr_expect_eq(f->spread.per_eval_hi.who.pid, 100);
+	cr_expect_eq(f->spread.evaluations_lo.value, 3);
+	cr_expect_eq(f->spread.evaluations_hi.value, 7);
 	xp_report_free(&r);
 }
 
@@ -502,18 +510,48 @@ Test(merge, mixed_counters_across_processes)
 		"b0.xpd: counter var:other (steps) does not match counter var:steps (steps) of ");
 }
 
-Test(merge, different_cpu_is_refused_unless_mixed_is_allowed)
+/*
+ * Processes on different CPU models: a deterministic counter counts the same
+ * work alike on any, and they merge, the models listed; a time counter
+ * keeps each model's rows apart; --allow-mixed merges them, with a warning.
+ */
+Test(merge, different_cpus_merge_when_deterministic_else_kept_apart)
 {
 	struct xp_report_opts o;
 	struct xp_report r;
 
 	two_decl_worker("a0.xpd", 100, 0, 1, NULL, "CPU one", 5);
 	two_decl_worker("b0.xpd", 200, 0, 1, NULL, "CPU two", 5);
-	expect_load_error("b0.xpd: ran on CPU \"CPU two\", but ");
-	expect_load_error("a0.xpd ran on \"CPU one\"; --allow-mixed merges them anyway");
+	report_of(xt_dir, &r, NULL);
+	cr_expect_not(r.by_cpu);
+	cr_expect_eq(r.nwarnings, 0);
+	cr_assert_eq(r.ncpus, 2);
+	cr_expect_str_eq(r.cpus[0], "CPU one");
+	cr_expect_str_eq(r.cpus[1], "CPU two");
+	cr_assert_eq(r.nrows, 1, "merged");
+	cr_expect_eq(r.rows[0].fin.evaluations, 6);
+	cr_expect_null(r.rows[0].cpu);
+	xp_report_free(&r);
+
+	xt_dir_fini();
+	xt_dir_init();
+	two_decl_worker("a0.xpd", 100, 0, 1, "tsc", "CPU one", 5);
+	two_decl_worker("b0.xpd", 200, 0, 1, "tsc", "CPU two", 5);
+	report_of(xt_dir, &r, NULL);
+	cr_expect(r.by_cpu);
+	cr_expect_eq(r.nwarnings, 0);
+	cr_assert_eq(r.nrows, 2, "f apart on each model");
+	for (size_t i = 0; i < r.nrows; i++) {
+		cr_expect_eq(r.rows[i].fin.evaluations, 3);
+		cr_expect(r.rows[i].cpu &&
+			  (!strcmp(r.rows[i].cpu, "CPU one") || !strcmp(r.rows[i].cpu, "CPU two")));
+	}
+	xp_report_free(&r);
 	xp_report_opts_init(&o);
 	o.allow_mixed = true;
 	report_of(xt_dir, &r, &o);
+	cr_expect_not(r.by_cpu);
+	cr_assert_eq(r.nrows, 1);
 	cr_assert_eq(r.nwarnings, 1);
 	cr_expect_str_eq(
 		r.warnings[0],

@@ -140,13 +140,13 @@ Test(validate, wrong_version)
 {
 	unsigned char *b = copy();
 
-	xt_hdr(b)->version = 4;
+	xt_hdr(b)->version = 5;
 	expect_bad(b, good_size,
-		   "unsupported format version 4 (this extprof reads versions 1 to 3) (offset 8)");
+		   "unsupported format version 5 (this extprof reads versions 1 to 4) (offset 8)");
 	b = copy();
 	xt_hdr(b)->version = 0;
 	expect_bad(b, good_size,
-		   "unsupported format version 0 (this extprof reads versions 1 to 3) (offset 8)");
+		   "unsupported format version 0 (this extprof reads versions 1 to 4) (offset 8)");
 }
 
 /* A version 3 dump that says it is version 1 or 2: its declarations are not theirs. */
@@ -449,7 +449,7 @@ Test(validate, live_rows)
 	expect_bad(b, n, "(HIST_ROWS): ");
 	live_rows(&b, &n);
 	xt_section(b, EXTPROF_SECTION_HIST_ROWS)->type = EXTPROF_SECTION_HIST_DENSE;
-	expect_bad(b, n, "type 3 (HIST_DENSE) is not one of version 3");
+	expect_bad(b, n, "type 3 (HIST_DENSE) is not one of version 4");
 	/* a compact dump has no rows */
 	b = copy();
 	((struct extprof_dump_decl *)(b + xt_section(b, EXTPROF_SECTION_DECLS)->offset))[1].row = 1;
@@ -535,7 +535,7 @@ Test(validate, dump_command_reports_one_line)
 	status = xt_run((const char *[]){"extprof", "dump", path, NULL}, NULL, &out, &err);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d", status);
 	snprintf(want, sizeof(want),
-		 "extprof: %s: unsupported format version 7 (this extprof reads versions 1 to 3) "
+		 "extprof: %s: unsupported format version 7 (this extprof reads versions 1 to 4) "
 		 "(offset 8)\n",
 		 path);
 	cr_assert_str_eq(err, want);
