@@ -121,7 +121,7 @@ int xp_diff_print(const struct xp_diff *d, FILE *out);
 int xp_report_emit(struct xp_load *l, const struct xp_report_opts *o);
 /* The same onto @dflt when there is no -o FILE (run's report goes to stderr). */
 int xp_report_emit_to(struct xp_load *l, const struct xp_report_opts *o, FILE *dflt);
-/* Print @r onto @dflt, or into o->output whole: 0 or -errno with @e set. */
+/* Print @r onto @dflt, or into o->output once whole: 0 or -errno with @e set. */
 int xp_report_write(const struct xp_report *r, const struct xp_report_opts *o, FILE *dflt,
 		    struct xp_err *e);
 
@@ -169,8 +169,9 @@ int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *
 
 /*
  * Where the report goes: stderr, which keeps the program's stdout its own,
- * or --output's FILE, written whole after the run; checked before the
- * program runs, so that a FILE that cannot be made costs no run.  0, or
+ * or --output's FILE, written after the run as report -o writes it
+ * (util/out.h); checked before the program runs, so that a FILE that
+ * cannot be written costs no run.  0, or
  * -errno with @e set.
  */
 int xp_run_open_output(struct xp_run_opts *o, struct xp_err *e);

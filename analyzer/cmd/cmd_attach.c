@@ -58,7 +58,8 @@ void cmd_attach_usage(FILE *out)
 	      "                           (default auto)\n"
 	      "  -o, --dir DIR            dump directory (default extprof.data); it may hold\n"
 	      "                           only extprof dumps\n"
-	      "  --output FILE            the report into FILE (written whole), not stderr\n"
+	      "  --output FILE            the report into FILE (as report -o writes it), not\n"
+	      "                           stderr\n"
 	      "  --duration SECONDS       count this long (default: until Ctrl-C or the\n"
 	      "                           process ends); 0: attach and return at once, count\n"
 	      "                           until extprof detach PID\n"
@@ -81,7 +82,7 @@ void cmd_detach_usage(FILE *out)
 	      "counting): put the program back as it was and print the report on stderr (or\n"
 	      "into --output's FILE).\n"
 	      "\n"
-	      "  --output FILE            the report into FILE (written whole), not "
+	      "  --output FILE            the report into FILE (as report -o writes it), not "
 	      "stderr\n" XP_REPORT_OPTIONS_HELP "  -h, --help               this text\n",
 	      out);
 }

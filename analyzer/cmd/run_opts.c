@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "util/num.h"
+#include "util/out.h"
 #include "run/run.h"
 
 void cmd_run_usage(FILE *out)
@@ -38,7 +39,7 @@ void cmd_run_usage(FILE *out)
 	      "                           instructions (EXTPROF_STEP_LIMIT, default 1000000)\n"
 	      "  -o, --dir DIR            dump directory (EXTPROF_DIR, default extprof.data);\n"
 	      "                           it may hold only extprof dumps (and repeat-N runs)\n"
-	      "  --output FILE            the report into FILE (written whole, or not at all)\n"
+	      "  --output FILE            the report into FILE (as report -o writes it)\n"
 	      "                           instead of stderr\n"
 	      "  --callers N              attribute to callers N frames deep, 0..8, and show\n"
 	      "                           the chains under each declaration (EXTPROF_CALLERS)\n"
@@ -239,21 +240,7 @@ void xp_run_opts_free(struct xp_run_opts *o)
 
 int xp_run_open_output(struct xp_run_opts *o, struct xp_err *e)
 {
-	char *dir, *slash;
-	int err = 0;
-
 	o->out = stderr;
-	if (!o->output)
-		return 0;
-	/* written whole at the end (xp_report_write): where it goes must take it */
-	dir = strdup(o->output);
-	if (!dir)
-		return xp_err_set(e, -ENOMEM, "out of memory");
-	slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	if (access(slash ? dir : ".", W_OK | X_OK) < 0)
-		err = xp_err_set(e, -errno, "--output %s: %s", o->output, strerror(errno));
-	free(dir);
-	return err;
+	/* written at the end (xp_report_write): where it goes must take it */
+	return o->output ? xp_out_file_check(o->output, "--output", e) : 0;
 }

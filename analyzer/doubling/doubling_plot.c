@@ -4,9 +4,9 @@
  * declaration with a legend, and faint reference slopes for N, N² and N³
  * from the lower left corner: a line parallel to one of them grows as that
  * power; a 0, which a log axis has no place for, is a hollow triangle in a
- * strip under it.  Drawn with cairo, PNG or SVG by the file's extension.  Written to
- * a temporary file beside the target and renamed over it at the end, so a
- * failure never leaves half a picture where a whole one was.
+ * strip under it.  Drawn with cairo, PNG or SVG by the file's extension, into
+ * memory first: the file is written (util/out.h) only once the picture is
+ * whole, so a failure never leaves half a picture where a whole one was.
  */
 #include <cairo-svg.h>
 #include <cairo.h>
@@ -16,10 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "doubling/doubling.h"
+#include "util/out.h"
 
 #define WIDTH	       900.0
 #define HEIGHT	       560.0
@@ -521,53 +520,24 @@ int xp_dbl_plot(const struct xp_doubling *d, enum xp_dbl_value v, const char *pa
 {
 	const char *dot = strrchr(path, '.');
 	struct plot p = {.d = d, .v = v};
+	struct xp_out_file out;
 	cairo_status_t st;
-	char *tmp;
-	FILE *f;
-	int fd;
+	int err;
 
 	if (!dot || (strcasecmp(dot, ".png") && strcasecmp(dot, ".svg")))
 		return xp_err_set(e, -EINVAL, "--plot %s: the name must end in .png or .svg", path);
 	p.zeros = calloc(d->nsizes + 1, sizeof(*p.zeros));
-	if (!p.zeros || asprintf(&tmp, "%s.XXXXXX", path) < 0) {
-		free(p.zeros);
+	if (!p.zeros)
 		return xp_err_set(e, -ENOMEM, "out of memory");
-	}
-	fd = mkstemp(tmp);
-	if (fd >= 0) {
-		/* mkstemp's 0600 is for secrets; a picture gets the usual mode */
-		mode_t mask = umask(0);
-
-		umask(mask);
-		fchmod(fd, 0666 & ~mask);
-	}
-	f = fd < 0 ? NULL : fdopen(fd, "wb");
-	if (!f) {
-		xp_err_set(e, -errno, "--plot %s: %s", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
+	err = xp_out_file_open(&out, path, e);
+	if (err) {
 		free(p.zeros);
-		return -EIO;
+		return err;
 	}
 	layout(&p);
-	st = render(&p, !strcasecmp(dot, ".svg"), f);
+	st = render(&p, !strcasecmp(dot, ".svg"), out.f);
 	free(p.zeros);
-	if (fclose(f) && !st)
-		st = CAIRO_STATUS_WRITE_ERROR;
-	if (!st && rename(tmp, path) < 0) {
-		xp_err_set(e, -errno, "--plot %s: %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return -EIO;
-	}
-	if (st) {
-		unlink(tmp);
-		free(tmp);
-		return xp_err_set(e, -EIO, "--plot %s: %s", path, cairo_status_to_string(st));
-	}
-	free(tmp);
-	return 0;
+	if (st)
+		err = xp_err_set(e, -EIO, "--plot %s: %s", path, cairo_status_to_string(st));
+	return xp_out_file_close(&out, err, e);
 }

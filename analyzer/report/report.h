@@ -44,7 +44,7 @@ struct xp_report_opts {
 	bool strict;	    /* corrupt or incomplete dumps are errors */
 	bool callers;	    /* the text shows each declaration's caller chains */
 	bool allow_mixed;   /* processes on different CPUs or executables merge, with a warning */
-	const char *output; /* report -o FILE: written whole or not at all; NULL: stdout */
+	const char *output; /* report -o FILE: written once whole (util/out.h); NULL: stdout */
 };
 
 #define XP_FLAG_RATIO_DEFAULT 0.25
