@@ -189,6 +189,17 @@ static int attach_parse(struct attach_opts *o, int argc, char **argv, bool detac
 	return 1;
 }
 
+/*
+ * For the tests that kill us at each change we make to the process
+ * (EXTPROF_TEST_ATTACH_KILL_AT, attach_trace.c): how many there were.
+ */
+static void attach_say_changes(void)
+{
+	if (getenv("EXTPROF_TEST_ATTACH_KILL_AT"))
+		fprintf(stderr, "extprof: attach: test: %ld changes made\n",
+			xp_trace_test_changes());
+}
+
 /* Block what ends us, and SIGCHLD (attach_trace.c waits for it). */
 static void attach_block_signals(sigset_t *ending)
 {
@@ -398,6 +409,7 @@ int cmd_attach(int argc, char **argv)
 out_said:
 	xp_err_print(&e);
 out:
+	attach_say_changes();
 	free(dir);
 	free(shim);
 	free(spec);
@@ -420,5 +432,7 @@ int cmd_detach(int argc, char **argv)
 		xp_err_print(&e);
 		return XP_EXIT_BAD;
 	}
-	return attach_end_and_report(o.pid, 0, NULL, &o.run.report);
+	r = attach_end_and_report(o.pid, 0, NULL, &o.run.report);
+	attach_say_changes();
+	return r;
 }
