@@ -183,6 +183,7 @@ long xp_trace_test_changes(void);
 struct xp_layout {
 	struct xp_maps maps;
 	struct xp_object exe, libc, ld, shim;
+	uint64_t gate_lo, gate_hi; /* the calls' gate: no thread inside it is borrowed */
 };
 
 /* Read @pid's maps and find its executable, libc, loader and shim: 0 or -errno with @e set. */
@@ -260,8 +261,13 @@ struct xp_gate {
 	uint8_t orig[256];
 };
 
-/* Write the gate after a code segment of @pid (libc's first): 0, or -errno with @e set. */
-int xp_gate_put(pid_t pid, const struct xp_layout *l, struct xp_gate *g, struct xp_err *e);
+/*
+ * Where the gate goes after a code segment of @pid (libc's first), and the
+ * bytes there (@l->gate_lo and gate_hi set too): 0, or -errno with @e set.
+ */
+int xp_gate_find(pid_t pid, struct xp_layout *l, struct xp_gate *g, struct xp_err *e);
+/* Write the gate found: 0, or -errno with @e set. */
+int xp_gate_put(pid_t pid, struct xp_gate *g, struct xp_err *e);
 /*
  * Put back the bytes the gate covers, unless a thread of @tr may still be
  * in it: one of ours on its way back, or (a gate found there) one we

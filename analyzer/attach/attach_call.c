@@ -40,18 +40,26 @@ int xp_hijack_begin(struct xp_trace *tr, struct xp_layout *l, enum xp_pick_for w
 	int err;
 
 	memset(h, 0, sizeof(*h));
-	for (int i = 0; i < PICK_TRIES; i++) {
+	/* where the gate goes first: a thread inside it (on its way back from
+	 * an earlier call, which needs the kernel's restart block as it is) is
+	 * never borrowed */
+	err = xp_gate_find(tr->pid, l, &h->gate, e);
+	for (int i = 0; !err && i < PICK_TRIES; i++) {
 		t = xp_pick_thread(tr, l, why, &h->saved);
 		if (t)
 			break;
 		xp_trace_run_for(tr, PICK_PAUSE_MS);
 		err = xp_trace_stop_all(tr, e);
-		if (err)
-			return err;
-		xp_layout_free(l);
-		err = xp_layout_read(tr->pid, l, e);
-		if (err)
-			return err;
+		if (!err) {
+			xp_layout_free(l);
+			err = xp_layout_read(tr->pid, l, e);
+		}
+		if (!err)
+			err = xp_gate_find(tr->pid, l, &h->gate, e);
+	}
+	if (err) {
+		memset(&h->gate, 0, sizeof(h->gate));
+		return err;
 	}
 	if (!t)
 		return xp_err_set(
@@ -67,9 +75,11 @@ int xp_hijack_begin(struct xp_trace *tr, struct xp_layout *l, enum xp_pick_for w
 				  "process %d: glibc's signal restorer (__restore_rt) is not in "
 				  "its libc",
 				  (int)tr->pid);
-	err = xp_gate_put(tr->pid, l, &h->gate, e);
-	if (err)
+	err = xp_gate_put(tr->pid, &h->gate, e);
+	if (err) {
+		memset(&h->gate, 0, sizeof(h->gate));
 		return err;
+	}
 	h->calls.gate = h->gate.at;
 	return xp_arch_calls_lay(tr->pid, &h->saved, &h->calls, e);
 }
@@ -213,6 +223,31 @@ int xp_hijack_call(struct xp_trace *tr, struct xp_hijack *h, uint64_t fn, uint64
 	return 0;
 }
 
+/*
+ * A thread that goes on by itself, still on its way: traced from now on
+ * without PTRACE_SYSCALL, stopped.  Let go at a system call's exit stop,
+ * a call interrupted there would not be restarted (the kernel restarts
+ * only when it has a signal or a stop to look at on the way out).
+ */
+static void call_leave(struct xp_trace *tr, struct xp_hijack *h)
+{
+	struct xp_tthread *t = xp_trace_thread(tr, h->tid);
+
+	for (int i = 0; t && i < 8; i++) {
+		if (t->stop == XP_TS_RUNNING && !t->asked) {
+			xp_trace_test_point();
+			ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL);
+			t->asked = true;
+		}
+		if (t->stop == XP_TS_RUNNING && xp_trace_wait(tr, t, 5000, false))
+			return;
+		t = xp_trace_thread(tr, h->tid);
+		if (!t || t->stop != XP_TS_SYSCALL)
+			return;
+		xp_trace_resume(tr, t, false);
+	}
+}
+
 void xp_hijack_end(struct xp_trace *tr, struct xp_hijack *h)
 {
 	struct xp_err e;
@@ -225,7 +260,9 @@ void xp_hijack_end(struct xp_trace *tr, struct xp_hijack *h)
 			"it was in, which it goes on with by itself; the calls' gate stays after "
 			"the code at 0x%llx for its way back\n",
 			(int)tr->pid, (int)h->tid, (unsigned long long)h->gate.at);
-	if (!h->away)
+	if (h->away)
+		call_leave(tr, h);
+	else
 		xp_gate_take(tr, &h->gate);
 	memset(&h->gate, 0, sizeof(h->gate));
 }

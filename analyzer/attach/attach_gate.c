@@ -96,12 +96,14 @@ static int gate_file_bytes(pid_t pid, const struct xp_layout *l, uint64_t at, ui
 	return n == (ssize_t)len ? 0 : -EIO;
 }
 
-int xp_gate_put(pid_t pid, const struct xp_layout *l, struct xp_gate *g, struct xp_err *e)
+int xp_gate_find(pid_t pid, struct xp_layout *l, struct xp_gate *g, struct xp_err *e)
 {
 	const struct xp_object *objs[] = {&l->libc, &l->ld, &l->exe};
 	const uint8_t *code = xp_arch_gate(&g->len);
 
+	memset(g->orig, 0, sizeof(g->orig));
 	g->at = 0;
+	g->found = false;
 	if (g->len > sizeof(g->orig))
 		return xp_err_set(e, -E2BIG, "attach: the gate is too long");
 	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]) && !g->at; i++)
@@ -111,6 +113,8 @@ int xp_gate_put(pid_t pid, const struct xp_layout *l, struct xp_gate *g, struct 
 				  "process %d: no room after the code of libc, the loader or the "
 				  "program for the calls' gate (%zu bytes)",
 				  (int)pid, g->len);
+	l->gate_lo = g->at;
+	l->gate_hi = g->at + g->len;
 	if (xp_mem_read(pid, g->at, g->orig, g->len))
 		return xp_err_set(e, -errno, "process %d: reading at 0x%llx: %s", (int)pid,
 				  (unsigned long long)g->at, strerror(errno));
@@ -119,9 +123,18 @@ int xp_gate_put(pid_t pid, const struct xp_layout *l, struct xp_gate *g, struct 
 		g->found = true;
 		if (gate_file_bytes(pid, l, g->at, g->orig, g->len))
 			memcpy(g->orig, code, g->len);
-		return 0;
 	}
-	if (xp_mem_write(pid, g->at, code, g->len))
+	return 0;
+}
+
+int xp_gate_put(pid_t pid, struct xp_gate *g, struct xp_err *e)
+{
+	size_t len;
+	const uint8_t *code = xp_arch_gate(&len);
+
+	if (g->found)
+		return 0;
+	if (xp_mem_write(pid, g->at, code, len))
 		return xp_err_set(e, -errno, "process %d: writing the calls' gate at 0x%llx: %s",
 				  (int)pid, (unsigned long long)g->at, strerror(errno));
 	return 0;

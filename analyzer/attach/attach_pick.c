@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -237,7 +238,7 @@ static enum pick_rank pick_rank(pid_t pid, const struct xp_layout *l, const stru
 	long nr = xp_arch_syscall(s);
 	enum pick_rank waiting = xp_arch_sleeps(s) ? PICK_ASLEEP : PICK_WAITING;
 
-	if (!pick_stack_room(l, xp_arch_sp(s)))
+	if (!pick_stack_room(l, xp_arch_sp(s)) || (pc >= l->gate_lo && pc < l->gate_hi))
 		return PICK_UNSAFE;
 	if (why == XP_PICK_LOAD && xp_pick_handler_pcs(pid, l, xp_arch_sp(s), &handler_pc, 1))
 		return PICK_UNSAFE;
@@ -250,6 +251,21 @@ static enum pick_rank pick_rank(pid_t pid, const struct xp_layout *l, const stru
 	if (nr >= 0)
 		return pick_test_only(pick_safe_syscall(nr) ? waiting : PICK_UNSAFE);
 	return pick_test_only(in_object(&l->libc, pc) ? PICK_UNSAFE : PICK_USER);
+}
+
+/*
+ * Whether @t is stopped at a system call's entry (a borrowed thread still
+ * traced with PTRACE_SYSCALL on its way back): a call made from there
+ * would skip that system call.
+ */
+static bool pick_before_syscall(const struct xp_tthread *t)
+{
+	struct __ptrace_syscall_info si;
+
+	memset(&si, 0, sizeof(si));
+	return t->stop == XP_TS_SYSCALL &&
+	       (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, (void *)sizeof(si), &si) <= 0 ||
+		si.op != PTRACE_SYSCALL_INFO_EXIT);
 }
 
 struct xp_tthread *xp_pick_thread(struct xp_trace *tr, const struct xp_layout *l,
@@ -270,7 +286,8 @@ struct xp_tthread *xp_pick_thread(struct xp_trace *tr, const struct xp_layout *l
 		struct xp_err e;
 
 		/* a thread with a signal to take, or stopped by one, stays as it is */
-		if (t->gone || (t->stop != XP_TS_INTERRUPT && t->stop != XP_TS_SYSCALL) || t->sig)
+		if (t->gone || (t->stop != XP_TS_INTERRUPT && t->stop != XP_TS_SYSCALL) || t->sig ||
+		    pick_before_syscall(t))
 			continue;
 		if (xp_arch_save(t->tid, s, &e))
 			continue;
