@@ -29,7 +29,7 @@
 #include "attach/attach.h"
 
 #define CALL_TIMEOUT_MS 30000 /* dlopen of the shim and its calibration: well under a second */
-#define BACK_WAIT_MS	1000  /* for a thread to finish a system call it was asleep in */
+#define BACK_WAIT_MS	3000  /* for a thread to finish a sleep it was in, on its way back */
 #define PICK_TRIES	100   /* x 20 ms */
 #define PICK_PAUSE_MS	20
 
@@ -252,9 +252,11 @@ void xp_hijack_end(struct xp_trace *tr, struct xp_hijack *h)
 {
 	struct xp_err e;
 
-	/* stopped at a call's end: on its way back, to see it out of the gate */
+	/* stopped at a call's end: on its way back, to see it out of the gate
+	 * (a few instructions and two system calls, but for a sleep to finish) */
 	if (h->away && h->at_done &&
-	    call_run(tr, h, XP_ARCH_AT_BACK, false, BACK_WAIT_MS, &e) == -ETIMEDOUT)
+	    call_run(tr, h, XP_ARCH_AT_BACK, false,
+		     h->calls.restart ? BACK_WAIT_MS : CALL_TIMEOUT_MS, &e) == -ETIMEDOUT)
 		fprintf(stderr,
 			"extprof: attach: process %d: thread %d is still asleep in a system call "
 			"it was in, which it goes on with by itself; the calls' gate stays after "
