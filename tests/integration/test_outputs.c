@@ -29,12 +29,15 @@
 
 #define NOBODY 65534
 
-/* A run of the work target under extprof run into @dir/dumps: the dumps' directory. */
-static char *make_dumps(const char *dir)
+/* Each test's directory, and the dumps of a run made there (make_dumps). */
+static char *dir, *dumps;
+
+/* A run of the work target under extprof run, into DIR/dumps. */
+static void make_dumps(void)
 {
-	char *dumps;
 	struct run_result r;
 
+	dir = harness_tmpdir("outputs");
 	cr_assert(asprintf(&dumps, "%s/dumps", dir) > 0);
 	const char *argv[] = {harness_path("EXTPROF_BIN"),
 			      "run",
@@ -55,11 +58,16 @@ static char *make_dumps(const char *dir)
 	harness_run(argv, NULL, &r);
 	cr_assert_eq(r.status, 0, "extprof run: %s", r.err);
 	harness_free(&r);
-	return dumps;
 }
 
-/* extprof report --format @format -o @out @dumps: its result in @r. */
-static void report_to(const char *dumps, const char *format, const char *out, struct run_result *r)
+static void free_dumps(void)
+{
+}
+
+TestSuite(outputs, .init = make_dumps, .fini = free_dumps);
+
+/* extprof report --format @format -o @out DUMPS: its result in @r. */
+static void report_to(const char *format, const char *out, struct run_result *r)
 {
 	const char *argv[] = {
 		harness_path("EXTPROF_BIN"), "report", "--format", format, "-o", out, dumps, NULL};
@@ -67,8 +75,8 @@ static void report_to(const char *dumps, const char *format, const char *out, st
 	harness_run(argv, NULL, r);
 }
 
-/* What extprof report prints on stdout for @dumps, to compare a file with. */
-static char *report_text(const char *dumps, const char *format)
+/* What extprof report prints on stdout for DUMPS, to compare a file with. */
+static char *report_text(const char *format)
 {
 	const char *argv[] = {
 		harness_path("EXTPROF_BIN"), "report", "--format", format, dumps, NULL};
@@ -97,7 +105,8 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-static char *path_in(const char *dir, const char *name)
+/* DIR/@name. */
+static char *path_in(const char *name)
 {
 	char *p;
 
@@ -117,11 +126,10 @@ static void expect_one_line(const struct run_result *r, const char *path, const 
 	cr_expect_str_eq(r->out, "", "printed on stdout: %s", r->out);
 }
 
-/* A character device @major:@minor at @dir/@name when we are root, else @system. */
-static char *device(const char *dir, const char *name, unsigned major, unsigned minor,
-		    const char *system)
+/* A character device @major:@minor at DIR/@name when we are root, else @system. */
+static char *device(const char *name, unsigned major, unsigned minor, const char *system)
 {
-	char *p = path_in(dir, name);
+	char *p = path_in(name);
 
 	if (!mknod(p, S_IFCHR | 0666, makedev(major, minor)))
 		return p;
@@ -143,14 +151,13 @@ static void expect_chardev(const char *path, unsigned major, unsigned minor)
 
 Test(outputs, a_symlink_stays_and_its_target_takes_the_report)
 {
-	char *dir = harness_tmpdir("outputs"), *dumps = make_dumps(dir);
-	char *target = path_in(dir, "target.json"), *link = path_in(dir, "link.json");
-	char *want = report_text(dumps, "json"), *got;
+	char *target = path_in("target.json"), *link = path_in("link.json");
+	char *want = report_text("json"), *got;
 	struct run_result r;
 	struct stat st;
 
 	cr_assert_eq(symlink(target, link), 0);
-	report_to(dumps, "json", link, &r);
+	report_to("json", link, &r);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_assert_eq(lstat(link, &st), 0);
 	cr_expect(S_ISLNK(st.st_mode), "the symlink became a file");
@@ -161,14 +168,11 @@ Test(outputs, a_symlink_stays_and_its_target_takes_the_report)
 	free(want);
 	free(target);
 	free(link);
-	free(dumps);
-	harness_rmdir(dir);
 }
 
 Test(outputs, a_fifo_is_written_to)
 {
-	char *dir = harness_tmpdir("outputs"), *dumps = make_dumps(dir);
-	char *fifo = path_in(dir, "fifo"), *want = report_text(dumps, "text");
+	char *fifo = path_in("fifo"), *want = report_text("text");
 	char buf[65536];
 	struct run_result r;
 	struct stat st;
@@ -179,7 +183,7 @@ Test(outputs, a_fifo_is_written_to)
 	/* the reader is there first (a report is far below a pipe's 64 KiB) */
 	rd = open(fifo, O_RDONLY | O_NONBLOCK);
 	cr_assert(rd >= 0);
-	report_to(dumps, "text", fifo, &r);
+	report_to("text", fifo, &r);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	n = read(rd, buf, sizeof(buf) - 1);
 	buf[n > 0 ? n : 0] = '\0';
@@ -190,43 +194,35 @@ Test(outputs, a_fifo_is_written_to)
 	harness_free(&r);
 	free(want);
 	free(fifo);
-	free(dumps);
-	harness_rmdir(dir);
 }
 
 Test(outputs, dev_null_stays_a_device)
 {
-	char *dir = harness_tmpdir("outputs"), *dumps = make_dumps(dir);
-	char *null = device(dir, "null", 1, 3, "/dev/null");
+	char *null = device("null", 1, 3, "/dev/null");
 	struct run_result r;
 
-	report_to(dumps, "callgrind", null, &r);
+	report_to("callgrind", null, &r);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	expect_chardev(null, 1, 3);
 	harness_free(&r);
 	/* ours came through: the system's own, by its name */
-	report_to(dumps, "pprof", "/dev/null", &r);
+	report_to("pprof", "/dev/null", &r);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	expect_chardev("/dev/null", 1, 3);
 	harness_free(&r);
 	free(null);
-	free(dumps);
-	harness_rmdir(dir);
 }
 
 Test(outputs, dev_full_is_one_line_and_status_2)
 {
-	char *dir = harness_tmpdir("outputs"), *dumps = make_dumps(dir);
-	char *full = device(dir, "full", 1, 7, "/dev/full");
+	char *full = device("full", 1, 7, "/dev/full");
 	struct run_result r;
 
-	report_to(dumps, "json", full, &r);
+	report_to("json", full, &r);
 	expect_one_line(&r, full, strerror(ENOSPC));
 	expect_chardev(full, 1, 7);
 	harness_free(&r);
 	free(full);
-	free(dumps);
-	harness_rmdir(dir);
 }
 
 /*
@@ -236,9 +232,8 @@ Test(outputs, dev_full_is_one_line_and_status_2)
  */
 Test(outputs, another_users_file_keeps_its_owner_and_mode)
 {
-	char *dir = harness_tmpdir("outputs"), *dumps = make_dumps(dir);
-	char *out = path_in(dir, "theirs.csv"), *bad = path_in(dir, "bad.xpd");
-	char *want = report_text(dumps, "csv"), *got;
+	char *out = path_in("theirs.csv"), *bad = path_in("bad.xpd");
+	char *want = report_text("csv"), *got;
 	struct run_result r;
 	struct stat st;
 	FILE *f;
@@ -251,7 +246,7 @@ Test(outputs, another_users_file_keeps_its_owner_and_mode)
 	fclose(f);
 	cr_assert_eq(chown(out, NOBODY, NOBODY), 0);
 	cr_assert_eq(chmod(out, 0640), 0);
-	report_to(dumps, "csv", out, &r);
+	report_to("csv", out, &r);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_assert_eq(stat(out, &st), 0);
 	cr_expect(st.st_uid == NOBODY && st.st_gid == NOBODY, "owner %u:%u, was %u:%u", st.st_uid,
@@ -288,8 +283,6 @@ Test(outputs, another_users_file_keeps_its_owner_and_mode)
 	free(want);
 	free(bad);
 	free(out);
-	free(dumps);
-	harness_rmdir(dir);
 }
 
 /*
@@ -298,8 +291,7 @@ Test(outputs, another_users_file_keeps_its_owner_and_mode)
  */
 Test(outputs, a_reader_gone_is_one_line_and_status_2)
 {
-	char *dir = harness_tmpdir("outputs"), *dumps = make_dumps(dir);
-	char *err = path_in(dir, "stderr");
+	char *err = path_in("stderr");
 	const char *out = "/proc/self/fd/1";
 	struct run_result r = {0};
 	int p[2], status, fd;
@@ -331,16 +323,13 @@ Test(outputs, a_reader_gone_is_one_line_and_status_2)
 	expect_one_line(&r, out, strerror(EPIPE));
 	harness_free(&r);
 	free(err);
-	free(dumps);
-	harness_rmdir(dir);
 }
 
 /* extprof run --output: through a symlink, and into a full device (one line, status 2). */
 Test(outputs, run_output_is_written_to_never_replaced)
 {
-	char *dir = harness_tmpdir("outputs"), *dumps = path_in(dir, "dumps");
-	char *target = path_in(dir, "report.txt"), *link = path_in(dir, "link.txt");
-	char *full = device(dir, "full", 1, 7, "/dev/full"), *got;
+	char *target = path_in("report.txt"), *link = path_in("link.txt");
+	char *full = device("full", 1, 7, "/dev/full"), *got;
 	const char *argv[] = {harness_path("EXTPROF_BIN"),
 			      "run",
 			      "-o",
@@ -377,6 +366,4 @@ Test(outputs, run_output_is_written_to_never_replaced)
 	free(full);
 	free(target);
 	free(link);
-	free(dumps);
-	harness_rmdir(dir);
 }
