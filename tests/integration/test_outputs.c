@@ -299,6 +299,8 @@ Test(outputs, a_reader_gone_is_one_line_and_status_2)
 
 	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	cr_assert(fd >= 0 && pipe2(p, O_CLOEXEC) == 0);
+	/* no reader from the start (closed after the fork, extprof could write first) */
+	close(p[0]);
 	pid = fork();
 	cr_assert(pid >= 0);
 	if (pid == 0) {
@@ -313,7 +315,6 @@ Test(outputs, a_reader_gone_is_one_line_and_status_2)
 		_exit(127);
 	}
 	close(fd);
-	close(p[0]);
 	close(p[1]);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_expect(WIFEXITED(status), "extprof died by signal %d", WTERMSIG(status));
