@@ -163,24 +163,10 @@ static bool load_inside(const struct extprof_attach_patch *p, uint64_t pc)
 	return pc > p->at && pc < p->at + p->length;
 }
 
-/* Will a signal handler running on @tid return inside @p's first bytes? */
-static bool load_handler_inside(struct xp_trace *tr, pid_t tid, const struct xp_layout *l,
-				const struct extprof_attach_patch *p)
-{
-	struct xp_arch_now now;
-	uint64_t pcs[16];
-	int n;
-
-	if (xp_arch_now_of(tid, &now))
-		return false;
-	n = xp_pick_handler_pcs(tr->pid, l, now.sp, pcs, 16);
-	for (int i = 0; i < n; i++)
-		if (load_inside(p, pcs[i]))
-			return true;
-	return false;
-}
-
-/* Mark in @skip the entries a thread is inside (or a signal handler would return into). */
+/*
+ * Mark in @skip the entries a thread is inside, or that a signal handler
+ * running on it would return into.  Returns how many.
+ */
 static uint32_t load_mark_inside(struct xp_trace *tr, const struct xp_layout *l,
 				 const struct extprof_attach_patch *p, uint32_t n, bool *skip)
 {
@@ -188,19 +174,21 @@ static uint32_t load_mark_inside(struct xp_trace *tr, const struct xp_layout *l,
 
 	memset(skip, 0, n * sizeof(*skip));
 	for (size_t i = 0; i < tr->n; i++) {
-		pid_t tid = tr->t[i].tid;
-		uint64_t pc;
+		struct xp_arch_now now;
+		uint64_t pcs[17];
+		int npcs;
 
-		if (tr->t[i].gone)
+		if (tr->t[i].gone || xp_arch_now_of(tr->t[i].tid, &now))
 			continue;
-		pc = xp_arch_pc_of(tid);
-		for (uint32_t k = 0; k < n; k++) {
-			if (skip[k] ||
-			    (!load_inside(&p[k], pc) && !load_handler_inside(tr, tid, l, &p[k])))
-				continue;
-			skip[k] = true;
-			inside++;
-		}
+		/* its pc, and the pcs its signal handlers will return to */
+		pcs[0] = now.pc;
+		npcs = 1 + xp_pick_handler_pcs(tr->pid, l, now.sp, pcs + 1, 16);
+		for (uint32_t k = 0; k < n; k++)
+			for (int j = 0; j < npcs && !skip[k]; j++)
+				if (load_inside(&p[k], pcs[j])) {
+					skip[k] = true;
+					inside++;
+				}
 	}
 	return inside;
 }
