@@ -147,7 +147,9 @@ static void trace_event(struct xp_trace *tr, pid_t tid, int status)
  * A signal for the program (a signal-delivery-stop) is passed on at once,
  * seen but not reaped: waitpid would take the signal from the kernel (the
  * stop's exit code), and a tracer that died before giving it back would
- * lose it.  The kernel sets the handler up; a thread that is to be
+ * lose it.  The kernel sets the handler up, and the thread goes on as it
+ * went (with PTRACE_SYSCALL, the borrowed one on its way back: a SIGCHLD
+ * it takes then must not hide that way's end from us); one that is to be
  * stopped is stopped again by the PTRACE_INTERRUPT still pending for it,
  * or by xp_trace_stop_all.  The borrowed thread of a call blocks every
  * signal but the faults: its stop is the call crashing, reaped and left
@@ -161,7 +163,7 @@ static int trace_signal_at_once(struct xp_trace *tr, const siginfo_t *si)
 	if (si->si_code != CLD_TRAPPED || (sig & ~0x7f) || !sig || !t || t->calling)
 		return 0;
 	xp_trace_test_point();
-	if (ptrace(PTRACE_CONT, t->tid, NULL, (void *)(long)sig) < 0)
+	if (ptrace(t->syscalls ? PTRACE_SYSCALL : PTRACE_CONT, t->tid, NULL, (void *)(long)sig) < 0)
 		return 0;
 	t->stop = XP_TS_RUNNING;
 	t->sig = 0;
@@ -255,9 +257,9 @@ int xp_trace_resume(struct xp_trace *tr, struct xp_tthread *t, bool syscalls)
 		}
 		return -errno;
 	}
-	if (t->stop != XP_TS_GROUP) {
+	if (t->stop != XP_TS_GROUP)
 		t->sig = 0;
-	}
+	t->syscalls = syscalls;
 	t->stop = XP_TS_RUNNING;
 	return 0;
 }
