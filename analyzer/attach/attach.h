@@ -133,7 +133,7 @@ enum xp_tstop {
 struct xp_tthread {
 	pid_t tid;
 	enum xp_tstop stop;
-	int sig;      /* to deliver when it goes on (XP_TS_SIGNAL) */
+	int sig;       /* to deliver when it goes on (XP_TS_SIGNAL) */
 	bool asked;    /* a PTRACE_INTERRUPT is on its way */
 	bool calling;  /* borrowed for a call: its faults are reaped, not passed on */
 	bool syscalls; /* last let go with PTRACE_SYSCALL, and to go on so */
