@@ -22,11 +22,11 @@
 
 static void longjmp_reap(const void *env)
 {
-	struct xp_thread *t = &xp_self;
+	struct xp_thread *t = state_self((uint64_t)__builtin_frame_address(0), false);
 	uint64_t sp = arch_jmpbuf_sp(env);
 	bool known;
 
-	if (!t->stack)
+	if (!t || !t->stack)
 		return;
 	/* the shim's own calls (reading /proc/self/maps) are not the program's */
 	t->busy++;

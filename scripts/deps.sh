@@ -4,7 +4,9 @@
 # again.  Sourced by the other scripts; runnable alone.
 set -euo pipefail
 
-# build: compiler, meson, the x86 decoder, libelf; tests: Criterion, jansson,
+# build: compiler, meson, the x86 decoder, libelf and LLVM's libunwind (their
+# static archives go into the shim; libunwind-14-dev replaces libunwind-dev,
+# whose archive cannot be linked into a shared object); tests: Criterion, jansson,
 # clang (sanitizers, fuzzing), uftrace, time and python3 (the benchmarks); cairo
 # draws the doubling test's plots, expat reads them back in its test;
 # protobuf-c (protoc-c and the library) and zlib write report --format pprof,
@@ -15,7 +17,10 @@ set -euo pipefail
 # headers, for a program linked with it), clang with libLLVM; libc6-dbg names
 # libc's static functions and IFUNC implementations (the shim reads a
 # stripped object's debug file, when there is one); musl-gcc builds the attach
-# tests' program that does not use glibc.
+# tests' program that does not use glibc; bzip2 (with its libbz2) is the program
+# the exports are checked on, chromium opens the HTML pages headless (and
+# speedscope, which the test gets with npm when it is there) and takes their
+# screenshots.
 EXTPROF_PACKAGES=(
 	gcc
 	g++
@@ -26,7 +31,7 @@ EXTPROF_PACKAGES=(
 	libelf-dev
 	libzydis-dev
 	uthash-dev
-	libunwind-dev
+	libunwind-14-dev
 	libcriterion-dev
 	libjansson-dev
 	libcairo2-dev
@@ -45,6 +50,8 @@ EXTPROF_PACKAGES=(
 	jq
 	libjq-dev
 	libc6-dbg
+	bzip2
+	chromium
 )
 
 deps_missing() {
