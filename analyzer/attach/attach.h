@@ -167,8 +167,16 @@ int xp_trace_resume(struct xp_trace *tr, struct xp_tthread *t, bool syscalls);
  * -ESRCH when the process ended or exec'd.
  */
 int xp_trace_wait(struct xp_trace *tr, struct xp_tthread *t, int timeout_ms, bool others_run);
-/* Let every thread go for good: each stopped first, then detached with its signal. */
+/*
+ * Let every thread go for good: each stopped first, then detached with its
+ * signal; one killed meanwhile (an exec, an exit) reaped (xp_trace_reap).
+ */
 void xp_trace_release(struct xp_trace *tr);
+/*
+ * Let go of every thread of @pid still traced by us, reaping each that
+ * exited (an exec waits for that), for up to @timeout_ms: how many are left.
+ */
+int xp_trace_reap(pid_t pid, int timeout_ms);
 /* The thread @tid of @tr (the array moves as threads come): NULL when gone. */
 struct xp_tthread *xp_trace_thread(struct xp_trace *tr, pid_t tid);
 /* Wait for events for @ms, passing signals on: the threads run meanwhile. */

@@ -25,14 +25,26 @@
  *
  * The tracer waits with SIGCHLD blocked (cmd_attach.c blocks it) and
  * sigtimedwait, so that every wait has a deadline.
+ *
+ * A thread that exits while we trace it (an exec or an exit_group in
+ * another thread kills it, even from a stop) stays a zombie until we reap
+ * it, and an exec waits in the kernel (de_thread) until every other thread
+ * is reaped: the tracer reaps in every wait, a PTRACE_SEIZE (which waits
+ * for an exec under way to finish) reaps from a SIGCHLD handler meanwhile,
+ * and letting go ends with the threads that died in our hands reaped
+ * (xp_trace_reap).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "attach/attach.h"
 #include "util/vec.h"
@@ -217,23 +229,56 @@ static void trace_let_run(struct xp_trace *tr, struct xp_tthread *t)
 }
 
 /*
- * EXTPROF_TEST_ATTACH_KILL_AT=N, for the tests only: SIGKILL ourselves
- * before the Nth change we make to the process (a ptrace request that
- * moves a thread, a write into its memory), where a tracer may die.
+ * For the tests only, before the Nth change we make to the process (a
+ * ptrace request that moves a thread, a write into its memory):
+ * EXTPROF_TEST_ATTACH_KILL_AT=N, SIGKILL ourselves, where a tracer may die;
+ * EXTPROF_TEST_ATTACH_TOUCH_AT=N, create the file EXTPROF_TEST_ATTACH_TOUCH
+ * names and let 300 ms pass, for the test's target to exec (or exit) there
+ * (-K: once the first letting go has let K threads go).
  */
 static long trace_changes;
 
+static long trace_test_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? atol(v) : 0;
+}
+
+static void trace_test_touch(void)
+{
+	const char *path = getenv("EXTPROF_TEST_ATTACH_TOUCH");
+
+	if (path) {
+		close(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+		usleep(300000);
+	}
+}
+
 void xp_trace_test_point(void)
 {
-	static long kill_at = -1;
+	static long kill_at = -1, touch_at;
 
 	if (kill_at < 0) {
-		const char *v = getenv("EXTPROF_TEST_ATTACH_KILL_AT");
-
-		kill_at = v && *v ? atol(v) : 0;
+		kill_at = trace_test_env("EXTPROF_TEST_ATTACH_KILL_AT");
+		touch_at = trace_test_env("EXTPROF_TEST_ATTACH_TOUCH_AT");
 	}
 	if (++trace_changes == kill_at)
 		raise(SIGKILL);
+	if (trace_changes == touch_at)
+		trace_test_touch();
+}
+
+/* EXTPROF_TEST_ATTACH_TOUCH_AT=-K: @let_go threads let go so far (-1: the first letting go is
+ * over). */
+static void trace_test_release_point(long let_go)
+{
+	static bool over;
+
+	if (!over && let_go > 0 && let_go == -trace_test_env("EXTPROF_TEST_ATTACH_TOUCH_AT"))
+		trace_test_touch();
+	if (let_go < 0)
+		over = true;
 }
 
 long xp_trace_test_changes(void)
@@ -361,6 +406,50 @@ int xp_trace_stop_all(struct xp_trace *tr, struct xp_err *e)
 	}
 }
 
+/* SIGCHLD's handler during a PTRACE_SEIZE: every thread of ours that exited, reaped. */
+static void trace_reap_on_sigchld(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	for (;;) {
+		siginfo_t si;
+
+		memset(&si, 0, sizeof(si));
+		/* exits only: a stop stays for trace_wait_one to see */
+		if (waitid(P_ALL, 0, &si, WEXITED | __WALL | WNOHANG) < 0 || si.si_pid <= 0)
+			break;
+	}
+	errno = saved;
+}
+
+/*
+ * PTRACE_SEIZE of @tid: 0 or -errno.  An exec under way in its process
+ * makes it wait (the kernel's cred_guard_mutex) until the exec is done,
+ * and the exec waits for the threads it killed to be reaped: one seized a
+ * moment before is ours to reap.  So SIGCHLD is let in meanwhile, its
+ * handler reaping (the wait is interrupted, and restarted after it).
+ */
+static int trace_seize(pid_t tid)
+{
+	struct sigaction reap, old;
+	sigset_t chld, mask;
+	int err = 0;
+
+	memset(&reap, 0, sizeof(reap));
+	reap.sa_handler = trace_reap_on_sigchld;
+	sigemptyset(&reap.sa_mask);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigaction(SIGCHLD, &reap, &old);
+	pthread_sigmask(SIG_UNBLOCK, &chld, &mask);
+	if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)TRACE_OPTIONS) < 0)
+		err = -errno;
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	sigaction(SIGCHLD, &old, NULL);
+	return err;
+}
+
 int xp_trace_attach(struct xp_trace *tr, pid_t pid, struct xp_err *e)
 {
 	bool fresh;
@@ -383,6 +472,7 @@ int xp_trace_attach(struct xp_trace *tr, pid_t pid, struct xp_err *e)
 		fresh = false;
 		for (size_t i = 0; i < n; i++) {
 			struct xp_pstatus st;
+			int code;
 
 			if (trace_find(tr, tids[i]))
 				continue;
@@ -391,9 +481,8 @@ int xp_trace_attach(struct xp_trace *tr, pid_t pid, struct xp_err *e)
 			    (st.state == 'Z' || st.state == 'X'))
 				continue;
 			xp_trace_test_point();
-			if (ptrace(PTRACE_SEIZE, tids[i], NULL, (void *)(long)TRACE_OPTIONS) < 0) {
-				int code = -errno;
-
+			code = trace_seize(tids[i]);
+			if (code) {
 				if (code == -ESRCH)
 					continue; /* that thread just exited */
 				free(tids);
@@ -430,9 +519,79 @@ void xp_trace_run_for(struct xp_trace *tr, int ms)
 	}
 }
 
+/*
+ * The signal for the program that @tid's stop holds, one we never reaped
+ * (0 when it is a stop of ptrace's own: an event, a system call's, or
+ * none): a PTRACE_DETACH without it would drop it.
+ */
+static int trace_stop_signal(pid_t tid)
+{
+	siginfo_t si;
+
+	if (ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) < 0)
+		return 0;
+	/* an event's stop: SIGTRAP | event << 8; a system call's: SIGTRAP | 0x80 */
+	if ((si.si_code > 0 && si.si_code >> 8) ||
+	    (si.si_signo == SIGTRAP && si.si_code == (SIGTRAP | 0x80)))
+		return 0;
+	return si.si_signo;
+}
+
+/*
+ * One pass over @pid's threads: each we still trace is reaped if it has
+ * exited, let go if it is in a stop (one we have not seen yet: a new
+ * thread's first).  Returns how many are left: dying, or running on.
+ */
+static int trace_reap_pass(pid_t pid)
+{
+	pid_t *tids, self = getpid();
+	int left = 0;
+	size_t n;
+
+	if (xp_tasks_list(pid, &tids, &n))
+		return 0; /* the process is gone, reaped by its parent */
+	for (size_t i = 0; i < n; i++) {
+		struct xp_pstatus s;
+		int status;
+
+		if (xp_pstatus_read(pid, tids[i], &s) || s.tracer != self)
+			continue;
+		if (s.state == 'Z' || s.state == 'X') {
+			if (waitpid(tids[i], &status, __WALL | WNOHANG) != tids[i])
+				left++;
+			continue;
+		}
+		if (ptrace(PTRACE_DETACH, tids[i], NULL, (void *)(long)trace_stop_signal(tids[i])) <
+		    0) {
+			/* not in a stop: dying, or running on (it stops for the next pass) */
+			ptrace(PTRACE_INTERRUPT, tids[i], NULL, NULL);
+			left++;
+		}
+	}
+	free(tids);
+	return left;
+}
+
+int xp_trace_reap(pid_t pid, int timeout_ms)
+{
+	int64_t deadline = trace_now_ms() + timeout_ms;
+	sigset_t chld;
+	int left;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	while ((left = trace_reap_pass(pid)) && trace_now_ms() < deadline) {
+		struct timespec ts = {0, 2000000};
+
+		sigtimedwait(&chld, NULL, &ts);
+	}
+	return left;
+}
+
 void xp_trace_release(struct xp_trace *tr)
 {
 	struct xp_err e;
+	long let_go = 0;
 
 	if (tr->n)
 		xp_trace_stop_all(tr, &e);
@@ -443,8 +602,16 @@ void xp_trace_release(struct xp_trace *tr)
 		if (t->gone)
 			continue;
 		xp_trace_test_point();
-		ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(long)sig);
+		if (!ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(long)sig))
+			trace_test_release_point(++let_go);
 	}
+	trace_test_release_point(-1);
+	/* one that an exec or an exit killed meanwhile was not let go: reaped */
+	if (tr->n && xp_trace_reap(tr->pid, TRACE_STOP_MS))
+		fprintf(stderr,
+			"extprof: attach: process %d: a thread killed while traced has not ended "
+			"in %d s; it is reaped later\n",
+			(int)tr->pid, TRACE_STOP_MS / 1000);
 	free(tr->t);
 	tr->t = NULL;
 	tr->n = tr->cap = 0;

@@ -277,27 +277,38 @@ static int64_t attach_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Count: until the duration is over, a signal comes, the process ends, or a detach. */
+/*
+ * Count: until the duration is over, a signal comes, the process ends, or a
+ * detach.  Meanwhile, a thread still traced by us (killed by an exec or an
+ * exit while we let go) is reaped as soon as SIGCHLD says it ended: an
+ * exec waits for that.
+ */
 static void attach_wait(const struct xp_attachment *a, double duration, const sigset_t *ending)
 {
-	int pidfd = (int)syscall(SYS_pidfd_open, a->pid, 0);
-	int sfd = signalfd(-1, ending, SFD_CLOEXEC);
+	sigset_t woken = *ending;
+	int pidfd = (int)syscall(SYS_pidfd_open, a->pid, 0), sfd;
 	int64_t deadline = duration > 0 ? attach_now_ms() + (int64_t)(duration * 1000) : INT64_MAX;
 
+	sigaddset(&woken, SIGCHLD);
+	sfd = signalfd(-1, &woken, SFD_CLOEXEC);
 	for (;;) {
 		struct pollfd p[2] = {{sfd, POLLIN, 0}, {pidfd, POLLIN, 0}};
 		int64_t left = deadline - attach_now_ms();
 		uint32_t state = EXTPROF_ATTACH_ATTACHED;
 
+		xp_trace_reap(a->pid, 0);
 		if (left <= 0)
 			break;
 		poll(p, 2, (int)(left < ATTACH_POLL_MS ? left : ATTACH_POLL_MS));
 		if (p[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
-			if (read(sfd, &si, sizeof(si)) == sizeof(si))
-				fprintf(stderr, "extprof: attach: %s: ending the attachment\n",
-					strsignal((int)si.ssi_signo));
+			if (read(sfd, &si, sizeof(si)) != sizeof(si))
+				break;
+			if (si.ssi_signo == SIGCHLD)
+				continue;
+			fprintf(stderr, "extprof: attach: %s: ending the attachment\n",
+				strsignal((int)si.ssi_signo));
 			break;
 		}
 		if ((p[1].revents & POLLIN) || kill(a->pid, 0) < 0)
