@@ -263,6 +263,8 @@ static void attach_run(const struct target *t, const char *const opts[], const c
 				"json",
 				"--output",
 				NULL};
+	/* a hang (an exec waiting for threads the tracer never reaped) is a failure of its own */
+	struct run_opts bounded = {.timeout_s = 90};
 	char *pickv = NULL, *out = NULL;
 	const char *env[] = {NULL, NULL};
 	int n = 8;
@@ -275,7 +277,9 @@ static void attach_run(const struct target *t, const char *const opts[], const c
 	argv[n] = NULL;
 	cr_assert(asprintf(&pickv, "EXTPROF_TEST_ATTACH_PICK=%s", pick ? pick : "") > 0);
 	env[0] = pickv;
-	harness_run(argv, env, r);
+	harness_run_with(argv, env, &bounded, r);
+	cr_expect(!r->timed_out, "extprof attach still ran after %u s: %s", bounded.timeout_s,
+		  r->err);
 	report_from(out, r);
 	free(pickv);
 	free(out);
@@ -884,6 +888,68 @@ Test(attach, killed_after_delays_while_attaching, .timeout = 600)
 		expect_runs_on(&t, "extprof attach, after a delay in us", delay);
 		detach_quietly(&t);
 		expect_ends_as_plain(&t, &plain, "extprof attach, after a delay in us", delay);
+	}
+	harness_free(&plain);
+}
+
+/* ---- an exec while traced ------------------------------------------------------- */
+
+/*
+ * extprof attach --duration 3 on the exec target @t, which execs when its
+ * stop file appears: created at the tracer's @at-th change, or once it let
+ * -@at threads go (EXTPROF_TEST_ATTACH_TOUCH_AT).  The exec kills every
+ * other thread, one stopped by the tracer too, and waits in the kernel
+ * until each is reaped: by its tracer, while it is traced.  extprof attach
+ * must end, whatever it says, and the new image run to its end, traced by
+ * no one.
+ */
+static void attach_while_it_execs(struct target *t, long at)
+{
+	const char *argv[] = {
+		harness_path("EXTPROF_BIN"), "attach", "-o", t->dumps, "--duration", "3", "-H",
+		"function:at_work",	     t->pid,   NULL};
+	char touch_at[64], *touch = NULL;
+	const char *env[] = {touch_at, NULL, NULL};
+	struct run_opts bounded = {.timeout_s = 60};
+	struct run_result r, end;
+	int tracer;
+
+	snprintf(touch_at, sizeof(touch_at), "EXTPROF_TEST_ATTACH_TOUCH_AT=%ld", at);
+	cr_assert(asprintf(&touch, "EXTPROF_TEST_ATTACH_TOUCH=%s", t->stopfile) > 0);
+	env[1] = touch;
+	harness_run_with(argv, env, &bounded, &r);
+	/* the new image sleeps 2 s before it ends: it is there to look at */
+	tracer = tracer_of(t->pid);
+	cr_expect(!r.timed_out,
+		  "exec at %ld: extprof attach still ran after %u s (the exec waiting for "
+		  "threads it traced to be reaped?): %s",
+		  at, bounded.timeout_s, r.err);
+	cr_expect(r.status == 0 || r.status == 2, "exec at %ld: status %d: %s", at, r.status,
+		  r.err);
+	cr_expect(tracer <= 0, "exec at %ld: the new image is traced by %d", at, tracer);
+	target_stop(t, &end);
+	cr_expect_eq(end.status, 4, "exec at %ld: the target: %s", at, end.out);
+	cr_expect(strstr(end.out, "attach-target: lingered"), "exec at %ld: %s", at, end.out);
+	harness_free(&end);
+	harness_free(&r);
+	free(touch);
+	harness_rmdir(t->dir);
+}
+
+Test(attach, execs_at_changes_while_attached, .timeout = 900)
+{
+	struct run_result plain;
+	long changes, detach;
+
+	target_plain("-", &plain);
+	tracer_changes(&plain, "user", &changes, &detach);
+	/* spread over the attachment; then as it lets go of the 1st to the 4th thread */
+	for (int i = 0; i < 10; i++) {
+		long at = i < 6 ? 1 + (long)i * changes / 6 : 5 - i;
+		struct target t;
+
+		attach_target_start(&t, "exec");
+		attach_while_it_execs(&t, at);
 	}
 	harness_free(&plain);
 }
