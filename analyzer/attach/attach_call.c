@@ -149,9 +149,12 @@ static int call_run(struct xp_trace *tr, struct xp_hijack *h, enum xp_arch_at un
 					  "process %d: thread %d has not come back from a call in "
 					  "%d s (it goes on by itself)",
 					  (int)tr->pid, (int)h->tid, timeout_ms / 1000);
+		/* the thread killed, the process still there: an exec (or exit) under way */
 		if (err)
 			return xp_err_set(e, err, "process %d %s during a call in it", (int)tr->pid,
-					  tr->execed ? "exec'd another program" : "exited");
+					  tr->execed		   ? "exec'd another program"
+					  : xp_proc_alive(tr->pid) ? "began an exec or an exit"
+								   : "exited");
 		t = xp_trace_thread(tr, h->tid);
 		if (t->stop == XP_TS_SYSCALL && call_arrived(h, until, &back_entered)) {
 			if (until == XP_ARCH_AT_BACK)
