@@ -29,14 +29,11 @@
  * A thread that exits while we trace it (an exec or an exit_group in
  * another thread kills it, even from a stop) stays a zombie until we reap
  * it, and an exec waits in the kernel (de_thread) until every other thread
- * is reaped: the tracer reaps in every wait, a PTRACE_SEIZE (which waits
- * for an exec under way to finish) reaps from a SIGCHLD handler meanwhile,
- * and letting go ends with the threads that died in our hands reaped
- * (xp_trace_reap).
+ * is reaped: the tracer reaps in every wait, and letting go ends with the
+ * threads that died in our hands reaped (xp_trace_reap).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,50 +403,6 @@ int xp_trace_stop_all(struct xp_trace *tr, struct xp_err *e)
 	}
 }
 
-/* SIGCHLD's handler during a PTRACE_SEIZE: every thread of ours that exited, reaped. */
-static void trace_reap_on_sigchld(int sig)
-{
-	int saved = errno;
-
-	(void)sig;
-	for (;;) {
-		siginfo_t si;
-
-		memset(&si, 0, sizeof(si));
-		/* exits only: a stop stays for trace_wait_one to see */
-		if (waitid(P_ALL, 0, &si, WEXITED | __WALL | WNOHANG) < 0 || si.si_pid <= 0)
-			break;
-	}
-	errno = saved;
-}
-
-/*
- * PTRACE_SEIZE of @tid: 0 or -errno.  An exec under way in its process
- * makes it wait (the kernel's cred_guard_mutex) until the exec is done,
- * and the exec waits for the threads it killed to be reaped: one seized a
- * moment before is ours to reap.  So SIGCHLD is let in meanwhile, its
- * handler reaping (the wait is interrupted, and restarted after it).
- */
-static int trace_seize(pid_t tid)
-{
-	struct sigaction reap, old;
-	sigset_t chld, mask;
-	int err = 0;
-
-	memset(&reap, 0, sizeof(reap));
-	reap.sa_handler = trace_reap_on_sigchld;
-	sigemptyset(&reap.sa_mask);
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	sigaction(SIGCHLD, &reap, &old);
-	pthread_sigmask(SIG_UNBLOCK, &chld, &mask);
-	if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)TRACE_OPTIONS) < 0)
-		err = -errno;
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
-	sigaction(SIGCHLD, &old, NULL);
-	return err;
-}
-
 int xp_trace_attach(struct xp_trace *tr, pid_t pid, struct xp_err *e)
 {
 	bool fresh;
@@ -472,7 +425,6 @@ int xp_trace_attach(struct xp_trace *tr, pid_t pid, struct xp_err *e)
 		fresh = false;
 		for (size_t i = 0; i < n; i++) {
 			struct xp_pstatus st;
-			int code;
 
 			if (trace_find(tr, tids[i]))
 				continue;
@@ -481,8 +433,9 @@ int xp_trace_attach(struct xp_trace *tr, pid_t pid, struct xp_err *e)
 			    (st.state == 'Z' || st.state == 'X'))
 				continue;
 			xp_trace_test_point();
-			code = trace_seize(tids[i]);
-			if (code) {
+			if (ptrace(PTRACE_SEIZE, tids[i], NULL, (void *)(long)TRACE_OPTIONS) < 0) {
+				int code = -errno;
+
 				if (code == -ESRCH)
 					continue; /* that thread just exited */
 				free(tids);
