@@ -7,9 +7,12 @@
  *   attach_elf.c     symbols and kind of the ELF files it maps
  *   attach_check.c   the refusals, before anything is touched
  *   attach_trace.c   ptrace: every thread seized, stopped, resumed, let go
- *   attach_x86_64.c  registers, remote calls, steps (attach_arch.h)
+ *   attach_x86_64.c  registers, and remote calls a thread finishes by
+ *                    itself (attach_arch.h)
  *   attach_pick.c    which thread may be hijacked, and when none is inside
  *                    the shim
+ *   attach_gate.c    where the remote calls' gate goes in the process
+ *   attach_call.c    a thread borrowed for remote calls
  *   attach_block.c   the shim's block: found, read back, its log said
  *   attach_load.c    the shim loaded, begin called, the entries written
  *   attach_end.c     the entries put back, end called, children, exec
@@ -122,18 +125,18 @@ int xp_attach_explain_seize(pid_t pid, int err, struct xp_err *e);
 enum xp_tstop {
 	XP_TS_RUNNING = 0,
 	XP_TS_INTERRUPT, /* our PTRACE_INTERRUPT, a new thread's first stop, an event */
-	XP_TS_SIGNAL,	 /* a signal about to be delivered: @sig, on the next resume */
+	XP_TS_SIGNAL,	 /* a fault in a call: @sig, passed on or not at the next resume */
 	XP_TS_GROUP,	 /* a stop signal stopped the process */
-	XP_TS_STEP,	 /* a single step done */
+	XP_TS_SYSCALL,	 /* at a system call's entry or exit (PTRACE_SYSCALL) */
 };
 
 struct xp_tthread {
 	pid_t tid;
 	enum xp_tstop stop;
-	int sig;       /* to deliver when it goes on (XP_TS_SIGNAL, or kept for it) */
-	bool sig_info; /* @info is to be set before it goes on */
-	siginfo_t info;
-	bool asked; /* a PTRACE_INTERRUPT is on its way */
+	int sig;       /* to deliver when it goes on (XP_TS_SIGNAL) */
+	bool asked;    /* a PTRACE_INTERRUPT is on its way */
+	bool calling;  /* borrowed for a call: its faults are reaped, not passed on */
+	bool syscalls; /* last let go with PTRACE_SYSCALL, and to go on so */
 	bool gone;
 };
 
@@ -155,8 +158,8 @@ int xp_trace_attach(struct xp_trace *tr, pid_t pid, struct xp_err *e);
 int xp_trace_stop_all(struct xp_trace *tr, struct xp_err *e);
 /* Let every stopped thread go on but @except (0: none), with the signals kept for it. */
 int xp_trace_resume_all(struct xp_trace *tr, pid_t except);
-/* Let @t go on (PTRACE_CONT, or a single step), with the signal kept for it. */
-int xp_trace_resume(struct xp_trace *tr, struct xp_tthread *t, bool step);
+/* Let @t go on (PTRACE_CONT; PTRACE_SYSCALL with @syscalls), with the signal kept for it. */
+int xp_trace_resume(struct xp_trace *tr, struct xp_tthread *t, bool syscalls);
 /*
  * Wait until @t stops (any reason; 0 with @t->stop set) or @timeout_ms
  * passes (-ETIMEDOUT), taking care of every other thread's events meanwhile
@@ -164,12 +167,24 @@ int xp_trace_resume(struct xp_trace *tr, struct xp_tthread *t, bool step);
  * -ESRCH when the process ended or exec'd.
  */
 int xp_trace_wait(struct xp_trace *tr, struct xp_tthread *t, int timeout_ms, bool others_run);
-/* Let every thread go for good: each stopped first, then detached with its signal. */
+/*
+ * Let every thread go for good: each stopped first, then detached with its
+ * signal; one killed meanwhile (an exec, an exit) reaped (xp_trace_reap).
+ */
 void xp_trace_release(struct xp_trace *tr);
+/*
+ * Let go of every thread of @pid still traced by us, reaping each that
+ * exited (an exec waits for that), for up to @timeout_ms: how many are left.
+ */
+int xp_trace_reap(pid_t pid, int timeout_ms);
 /* The thread @tid of @tr (the array moves as threads come): NULL when gone. */
 struct xp_tthread *xp_trace_thread(struct xp_trace *tr, pid_t tid);
 /* Wait for events for @ms, passing signals on: the threads run meanwhile. */
 void xp_trace_run_for(struct xp_trace *tr, int ms);
+/* Before each change made to the process: EXTPROF_TEST_ATTACH_KILL_AT's point (tests). */
+void xp_trace_test_point(void);
+/* How many changes were made so far (the tests choose their kill points from it). */
+long xp_trace_test_changes(void);
 
 /* ---- attach_pick.c ---------------------------------------------------------- */
 
@@ -177,6 +192,7 @@ void xp_trace_run_for(struct xp_trace *tr, int ms);
 struct xp_layout {
 	struct xp_maps maps;
 	struct xp_object exe, libc, ld, shim;
+	uint64_t gate_lo, gate_hi; /* the calls' gate: no thread inside it is borrowed */
 };
 
 /* Read @pid's maps and find its executable, libc, loader and shim: 0 or -errno with @e set. */
@@ -197,6 +213,9 @@ enum xp_pick_for {
  */
 struct xp_tthread *xp_pick_thread(struct xp_trace *tr, const struct xp_layout *l,
 				  enum xp_pick_for why, struct xp_arch_state *saved);
+
+/* glibc's __restore_rt in @pid (the restorer of its signal frames), or 0. */
+uint64_t xp_pick_restorer(pid_t pid, const struct xp_layout *l);
 
 /*
  * The pcs that the signal handlers running on a thread (stack pointer @sp)
@@ -241,34 +260,67 @@ struct xp_attachment {
 int xp_attach_load(struct xp_trace *tr, const struct xp_attach_cfg *cfg, struct xp_attachment *a,
 		   struct xp_err *e);
 
-/* A thread borrowed for remote calls: its state, to put back exactly. */
+/* ---- attach_gate.c ---------------------------------------------------------- */
+
+/* The gate in the process: where, and the bytes it covers. */
+struct xp_gate {
+	uint64_t at; /* 0: not there */
+	size_t len;
+	bool found; /* there already: left for a thread that may still be on its way back */
+	uint8_t orig[256];
+};
+
+/*
+ * Where the gate goes after a code segment of @pid (libc's first), and the
+ * bytes there (@l->gate_lo and gate_hi set too): 0, or -errno with @e set.
+ */
+int xp_gate_find(pid_t pid, struct xp_layout *l, struct xp_gate *g, struct xp_err *e);
+/* Write the gate found: 0, or -errno with @e set. */
+int xp_gate_put(pid_t pid, struct xp_gate *g, struct xp_err *e);
+/*
+ * Put back the bytes the gate covers, unless a thread of @tr may still be
+ * in it: one of ours on its way back, or (a gate found there) one we
+ * cannot see stopped outside it.
+ */
+void xp_gate_take(struct xp_trace *tr, struct xp_gate *g);
+
+/* ---- attach_call.c ---------------------------------------------------------- */
+
+/* A thread borrowed for remote calls, each of which it finishes by itself. */
 struct xp_hijack {
 	pid_t tid;
-	struct xp_arch_state saved;
-	uint64_t errno_addr; /* its errno, saved and put back (0: not needed) */
-	int errno_val;
-	int kept_sig; /* a signal sent to it during a call: delivered after */
-	siginfo_t kept_info;
+	struct xp_arch_state saved; /* as it was */
+	struct xp_arch_calls calls;
+	struct xp_gate gate;
+	bool away;    /* a call was started: the thread is not back yet */
+	bool at_done; /* stopped at a call's end, where the next may start */
 };
 
 /*
  * Borrow a thread for calls (@l re-read while none is at a safe point:
- * the threads run a moment between looks, about 2 s in all).  With
- * @errno_location, its errno is saved first.  0, or -errno with @e set.
+ * the threads run a moment between looks, about 2 s in all), put the gate
+ * in and lay the calls out.  With @errno_location, each call keeps the
+ * thread's errno.  0, or -errno with @e set.
  */
 int xp_hijack_begin(struct xp_trace *tr, struct xp_layout *l, enum xp_pick_for why,
 		    uint64_t errno_location, struct xp_hijack *h, struct xp_err *e);
 /*
  * Call @fn(@args) in the borrowed thread, its signals blocked; @data (@len
- * bytes) is put on its stack first and its address passed as argument
- * @data_arg.  The other threads run meanwhile if @others_run.  @ret: the
- * return value.  0, or -errno with @e set.
+ * bytes, at most XP_ARCH_CALL_DATA) is put on its stack first and its
+ * address passed as argument @data_arg.  The other threads run meanwhile
+ * if @others_run.  @ret: the return value.  0, or -errno with @e set.
+ * Whatever happens to us, the thread finishes and comes back by itself.
  */
 int xp_hijack_call(struct xp_trace *tr, struct xp_hijack *h, uint64_t fn, uint64_t *args, int nargs,
 		   const void *data, size_t len, int data_arg, bool others_run, uint64_t *ret,
 		   struct xp_err *e);
-/* Give the thread back as it was: registers, FP state, signal mask, errno, signals. */
-int xp_hijack_end(struct xp_trace *tr, struct xp_hijack *h, struct xp_err *e);
+/*
+ * Give the thread back: it goes its way back (a system call it was in
+ * finished on the way, if need be), and the gate's bytes go back once it
+ * is out; a thread still asleep in that system call after a while goes
+ * on by itself, and the gate stays for it (a line says so).
+ */
+void xp_hijack_end(struct xp_trace *tr, struct xp_hijack *h);
 
 /* ---- attach_block.c --------------------------------------------------------- */
 

@@ -1,29 +1,35 @@
 // SPDX-License-Identifier: MIT
 /*
  * attach_call: a thread of the process borrowed to call functions in it
- * (dlopen, the shim's begin and end), and given back as it was.
+ * (dlopen, the shim's begin and end), in a way that it finishes each call
+ * and comes back as it was by itself (attach_x86_64.c): if the tracer dies
+ * at any moment, the kernel lets the thread go from where it is, and it
+ * runs on.
  *
- *   begin  pick a thread at a safe point (attach_pick.c), save its
- *          registers, FP state and signal mask; its errno, read through
- *          a call of __errno_location() when the calls may change it
- *   call   set the call up on its stack (attach_x86_64.c), let it run
- *          until it faults on the return trap; a signal sent to it
- *          meanwhile (it blocks all but the faults) is kept for after,
- *          a fault elsewhere is the call crashing
- *   end    put everything back; the kept signal goes with the thread's
- *          next step, with its siginfo, as if it had just arrived
+ *   begin  pick a thread at a safe point (attach_pick.c) and save its
+ *          state; the gate written into the process (attach_gate.c); the
+ *          calls laid out on the thread's stack, below what it uses
+ *   call   one change of its registers starts it; it runs with
+ *          PTRACE_SYSCALL, so that the system call that ends the call
+ *          (XP_ARCH_AT_DONE) is seen: the result is in the gate's block,
+ *          and the next call may start from there.  The thread's signals
+ *          are blocked but the faults meanwhile: a fault is the call
+ *          crashing, and the thread is sent its way back
+ *   end    the thread goes its way back (a system call it was asleep in
+ *          finished on the way); once it is out, the gate's bytes go back
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "attach/attach.h"
 
 #define CALL_TIMEOUT_MS 30000 /* dlopen of the shim and its calibration: well under a second */
+#define BACK_WAIT_MS	3000  /* for a thread to finish a sleep it was in, on its way back */
 #define PICK_TRIES	100   /* x 20 ms */
 #define PICK_PAUSE_MS	20
 
@@ -31,22 +37,29 @@ int xp_hijack_begin(struct xp_trace *tr, struct xp_layout *l, enum xp_pick_for w
 		    uint64_t errno_location, struct xp_hijack *h, struct xp_err *e)
 {
 	struct xp_tthread *t = NULL;
-	uint64_t addr = 0;
 	int err;
 
 	memset(h, 0, sizeof(*h));
-	for (int i = 0; i < PICK_TRIES; i++) {
+	/* where the gate goes first: a thread inside it (on its way back from
+	 * an earlier call, which needs the kernel's restart block as it is) is
+	 * never borrowed */
+	err = xp_gate_find(tr->pid, l, &h->gate, e);
+	for (int i = 0; !err && i < PICK_TRIES; i++) {
 		t = xp_pick_thread(tr, l, why, &h->saved);
 		if (t)
 			break;
 		xp_trace_run_for(tr, PICK_PAUSE_MS);
 		err = xp_trace_stop_all(tr, e);
-		if (err)
-			return err;
-		xp_layout_free(l);
-		err = xp_layout_read(tr->pid, l, e);
-		if (err)
-			return err;
+		if (!err) {
+			xp_layout_free(l);
+			err = xp_layout_read(tr->pid, l, e);
+		}
+		if (!err)
+			err = xp_gate_find(tr->pid, l, &h->gate, e);
+	}
+	if (err) {
+		memset(&h->gate, 0, sizeof(h->gate));
+		return err;
 	}
 	if (!t)
 		return xp_err_set(
@@ -55,135 +68,206 @@ int xp_hijack_begin(struct xp_trace *tr, struct xp_layout *l, enum xp_pick_for w
 			"loader, in libc or short of stack); try again",
 			(int)tr->pid, PICK_TRIES * PICK_PAUSE_MS / 1000);
 	h->tid = t->tid;
-	if (!errno_location)
-		return 0;
-	err = xp_hijack_call(tr, h, errno_location, NULL, 0, NULL, 0, -1, false, &addr, e);
-	if (!err && xp_mem_read(tr->pid, addr, &h->errno_val, sizeof(h->errno_val)))
-		err = xp_err_set(e, -errno, "process %d: reading errno: %s", (int)tr->pid,
-				 strerror(errno));
+	h->calls.errno_location = errno_location;
+	h->calls.restorer = xp_pick_restorer(tr->pid, l);
+	if (!h->calls.restorer)
+		return xp_err_set(e, -ENOEXEC,
+				  "process %d: glibc's signal restorer (__restore_rt) is not in "
+				  "its libc",
+				  (int)tr->pid);
+	err = xp_gate_put(tr->pid, &h->gate, e);
 	if (err) {
-		xp_hijack_end(tr, h, e);
+		memset(&h->gate, 0, sizeof(h->gate));
 		return err;
 	}
-	h->errno_addr = addr;
-	return 0;
+	h->calls.gate = h->gate.at;
+	return xp_arch_calls_lay(tr->pid, &h->saved, &h->calls, e);
 }
 
-/* A signal the thread got during the call: a fault is the call's, others the program's. */
-static int call_signal(struct xp_trace *tr, struct xp_hijack *h, struct xp_tthread *t, uint64_t fn,
-		       struct xp_err *e)
+/* A fault in the call (the program's signals are blocked during it): its crash. */
+static bool call_fault(pid_t tid, int sig)
 {
 	siginfo_t si;
-	int sig = t->sig;
 
 	memset(&si, 0, sizeof(si));
-	ptrace(PTRACE_GETSIGINFO, t->tid, NULL, &si);
-	t->sig = 0;
-	if (si.si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
-			       sig == SIGTRAP || sig == SIGSYS))
-		return xp_err_set(
-			e, -EFAULT,
-			"process %d: the call of 0x%llx in thread %d crashed with signal %d "
-			"at 0x%llx",
-			(int)tr->pid, (unsigned long long)fn, (int)t->tid, sig,
-			(unsigned long long)xp_arch_pc_of(t->tid));
-	if (!h->kept_sig) {
-		h->kept_sig = sig;
-		h->kept_info = si;
-	} else {
-		/* a second one meanwhile: sent again after, without its siginfo */
-		syscall(SYS_tgkill, tr->pid, t->tid, sig);
+	ptrace(PTRACE_GETSIGINFO, tid, NULL, &si);
+	return si.si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
+				  sig == SIGFPE || sig == SIGTRAP || sig == SIGSYS);
+}
+
+/*
+ * Where the borrowed thread is, stopped at a system-call stop: for @until,
+ * true once there (at that entry for XP_ARCH_AT_DONE, at the exit of the
+ * rt_sigreturn for XP_ARCH_AT_BACK).  @back_entered: that rt_sigreturn's
+ * entry was seen.
+ */
+static bool call_arrived(const struct xp_hijack *h, enum xp_arch_at until, bool *back_entered)
+{
+	struct __ptrace_syscall_info si;
+
+	memset(&si, 0, sizeof(si));
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, h->tid, (void *)sizeof(si), &si) <= 0)
+		return false;
+	if (si.op == PTRACE_SYSCALL_INFO_EXIT)
+		return until == XP_ARCH_AT_BACK && *back_entered;
+	if (si.op != PTRACE_SYSCALL_INFO_ENTRY)
+		return false;
+	switch (xp_arch_calls_at(&h->calls, si.entry.nr, si.stack_pointer)) {
+	case XP_ARCH_AT_DONE:
+		return until == XP_ARCH_AT_DONE;
+	case XP_ARCH_AT_BACK:
+		*back_entered = true;
+		return false;
+	default:
+		return false;
 	}
-	return xp_trace_resume(tr, t, false);
+}
+
+/*
+ * Run the borrowed thread (PTRACE_SYSCALL) until it arrives @until, in
+ * @timeout_ms: 0, -EFAULT when the call crashed (the thread then sent its
+ * way back, and run until it is back), -ETIMEDOUT, or -errno (the process
+ * ended), with @e set.
+ */
+static int call_run(struct xp_trace *tr, struct xp_hijack *h, enum xp_arch_at until,
+		    bool others_run, int timeout_ms, struct xp_err *e)
+{
+	struct xp_tthread *t = xp_trace_thread(tr, h->tid);
+	bool back_entered = false;
+	int err, crashed = 0;
+
+	if (!t)
+		return xp_err_set(e, -ESRCH, "process %d: thread %d is gone", (int)tr->pid,
+				  (int)h->tid);
+	if (others_run)
+		xp_trace_resume_all(tr, h->tid);
+	err = xp_trace_resume(tr, t, true);
+	while (!err) {
+		err = xp_trace_wait(tr, t, timeout_ms, others_run);
+		if (err == -ETIMEDOUT)
+			return xp_err_set(e, err,
+					  "process %d: thread %d has not come back from a call in "
+					  "%d s (it goes on by itself)",
+					  (int)tr->pid, (int)h->tid, timeout_ms / 1000);
+		/* the thread killed, the process still there: an exec (or exit) under way */
+		if (err)
+			return xp_err_set(e, err, "process %d %s during a call in it", (int)tr->pid,
+					  tr->execed		   ? "exec'd another program"
+					  : xp_proc_alive(tr->pid) ? "began an exec or an exit"
+								   : "exited");
+		t = xp_trace_thread(tr, h->tid);
+		if (t->stop == XP_TS_SYSCALL && call_arrived(h, until, &back_entered)) {
+			if (until == XP_ARCH_AT_BACK)
+				h->away = false;
+			return crashed;
+		}
+		if (t->stop == XP_TS_SIGNAL && call_fault(t->tid, t->sig)) {
+			crashed = xp_err_set(e, -EFAULT,
+					     "process %d: the call in thread %d crashed with "
+					     "signal %d at 0x%llx",
+					     (int)tr->pid, (int)t->tid, t->sig,
+					     (unsigned long long)xp_arch_pc_of(t->tid));
+			/* the fault is not delivered: the thread goes its way back */
+			t->sig = 0;
+			err = xp_arch_calls_abandon(t->tid, tr->pid, &h->calls, e);
+			if (err)
+				return err;
+			until = XP_ARCH_AT_BACK;
+		}
+		/* a stop of another kind (a stop signal, an event): it goes on */
+		err = xp_trace_resume(tr, t, true);
+	}
+	return err;
 }
 
 int xp_hijack_call(struct xp_trace *tr, struct xp_hijack *h, uint64_t fn, uint64_t *args, int nargs,
 		   const void *data, size_t len, int data_arg, bool others_run, uint64_t *ret,
 		   struct xp_err *e)
 {
-	uint64_t top = xp_arch_sp(&h->saved) - XP_ARCH_STACK_GAP, a[6] = {0};
 	struct xp_tthread *t = xp_trace_thread(tr, h->tid);
+	uint64_t a[6] = {0};
 	int err;
 
 	if (!t)
 		return xp_err_set(e, -ESRCH, "process %d: thread %d is gone", (int)tr->pid,
 				  (int)h->tid);
-	for (int i = 0; i < nargs && i < 6; i++)
+	if (h->away && !h->at_done)
+		return xp_err_set(e, -EBUSY, "process %d: thread %d is still in a call",
+				  (int)tr->pid, (int)h->tid);
+	if (nargs > 6 || (data && len > XP_ARCH_CALL_DATA))
+		return xp_err_set(e, -E2BIG, "process %d: a remote call too big", (int)tr->pid);
+	for (int i = 0; i < nargs; i++)
 		a[i] = args[i];
 	if (data) {
-		top = (top - len) & ~15ull;
-		if (xp_mem_write(tr->pid, top, data, len))
+		if (xp_mem_write(tr->pid, h->calls.data, data, len))
 			return xp_err_set(e, -errno, "process %d: writing on thread %d's stack: %s",
 					  (int)tr->pid, (int)h->tid, strerror(errno));
 		if (data_arg >= 0 && data_arg < 6)
-			a[data_arg] = top;
+			a[data_arg] = h->calls.data;
 	}
-	err = xp_arch_setup_call(h->tid, &h->saved, top, fn, a, nargs, e);
+	/* from here the thread finishes the call and comes back by itself */
+	h->away = true;
+	h->at_done = false;
+	err = xp_arch_call_start(tr->pid, h->tid, &h->calls, fn, a, nargs, e);
 	if (err)
 		return err;
-	/* a stop left over from a signal-delivery-stop: the call goes from here */
 	t->sig = 0;
-	if (others_run)
-		xp_trace_resume_all(tr, h->tid);
-	err = xp_trace_resume(tr, t, false);
-	while (!err) {
-		err = xp_trace_wait(tr, t, CALL_TIMEOUT_MS, others_run);
-		if (err == -ETIMEDOUT)
-			return xp_err_set(e, err,
-					  "process %d: the call of 0x%llx in thread %d has not "
-					  "returned in %d s",
-					  (int)tr->pid, (unsigned long long)fn, (int)h->tid,
-					  CALL_TIMEOUT_MS / 1000);
-		if (err)
-			return xp_err_set(e, err, "process %d %s during a call in it", (int)tr->pid,
-					  tr->execed ? "exec'd another program" : "exited");
-		t = xp_trace_thread(tr, h->tid);
-		if (t->stop == XP_TS_SIGNAL && t->sig == SIGSEGV &&
-		    xp_arch_call_returned(t->tid, ret)) {
-			t->sig = 0; /* the return trap: no signal for the program */
-			return 0;
-		}
-		if (t->stop == XP_TS_SIGNAL)
-			err = call_signal(tr, h, t, fn, e);
-		else
-			err = xp_trace_resume(tr, t, false);
-	}
-	return err;
+	t->calling = true;
+	err = call_run(tr, h, XP_ARCH_AT_DONE, others_run, CALL_TIMEOUT_MS, e);
+	t = xp_trace_thread(tr, h->tid);
+	if (t)
+		t->calling = false;
+	if (err)
+		return err;
+	h->at_done = true;
+	if (xp_arch_call_result(tr->pid, &h->calls, ret))
+		return xp_err_set(e, -EIO, "process %d: reading the result of a call",
+				  (int)tr->pid);
+	return 0;
 }
 
-int xp_hijack_end(struct xp_trace *tr, struct xp_hijack *h, struct xp_err *e)
+/*
+ * A thread that goes on by itself, still on its way: traced from now on
+ * without PTRACE_SYSCALL, stopped.  Let go at a system call's exit stop,
+ * a call interrupted there would not be restarted (the kernel restarts
+ * only when it has a signal or a stop to look at on the way out).
+ */
+static void call_leave(struct xp_trace *tr, struct xp_hijack *h)
 {
 	struct xp_tthread *t = xp_trace_thread(tr, h->tid);
-	int err;
 
-	if (!t)
-		return xp_err_set(e, -ESRCH, "process %d: thread %d is gone", (int)tr->pid,
-				  (int)h->tid);
-	/* it must be stopped to be given back (another thread's call may have run it) */
-	if (t->stop == XP_TS_RUNNING) {
-		ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL);
-		t->asked = true;
-		err = xp_trace_wait(tr, t, 5000, false);
-		if (err)
-			return xp_err_set(e, err, "process %d: thread %d does not stop",
-					  (int)tr->pid, (int)h->tid);
+	for (int i = 0; t && i < 8; i++) {
+		if (t->stop == XP_TS_RUNNING && !t->asked) {
+			xp_trace_test_point();
+			ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL);
+			t->asked = true;
+		}
+		if (t->stop == XP_TS_RUNNING && xp_trace_wait(tr, t, 5000, false))
+			return;
 		t = xp_trace_thread(tr, h->tid);
+		if (!t || t->stop != XP_TS_SYSCALL)
+			return;
+		xp_trace_resume(tr, t, false);
 	}
-	if (h->errno_addr &&
-	    xp_mem_write(tr->pid, h->errno_addr, &h->errno_val, sizeof(h->errno_val)))
-		return xp_err_set(e, -errno, "process %d: restoring thread %d's errno: %s",
-				  (int)tr->pid, (int)h->tid, strerror(errno));
-	err = xp_arch_restore(h->tid, &h->saved, e);
-	if (err)
-		return err;
-	/* a signal kept during the calls: it goes with the thread's next step */
-	if (h->kept_sig && (t->stop == XP_TS_SIGNAL || t->stop == XP_TS_STEP)) {
-		t->sig = h->kept_sig;
-		t->info = h->kept_info;
-		t->sig_info = true;
-	} else if (h->kept_sig) {
-		syscall(SYS_tgkill, tr->pid, t->tid, h->kept_sig);
-	}
-	h->kept_sig = 0;
-	return 0;
+}
+
+void xp_hijack_end(struct xp_trace *tr, struct xp_hijack *h)
+{
+	struct xp_err e;
+
+	/* stopped at a call's end: on its way back, to see it out of the gate
+	 * (a few instructions and two system calls, but for a sleep to finish) */
+	if (h->away && h->at_done &&
+	    call_run(tr, h, XP_ARCH_AT_BACK, false,
+		     h->calls.restart ? BACK_WAIT_MS : CALL_TIMEOUT_MS, &e) == -ETIMEDOUT)
+		fprintf(stderr,
+			"extprof: attach: process %d: thread %d is still asleep in a system call "
+			"it was in, which it goes on with by itself; the calls' gate stays after "
+			"the code at 0x%llx for its way back\n",
+			(int)tr->pid, (int)h->tid, (unsigned long long)h->gate.at);
+	if (h->away)
+		call_leave(tr, h);
+	else
+		xp_gate_take(tr, &h->gate);
+	memset(&h->gate, 0, sizeof(h->gate));
 }

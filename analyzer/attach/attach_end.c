@@ -130,7 +130,6 @@ static int end_call(struct xp_trace *tr, uint64_t block, struct extprof_attach_b
 
 	for (int i = 0; i < END_TRIES; i++) {
 		struct xp_hijack h;
-		struct xp_err e2;
 		int quiet;
 
 		err = xp_trace_stop_all(tr, e);
@@ -154,12 +153,10 @@ static int end_call(struct xp_trace *tr, uint64_t block, struct extprof_attach_b
 		}
 		if (quiet) {
 			err = xp_hijack_begin(tr, &l, XP_PICK_END, 0, &h, e);
-			if (!err) {
+			if (!err)
 				err = xp_hijack_call(tr, &h, fn_end, NULL, 0, NULL, 0, -1, false,
 						     &r, e);
-				if (xp_hijack_end(tr, &h, &e2) && !err)
-					err = xp_err_set(e, -EIO, "%s", e2.msg);
-			}
+			xp_hijack_end(tr, &h);
 		}
 		xp_layout_free(&l);
 		if (err)

@@ -11,9 +11,10 @@
  *      called: counter, calibration, hooks planned, stubs built, nothing
  *      of the program's code touched; its lines printed here
  *   4. the thread given back; every thread stopped again
- *   5. a thread with its pc inside the first bytes of a function about to
- *      be patched is stepped out of them (a function a thread stays in,
- *      in a system call say, is left unhooked)
+ *   5. while a thread has its pc inside the first bytes of a function
+ *      about to be patched, the threads run a moment and are stopped
+ *      again (a function a thread stays in, in a system call say, is left
+ *      unhooked)
  *   6. each entry's bytes checked against what begin saw, the jmp written
  *      through /proc/PID/mem; T1 noted; state ATTACHED
  *
@@ -33,7 +34,8 @@
 
 #include "attach/attach.h"
 
-#define STEP_MAX 32 /* instructions a thread is stepped, at most, out of one entry */
+#define OUTSIDE_TRIES	 20 /* x OUTSIDE_PAUSE_MS for the threads to leave the entries' bytes */
+#define OUTSIDE_PAUSE_MS 2
 
 static int64_t load_now_ns(void)
 {
@@ -161,87 +163,63 @@ static bool load_inside(const struct extprof_attach_patch *p, uint64_t pc)
 	return pc > p->at && pc < p->at + p->length;
 }
 
-/* Will a signal handler running on @tid return inside @p's first bytes? */
-static bool load_handler_inside(struct xp_trace *tr, pid_t tid, const struct xp_layout *l,
-				const struct extprof_attach_patch *p)
+/*
+ * Mark in @skip the entries a thread is inside, or that a signal handler
+ * running on it would return into.  Returns how many.
+ */
+static uint32_t load_mark_inside(struct xp_trace *tr, const struct xp_layout *l,
+				 const struct extprof_attach_patch *p, uint32_t n, bool *skip)
 {
-	struct xp_arch_now now;
-	uint64_t pcs[16];
-	int n;
+	uint32_t inside = 0;
 
-	if (xp_arch_now_of(tid, &now))
-		return false;
-	n = xp_pick_handler_pcs(tr->pid, l, now.sp, pcs, 16);
-	for (int i = 0; i < n; i++)
-		if (load_inside(p, pcs[i]))
-			return true;
-	return false;
+	memset(skip, 0, n * sizeof(*skip));
+	for (size_t i = 0; i < tr->n; i++) {
+		struct xp_arch_now now;
+		uint64_t pcs[17];
+		int npcs;
+
+		if (tr->t[i].gone || xp_arch_now_of(tr->t[i].tid, &now))
+			continue;
+		/* its pc, and the pcs its signal handlers will return to */
+		pcs[0] = now.pc;
+		npcs = 1 + xp_pick_handler_pcs(tr->pid, l, now.sp, pcs + 1, 16);
+		for (uint32_t k = 0; k < n; k++)
+			for (int j = 0; j < npcs && !skip[k]; j++)
+				if (load_inside(&p[k], pcs[j])) {
+					skip[k] = true;
+					inside++;
+				}
+	}
+	return inside;
 }
 
 /*
- * Step the threads out of the entries about to be written; an entry a
- * thread cannot be stepped out of (or that a signal handler would return
- * into) is marked in @skip.
+ * No thread may be inside the bytes an entry's jmp replaces: while one
+ * is, the threads run a moment and are stopped again (never stepped: a
+ * tracer that died then would leave a thread to a SIGTRAP).  An entry a
+ * thread stays inside (in a system call there, say) is marked in @skip.
  */
-static void load_step_out(struct xp_trace *tr, const struct xp_layout *l,
-			  const struct extprof_attach_patch *p, uint32_t n, bool *skip)
+static int load_wait_outside(struct xp_trace *tr, struct xp_layout *l,
+			     const struct extprof_attach_patch *p, uint32_t n, bool *skip,
+			     struct xp_err *e)
 {
-	for (size_t i = 0; i < tr->n; i++) {
-		pid_t tid = tr->t[i].tid;
+	for (int i = 0; i < OUTSIDE_TRIES && load_mark_inside(tr, l, p, n, skip); i++) {
+		int err;
 
-		if (tr->t[i].gone)
-			continue;
-		for (uint32_t k = 0; k < n; k++) {
-			struct xp_tthread *t = xp_trace_thread(tr, tid);
-			int kept = 0, steps = 0;
-			siginfo_t info;
-
-			while (t && load_inside(&p[k], xp_arch_pc_of(tid)) && steps < STEP_MAX) {
-				struct xp_arch_state *s = malloc(sizeof(*s));
-				struct xp_err e;
-				bool in_call =
-					!s || xp_arch_save(tid, s, &e) || xp_arch_syscall(s) >= 0;
-
-				free(s);
-				/* a signal to deliver, or a system call to finish: not here */
-				if (in_call || t->stop == XP_TS_SIGNAL || t->stop == XP_TS_GROUP)
-					break;
-				if (xp_trace_resume(tr, t, true) ||
-				    xp_trace_wait(tr, t, 1000, false))
-					break;
-				t = xp_trace_thread(tr, tid);
-				if (t && t->stop == XP_TS_SIGNAL && !kept) {
-					/* for after: the step goes on without it */
-					kept = t->sig;
-					ptrace(PTRACE_GETSIGINFO, tid, NULL, &info);
-					t->sig = 0;
-					t->stop = XP_TS_STEP;
-				}
-				steps++;
-			}
-			t = xp_trace_thread(tr, tid);
-			if (t && t->stop == XP_TS_RUNNING) {
-				struct xp_err e;
-
-				xp_trace_stop_all(tr, &e);
-				t = xp_trace_thread(tr, tid);
-			}
-			if (t && kept) {
-				t->sig = kept;
-				t->info = info;
-				t->sig_info = true;
-			}
-			if (t && load_inside(&p[k], xp_arch_pc_of(tid)))
-				skip[k] = true;
-			/* a signal handler would return inside it: nothing to step */
-			if (t && load_handler_inside(tr, tid, l, &p[k]))
-				skip[k] = true;
+		xp_trace_run_for(tr, OUTSIDE_PAUSE_MS);
+		err = xp_trace_stop_all(tr, e);
+		if (!err) {
+			xp_layout_free(l);
+			err = xp_layout_read(tr->pid, l, e);
 		}
+		if (err)
+			return err;
 	}
+	return 0;
 }
 
 /* Write the entries, every thread stopped and none inside one. */
-static int load_write(struct xp_trace *tr, const struct xp_layout *l, struct xp_attachment *a,
+static int load_write(struct xp_trace *tr, struct xp_layout *l, struct xp_attachment *a,
 		      const struct extprof_attach_block *blk, struct xp_err *e)
 {
 	uint32_t n = blk->npatches, written = 0, moved = 0, inside = 0;
@@ -260,7 +238,9 @@ static int load_write(struct xp_trace *tr, const struct xp_layout *l, struct xp_
 				 (int)tr->pid, strerror(errno));
 		goto out;
 	}
-	load_step_out(tr, l, p, n, skip);
+	err = load_wait_outside(tr, l, p, n, skip, e);
+	if (err)
+		goto out;
 	for (uint32_t k = 0; k < n; k++) {
 		bool redirect = p[k].decl == EXTPROF_ATTACH_REDIRECT;
 		uint8_t now[16];
@@ -326,7 +306,6 @@ int xp_attach_load(struct xp_trace *tr, const struct xp_attach_cfg *cfg, struct 
 	uint64_t errno_location = 0;
 	struct xp_layout l;
 	struct xp_hijack h;
-	struct xp_err e2;
 	int err;
 
 	memset(a, 0, sizeof(*a));
@@ -338,19 +317,16 @@ int xp_attach_load(struct xp_trace *tr, const struct xp_attach_cfg *cfg, struct 
 		free(blk);
 		return err;
 	}
-	if (!l.shim.found)
-		err = xp_object_symbol(tr->pid, &l.libc, "__errno_location", &errno_location, e);
+	memset(&h, 0, sizeof(h));
+	err = xp_object_symbol(tr->pid, &l.libc, "__errno_location", &errno_location, e);
 	if (!err)
 		err = xp_hijack_begin(tr, &l, XP_PICK_LOAD, errno_location, &h, e);
-	if (err)
-		goto out;
-	if (!l.shim.found)
+	if (!err && !l.shim.found)
 		err = load_dlopen(tr, &h, &l, cfg->shim, e);
 	if (!err)
 		err = load_begin(tr, &h, &l, cfg, a, blk, e);
-	/* the thread back as it was, whatever happened */
-	if (xp_hijack_end(tr, &h, &e2) && !err)
-		err = xp_err_set(e, -EIO, "%s", e2.msg);
+	/* the thread goes back as it was, whatever happened; then the gate goes */
+	xp_hijack_end(tr, &h);
 	if (!err)
 		err = xp_trace_stop_all(tr, e);
 	/* the threads made meanwhile have stacks of their own */
@@ -360,7 +336,6 @@ int xp_attach_load(struct xp_trace *tr, const struct xp_attach_cfg *cfg, struct 
 	}
 	if (!err)
 		err = load_write(tr, &l, a, blk, e);
-out:
 	xp_layout_free(&l);
 	free(blk);
 	return err;

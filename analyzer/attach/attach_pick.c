@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -128,7 +129,7 @@ static void pick_loader_owners(pid_t pid, const struct xp_layout *l, pid_t owner
  * glibc's __restore_rt in @pid: the code "mov $15,%rax; syscall" (rt_sigreturn)
  * in libc's text.  Found once per libc mapping.
  */
-static uint64_t pick_restorer(pid_t pid, const struct xp_layout *l)
+uint64_t xp_pick_restorer(pid_t pid, const struct xp_layout *l)
 {
 	static const uint8_t code[9] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
 	static pid_t cached_pid;
@@ -160,7 +161,7 @@ int xp_pick_handler_pcs(pid_t pid, const struct xp_layout *l, uint64_t sp, uint6
 	enum { SCAN = 1u << 20 };
 	const uint64_t at_pc = xp_arch_sigframe_pc;
 	const struct xp_map *m = xp_maps_at(&l->maps, sp);
-	uint64_t restorer = pick_restorer(pid, l), lo = sp & ~7ull;
+	uint64_t restorer = xp_pick_restorer(pid, l), lo = sp & ~7ull;
 	size_t len;
 	uint8_t *buf;
 	int n = 0;
@@ -202,37 +203,69 @@ static bool pick_in_ranges(const struct extprof_attach_range *r, uint32_t n, uin
 	return false;
 }
 
-/* 2: in the program's code, 1: waiting in a safe system call, 0: unsafe. */
-static int pick_rank(pid_t pid, const struct xp_layout *l, const struct xp_arch_state *s,
-		     const pid_t owners[3], pid_t tid, enum xp_pick_for why)
+enum pick_rank {
+	PICK_UNSAFE = 0,
+	PICK_ASLEEP,  /* in a sleep the way back finishes (xp_arch_sleeps): it waits for it */
+	PICK_WAITING, /* waiting in a system call that holds nothing of libc's */
+	PICK_USER,    /* in the program's own code */
+};
+
+static const char *const pick_rank_name[] = {
+	[PICK_UNSAFE] = "",
+	[PICK_ASLEEP] = "asleep in a system call",
+	[PICK_WAITING] = "waiting in a system call",
+	[PICK_USER] = "in its own code",
+};
+
+/* EXTPROF_TEST_ATTACH_PICK=user|syscall|sleep, for the tests: only that kind. */
+static enum pick_rank pick_test_only(enum pick_rank rank)
 {
-	uint64_t pc = xp_arch_pc(s);
-	long nr = xp_arch_syscall(s);
+	static const char *const kinds[] = {[PICK_UNSAFE] = "",
+					    [PICK_ASLEEP] = "sleep",
+					    [PICK_WAITING] = "syscall",
+					    [PICK_USER] = "user"};
 	const char *only = getenv("EXTPROF_TEST_ATTACH_PICK");
-	int rank;
 
-	uint64_t handler_pc;
+	if (!rank || !only || !*only)
+		return rank;
+	return !strcmp(only, kinds[rank]) ? rank : PICK_UNSAFE;
+}
 
-	if (!pick_stack_room(l, xp_arch_sp(s)))
-		return 0;
+static enum pick_rank pick_rank(pid_t pid, const struct xp_layout *l, const struct xp_arch_state *s,
+				const pid_t owners[3], pid_t tid, enum xp_pick_for why)
+{
+	uint64_t pc = xp_arch_pc(s), handler_pc;
+	long nr = xp_arch_syscall(s);
+	enum pick_rank waiting = xp_arch_sleeps(s) ? PICK_ASLEEP : PICK_WAITING;
+
+	if (!pick_stack_room(l, xp_arch_sp(s)) || (pc >= l->gate_lo && pc < l->gate_hi))
+		return PICK_UNSAFE;
 	if (why == XP_PICK_LOAD && xp_pick_handler_pcs(pid, l, xp_arch_sp(s), &handler_pc, 1))
-		return 0;
+		return PICK_UNSAFE;
 	if (why == XP_PICK_END)
-		rank = nr >= 0 ? 1 : 2;
-	else if (in_object(&l->ld, pc) || in_object(&l->shim, pc))
-		return 0;
-	else if (owners[0] == tid || owners[1] == tid || owners[2] == tid)
-		return 0;
-	else if (in_object(&l->libc, pc))
-		rank = nr >= 0 && pick_safe_syscall(nr) ? 1 : 0;
-	else
-		rank = nr >= 0 ? (pick_safe_syscall(nr) ? 1 : 0) : 2;
-	if (rank && only && *only)
-		return (!strcmp(only, "user") && rank == 2) ||
-				       (!strcmp(only, "syscall") && rank == 1)
-			       ? rank
-			       : 0;
-	return rank;
+		return pick_test_only(nr >= 0 ? waiting : PICK_USER);
+	if (in_object(&l->ld, pc) || in_object(&l->shim, pc))
+		return PICK_UNSAFE;
+	if (owners[0] == tid || owners[1] == tid || owners[2] == tid)
+		return PICK_UNSAFE;
+	if (nr >= 0)
+		return pick_test_only(pick_safe_syscall(nr) ? waiting : PICK_UNSAFE);
+	return pick_test_only(in_object(&l->libc, pc) ? PICK_UNSAFE : PICK_USER);
+}
+
+/*
+ * Whether @t is stopped at a system call's entry (a borrowed thread still
+ * traced with PTRACE_SYSCALL on its way back): a call made from there
+ * would skip that system call.
+ */
+static bool pick_before_syscall(const struct xp_tthread *t)
+{
+	struct __ptrace_syscall_info si;
+
+	memset(&si, 0, sizeof(si));
+	return t->stop == XP_TS_SYSCALL &&
+	       (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, (void *)sizeof(si), &si) <= 0 ||
+		si.op != PTRACE_SYSCALL_INFO_EXIT);
 }
 
 struct xp_tthread *xp_pick_thread(struct xp_trace *tr, const struct xp_layout *l,
@@ -241,7 +274,7 @@ struct xp_tthread *xp_pick_thread(struct xp_trace *tr, const struct xp_layout *l
 	struct xp_tthread *best = NULL;
 	struct xp_arch_state *s = malloc(sizeof(*s));
 	pid_t owners[3] = {0, 0, 0};
-	int best_rank = 0;
+	enum pick_rank best_rank = PICK_UNSAFE;
 
 	if (!s)
 		return NULL;
@@ -249,11 +282,12 @@ struct xp_tthread *xp_pick_thread(struct xp_trace *tr, const struct xp_layout *l
 		pick_loader_owners(tr->pid, l, owners);
 	for (size_t i = 0; i < tr->n; i++) {
 		struct xp_tthread *t = &tr->t[i];
+		enum pick_rank rank;
 		struct xp_err e;
-		int rank;
 
 		/* a thread with a signal to take, or stopped by one, stays as it is */
-		if (t->gone || (t->stop != XP_TS_INTERRUPT && t->stop != XP_TS_STEP) || t->sig)
+		if (t->gone || (t->stop != XP_TS_INTERRUPT && t->stop != XP_TS_SYSCALL) || t->sig ||
+		    pick_before_syscall(t))
 			continue;
 		if (xp_arch_save(t->tid, s, &e))
 			continue;
@@ -268,7 +302,7 @@ struct xp_tthread *xp_pick_thread(struct xp_trace *tr, const struct xp_layout *l
 	/* for the tests that pick the kind: which thread it was */
 	if (best && getenv("EXTPROF_TEST_ATTACH_PICK") && *getenv("EXTPROF_TEST_ATTACH_PICK"))
 		fprintf(stderr, "extprof: attach: test: calls in thread %d (%s)\n", (int)best->tid,
-			best_rank == 2 ? "in its own code" : "waiting in a system call");
+			pick_rank_name[best_rank]);
 	return best;
 }
 

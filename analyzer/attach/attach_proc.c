@@ -286,5 +286,6 @@ int xp_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 
 int xp_mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len)
 {
+	xp_trace_test_point();
 	return mem_io(pid, addr, (void *)buf, len, true);
 }

@@ -155,7 +155,7 @@ int xp_report_stream_end(struct xp_report *r, struct xp_load *l, struct xp_err *
  * --output's file (run's report goes to stderr): an exit status.
  */
 int xp_report_emit_to(struct xp_report *r, struct xp_load *l, FILE *dflt);
-/* Print @r onto @dflt, or into o->output whole: 0 or -errno with @e set. */
+/* Print @r onto @dflt, or into o->output once whole (util/out.h): 0 or -errno with @e set. */
 int xp_report_write(const struct xp_report *r, const struct xp_report_opts *o, FILE *dflt,
 		    struct xp_err *e);
 
@@ -227,8 +227,9 @@ int xp_run_check_output(struct xp_run_opts *o, const char *cmd, const char **dir
 
 /*
  * Where the report goes: stderr, which keeps the program's stdout its own,
- * or --output's FILE, written whole after the run; checked before the
- * program runs, so that a FILE that cannot be made costs no run.  0, or
+ * or --output's FILE, written after the run as report -o writes it
+ * (util/out.h); checked before the program runs, so that a FILE that
+ * cannot be written costs no run.  0, or
  * -errno with @e set.
  */
 int xp_run_open_output(struct xp_run_opts *o, struct xp_err *e);

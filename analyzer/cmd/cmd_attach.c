@@ -191,6 +191,17 @@ static int attach_parse(struct attach_opts *o, int argc, char **argv, bool detac
 	return 1;
 }
 
+/*
+ * For the tests that kill us at each change we make to the process
+ * (EXTPROF_TEST_ATTACH_KILL_AT, attach_trace.c): how many there were.
+ */
+static void attach_say_changes(void)
+{
+	if (getenv("EXTPROF_TEST_ATTACH_KILL_AT"))
+		fprintf(stderr, "extprof: attach: test: %ld changes made\n",
+			xp_trace_test_changes());
+}
+
 /* Block what ends us, and SIGCHLD (attach_trace.c waits for it). */
 static void attach_block_signals(sigset_t *ending)
 {
@@ -268,27 +279,38 @@ static int64_t attach_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Count: until the duration is over, a signal comes, the process ends, or a detach. */
+/*
+ * Count: until the duration is over, a signal comes, the process ends, or a
+ * detach.  Meanwhile, a thread still traced by us (killed by an exec or an
+ * exit while we let go) is reaped as soon as SIGCHLD says it ended: an
+ * exec waits for that.
+ */
 static void attach_wait(const struct xp_attachment *a, double duration, const sigset_t *ending)
 {
-	int pidfd = (int)syscall(SYS_pidfd_open, a->pid, 0);
-	int sfd = signalfd(-1, ending, SFD_CLOEXEC);
+	sigset_t woken = *ending;
+	int pidfd = (int)syscall(SYS_pidfd_open, a->pid, 0), sfd;
 	int64_t deadline = duration > 0 ? attach_now_ms() + (int64_t)(duration * 1000) : INT64_MAX;
 
+	sigaddset(&woken, SIGCHLD);
+	sfd = signalfd(-1, &woken, SFD_CLOEXEC);
 	for (;;) {
 		struct pollfd p[2] = {{sfd, POLLIN, 0}, {pidfd, POLLIN, 0}};
 		int64_t left = deadline - attach_now_ms();
 		uint32_t state = EXTPROF_ATTACH_ATTACHED;
 
+		xp_trace_reap(a->pid, 0);
 		if (left <= 0)
 			break;
 		poll(p, 2, (int)(left < ATTACH_POLL_MS ? left : ATTACH_POLL_MS));
 		if (p[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
-			if (read(sfd, &si, sizeof(si)) == sizeof(si))
-				fprintf(stderr, "extprof: attach: %s: ending the attachment\n",
-					strsignal((int)si.ssi_signo));
+			if (read(sfd, &si, sizeof(si)) != sizeof(si))
+				break;
+			if (si.ssi_signo == SIGCHLD)
+				continue;
+			fprintf(stderr, "extprof: attach: %s: ending the attachment\n",
+				strsignal((int)si.ssi_signo));
 			break;
 		}
 		if ((p[1].revents & POLLIN) || kill(a->pid, 0) < 0)
@@ -400,6 +422,7 @@ int cmd_attach(int argc, char **argv)
 out_said:
 	xp_err_print(&e);
 out:
+	attach_say_changes();
 	free(dir);
 	free(shim);
 	free(spec);
@@ -422,5 +445,7 @@ int cmd_detach(int argc, char **argv)
 		xp_err_print(&e);
 		return XP_EXIT_BAD;
 	}
-	return attach_end_and_report(o.pid, 0, NULL, &o.run.report);
+	r = attach_end_and_report(o.pid, 0, NULL, &o.run.report);
+	attach_say_changes();
+	return r;
 }

@@ -19,8 +19,10 @@ void cmd_report_usage(FILE *out)
 	      "\n" XP_REPORT_OPTIONS_HELP
 	      "  --callers                under each declaration, its caller chains (dumps of\n"
 	      "                           a run with EXTPROF_CALLERS), most expensive first\n"
-	      "  -o, --output FILE        write the report to FILE (whole, or not at all)\n"
-	      "                           instead of stdout; --format pprof is binary and is\n"
+	      "  -o, --output FILE        write the report into FILE instead of stdout, once\n"
+	      "                           it is whole (a FIFO, a device, a symlink's target:\n"
+	      "                           written to, as by a shell's >, never replaced);\n"
+	      "                           --format pprof is binary and is\n"
 	      "                           never written onto a terminal: give -o FILE or\n"
 	      "                           redirect stdout\n"
 	      "  -h, --help               this text\n"

@@ -16,6 +16,7 @@
 #include "cmd/cmd.h"
 #include "doubling/doubling_run.h"
 #include "util/num.h"
+#include "util/out.h"
 
 enum {
 	OPT_SIZES = XP_OPT_RUN_END,
@@ -129,7 +130,8 @@ static int parse_plot(struct xp_dbl_opts *o, const char *arg, struct xp_err *e)
 	if (!dot || (strcasecmp(dot, ".png") && strcasecmp(dot, ".svg")))
 		return xp_err_set(e, -EINVAL, "--plot %s: the name must end in .png or .svg", arg);
 	o->plot = arg;
-	return 0;
+	/* before any run: the picture is drawn after the last */
+	return xp_out_file_check(arg, "--plot", e);
 }
 
 static int parse_plot_value(struct xp_dbl_opts *o, const char *arg, struct xp_err *e)

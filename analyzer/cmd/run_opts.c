@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "util/num.h"
+#include "util/out.h"
 #include "run/run.h"
 
 void cmd_run_usage(FILE *out)
@@ -323,22 +324,7 @@ int xp_run_check_output(struct xp_run_opts *o, const char *cmd, const char **dir
 
 int xp_run_open_output(struct xp_run_opts *o, struct xp_err *e)
 {
-	char *dir, *slash;
-	int err = 0;
-
 	o->out = stderr;
-	if (!o->output)
-		return 0;
-	/* written whole at the end (xp_report_write): where it goes must take it */
-	dir = strdup(o->output);
-	if (!dir)
-		return xp_err_set(e, -ENOMEM, "out of memory");
-	slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	if (access(slash ? dir : ".", W_OK | X_OK) < 0)
-		err = xp_err_set(e, -errno, "%s %s: %s", o->output_short ? "-o" : "--output",
-				 o->output, strerror(errno));
-	free(dir);
-	return err;
+	/* written at the end (xp_report_write): where it goes must take it */
+	return o->output ? xp_out_file_check(o->output, o->output_short ? "-o" : "--output", e) : 0;
 }

@@ -9,8 +9,8 @@
  * (filled and hollow in turn), and its number at its last point, pushed
  * clear of the others' and shown again in the legend.  With repeats, a bar
  * at each point spans the least to the largest of the runs.  Drawn with
- * cairo, PNG or SVG by the file's extension.  Written to a temporary file
- * beside the target and renamed over it at the end, so a failure never
+ * cairo, PNG or SVG by the file's extension, into memory first: the file is
+ * written (util/out.h) only once the picture is whole, so a failure never
  * leaves half a picture where a whole one was.
  */
 #include <cairo-svg.h>
@@ -21,10 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "doubling/doubling.h"
+#include "util/out.h"
 
 #define WIDTH	       900.0
 #define HEIGHT	       560.0
@@ -750,54 +749,17 @@ int xp_dbl_plot(const struct xp_doubling *d, enum xp_dbl_value v, const char *pa
 		struct xp_err *e)
 {
 	const char *dot = strrchr(path, '.');
-	struct plot p = {.d = d, .v = v};
-	cairo_status_t st;
-	char *tmp;
-	FILE *f;
-	int fd;
+	struct xp_out_file out;
+	int err;
 
 	if (!dot || (strcasecmp(dot, ".png") && strcasecmp(dot, ".svg")))
 		return xp_err_set(e, -EINVAL, "--plot %s: the name must end in .png or .svg", path);
-	p.zeros = calloc(d->nsizes + 1, sizeof(*p.zeros));
-	if (!p.zeros || asprintf(&tmp, "%s.XXXXXX", path) < 0) {
-		free(p.zeros);
-		return xp_err_set(e, -ENOMEM, "out of memory");
-	}
-	fd = mkstemp(tmp);
-	if (fd >= 0) {
-		/* mkstemp's 0600 is for secrets; a picture gets the usual mode */
-		mode_t mask = umask(0);
-
-		umask(mask);
-		fchmod(fd, 0666 & ~mask);
-	}
-	f = fd < 0 ? NULL : fdopen(fd, "wb");
-	if (!f) {
-		xp_err_set(e, -errno, "--plot %s: %s", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
-		free(p.zeros);
-		return -EIO;
-	}
-	layout(&p);
-	st = render(&p, !strcasecmp(dot, ".svg"), f);
-	free(p.zeros);
-	if (fclose(f) && !st)
-		st = CAIRO_STATUS_WRITE_ERROR;
-	if (!st && rename(tmp, path) < 0) {
-		xp_err_set(e, -errno, "--plot %s: %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return -EIO;
-	}
-	if (st) {
-		unlink(tmp);
-		free(tmp);
-		return xp_err_set(e, -EIO, "--plot %s: %s", path, cairo_status_to_string(st));
-	}
-	free(tmp);
-	return 0;
+	err = xp_out_file_open(&out, path, e);
+	if (err)
+		return err;
+	err = xp_dbl_plot_stream(d, v, !strcasecmp(dot, ".svg"), out.f);
+	if (err)
+		err = xp_err_set(e, err, "--plot %s: %s", path,
+				 err == -ENOMEM ? "out of memory" : "cairo could not draw it");
+	return xp_out_file_close(&out, err, e);
 }

@@ -61,7 +61,7 @@ struct xp_report_opts {
 	bool callers;	    /* the text shows each declaration's caller chains */
 	bool allow_mixed;   /* processes on different CPUs or executables merge, with a warning */
 	enum xp_by by;	    /* --by: a row per declaration and group */
-	const char *output; /* report -o FILE: written whole or not at all; NULL: stdout */
+	const char *output; /* report -o FILE: written once whole (util/out.h); NULL: stdout */
 };
 
 #define XP_FLAG_RATIO_DEFAULT 0.25

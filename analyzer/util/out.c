@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
-/* out: colour only for a terminal; a write error said once, at the end; CSV fields. */
+/*
+ * out: colour only for a terminal; a write error said once, at the end; CSV
+ * fields; a file named by -o written in place, only once its content is whole.
+ */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/out.h"
@@ -56,40 +61,65 @@ void xp_out_csv_field(FILE *out, const char *s)
 
 int xp_out_file_open(struct xp_out_file *o, const char *path, struct xp_err *e)
 {
-	mode_t mask = umask(0);
-	int fd;
-
-	umask(mask);
 	memset(o, 0, sizeof(*o));
 	if (!*path)
 		return xp_err_set(e, -EINVAL, "-o: empty file name");
-	if (asprintf(&o->tmp, "%s.XXXXXX", path) < 0) {
-		o->tmp = NULL;
+	o->path = strdup(path);
+	o->f = o->path ? open_memstream(&o->buf, &o->len) : NULL;
+	if (!o->f) {
+		free(o->path);
+		o->path = NULL;
 		return xp_err_set(e, -ENOMEM, "out of memory");
 	}
-	fd = mkostemp(o->tmp, O_CLOEXEC);
-	if (fd < 0) {
-		int err = -errno;
-
-		xp_err_set(e, err, "%s: %s", path, strerror(-err));
-		free(o->tmp);
-		o->tmp = NULL;
-		return err;
-	}
-	if (fchmod(fd, 0666 & ~mask) < 0 || !(o->f = fdopen(fd, "w"))) {
-		int err = -errno;
-
-		xp_err_set(e, err, "%s: %s", o->tmp, strerror(-err));
-		close(fd);
-		unlink(o->tmp);
-		free(o->tmp);
-		o->tmp = NULL;
-		return err;
-	}
-	o->path = strdup(path);
-	if (!o->path)
-		return xp_out_file_close(o, xp_err_set(e, -ENOMEM, "out of memory"), e);
 	return 0;
+}
+
+/*
+ * All of @buf into @fd.  SIGPIPE is held back meanwhile: a reader that went
+ * away (a FIFO's) is an error said in one line, not the end of extprof.
+ */
+static int out_write_all(int fd, const char *buf, size_t len)
+{
+	sigset_t sigpipe, old;
+	int err = 0;
+
+	sigemptyset(&sigpipe);
+	sigaddset(&sigpipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &sigpipe, &old);
+	while (len && !err) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+		} else if (n == 0) {
+			err = -EIO;
+		} else if (errno != EINTR) {
+			err = -errno;
+		}
+	}
+	if (err == -EPIPE && !sigismember(&old, SIGPIPE)) {
+		/* the SIGPIPE that write raised, taken before the mask comes back */
+		struct timespec none = {0, 0};
+
+		sigtimedwait(&sigpipe, NULL, &none);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
+/* Open @path as a shell's ">" does and write @buf there: 0 or -errno. */
+static int out_write_path(const char *path, const char *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0666), err;
+
+	if (fd < 0)
+		return -errno;
+	err = out_write_all(fd, buf, len);
+	/* a file system may say only at close that the data did not fit (NFS) */
+	if (close(fd) < 0 && !err && errno != EINTR)
+		err = -errno;
+	return err;
 }
 
 int xp_out_file_close(struct xp_out_file *o, int err, struct xp_err *e)
@@ -97,15 +127,44 @@ int xp_out_file_close(struct xp_out_file *o, int err, struct xp_err *e)
 	int werr = xp_out_finish(o->f, 0);
 
 	if (fclose(o->f) == EOF && !werr)
-		werr = errno ? -errno : -EIO;
+		werr = errno ? -errno : -ENOMEM;
+	/* the content is whole in memory: only now is PATH opened, and truncated */
+	if (!err && !werr)
+		werr = out_write_path(o->path, o->buf, o->len);
 	if (!err && werr)
 		err = xp_err_set(e, werr, "writing %s: %s", o->path, strerror(-werr));
-	if (!err && rename(o->tmp, o->path) < 0)
-		err = xp_err_set(e, -errno, "%s: %s", o->path, strerror(errno));
-	if (err)
-		unlink(o->tmp);
-	free(o->tmp);
+	free(o->buf);
 	free(o->path);
 	memset(o, 0, sizeof(*o));
+	return err;
+}
+
+int xp_out_file_check(const char *path, const char *what, struct xp_err *e)
+{
+	char *dir, *slash;
+	struct stat st;
+	int err = 0;
+
+	if (!*path)
+		return xp_err_set(e, -EINVAL, "%s: empty file name", what);
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return xp_err_set(e, -EISDIR, "%s %s: %s", what, path, strerror(EISDIR));
+		if (access(path, W_OK) < 0)
+			return xp_err_set(e, -errno, "%s %s: %s", what, path, strerror(errno));
+		return 0;
+	}
+	if (errno != ENOENT)
+		return xp_err_set(e, -errno, "%s %s: %s", what, path, strerror(errno));
+	/* a new file: its directory must take it */
+	dir = strdup(path);
+	if (!dir)
+		return xp_err_set(e, -ENOMEM, "out of memory");
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (access(slash ? dir : ".", W_OK | X_OK) < 0)
+		err = xp_err_set(e, -errno, "%s %s: %s", what, path, strerror(errno));
+	free(dir);
 	return err;
 }

@@ -22,19 +22,25 @@ int xp_out_finish(FILE *out, int err);
 void xp_out_csv_field(FILE *out, const char *s);
 
 /*
- * A file written whole or not at all: a temporary file beside @path
- * ("PATH.XXXXXX", mode 0666 less the umask), renamed over it when
- * closed without an error, removed otherwise.
+ * A file written in place once its content is whole, as a shell's ">"
+ * writes it: what is printed into @f is kept in memory, and only when
+ * nothing failed is PATH opened (O_WRONLY|O_CREAT|O_TRUNC: through a
+ * symlink, into a FIFO or a device, an existing file keeping its owner and
+ * mode; a new one 0666 less the umask) and written.  A report that fails
+ * leaves PATH as it was; PATH itself is never replaced.
  */
 struct xp_out_file {
 	FILE *f;
 	char *path;
-	char *tmp;
+	char *buf;
+	size_t len;
 };
 
-/* Open the temporary file beside @path: 0, or -errno with @e set. */
+/* Start a file for @path (nothing is opened there yet): 0, or -errno with @e set. */
 int xp_out_file_open(struct xp_out_file *o, const char *path, struct xp_err *e);
-/* Flush, rename (or, with @err, remove): @err, or the error writing, with @e set. */
+/* Without @err, write what was printed into @path: @err, or the error writing, with @e set. */
 int xp_out_file_close(struct xp_out_file *o, int err, struct xp_err *e);
+/* Whether @path could be written (before a run whose report goes there): 0 or -errno, @e set. */
+int xp_out_file_check(const char *path, const char *what, struct xp_err *e);
 
 #endif

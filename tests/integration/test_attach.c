@@ -263,6 +263,8 @@ static void attach_run(const struct target *t, const char *const opts[], const c
 				"json",
 				"--output",
 				NULL};
+	/* a hang (an exec waiting for threads the tracer never reaped) is a failure of its own */
+	struct run_opts bounded = {.timeout_s = 90};
 	char *pickv = NULL, *out = NULL;
 	const char *env[] = {NULL, NULL};
 	int n = 8;
@@ -275,7 +277,9 @@ static void attach_run(const struct target *t, const char *const opts[], const c
 	argv[n] = NULL;
 	cr_assert(asprintf(&pickv, "EXTPROF_TEST_ATTACH_PICK=%s", pick ? pick : "") > 0);
 	env[0] = pickv;
-	harness_run(argv, env, r);
+	harness_run_with(argv, env, &bounded, r);
+	cr_expect(!r->timed_out, "extprof attach still ran after %u s: %s", bounded.timeout_s,
+		  r->err);
 	report_from(out, r);
 	free(pickv);
 	free(out);
@@ -343,18 +347,22 @@ Test(attach, twenty_times_in_a_row, .timeout = 240)
 	target_plain("-", &plain);
 	attach_target_start(&t, "-");
 	for (int i = 0; i < 20; i++) {
-		/* the remote calls made by a thread in its own code (regcheck, which
-		 * checks every register) and by one asleep in a system call (main,
-		 * which checks its nanosleep) in turn */
-		const char *pick = i % 2 ? "syscall" : "user";
+		/* the remote calls made in turn by a thread in its own code
+		 * (regcheck, which checks every register), by one waiting in a
+		 * system call (the reader, in read) and by one asleep in one
+		 * (main, in nanosleep, which checks that no sleep is cut short) */
+		static const char *const picks[] = {"user", "syscall", "sleep"};
+		static const char *const said[] = {"(in its own code)",
+						   "(waiting in a system call)",
+						   "(asleep in a system call)"};
+		const char *pick = picks[i % 3];
 		struct run_result r;
 		json_t *rep, *att;
 		long long n;
 
 		attach_run(&t, opts, pick, &r);
 		rep = attach_json(&r);
-		cr_expect(strstr(r.err, i % 2 ? "(waiting in a system call)" : "(in its own code)"),
-			  "attachment %d: %s", i, r.err);
+		cr_expect(strstr(r.err, said[i % 3]), "attachment %d: %s", i, r.err);
 		n = harness_decl_int(rep, "at_work", "evaluations");
 		cr_expect(n > 0, "attachment %d counted %lld", i, n);
 		cr_expect_eq(harness_decl_int(rep, "at_work", "per_eval"), 3, "attachment %d", i);
@@ -675,6 +683,275 @@ Test(attach, a_process_that_ends_while_being_attached, .timeout = 120)
 		harness_free(&end);
 		harness_rmdir(t.dir);
 	}
+}
+
+/* ---- a tracer killed ------------------------------------------------------------- */
+
+/*
+ * When extprof attach or detach is killed with SIGKILL, the kernel lets
+ * the threads go from wherever they are: every such state must be one the
+ * process runs on from, as if nothing had happened (docs/attach.md, "The
+ * tracer").  EXTPROF_TEST_ATTACH_KILL_AT=N kills it at its Nth change to
+ * the process (a ptrace request that moves a thread, a write into its
+ * memory); a kill after a delay finds it wherever it is.
+ */
+
+/* extprof attach --duration 0 on @t, or extprof detach (@detach), as argv. */
+static void tracer_argv(const struct target *t, bool detach, const char *argv[10])
+{
+	const char *a[] = {
+		harness_path("EXTPROF_BIN"), "attach", "-d", t->dumps, "--duration", "0", "-H",
+		"function:at_work",	     t->pid,   NULL};
+	const char *d[] = {harness_path("EXTPROF_BIN"), "detach", t->pid, NULL};
+
+	memcpy(argv, detach ? d : a, (detach ? 4 : 10) * sizeof(*argv));
+}
+
+/*
+ * @argv killed at its @at-th change (0: never) with @pick's thread for its
+ * calls: whether it died there; when it ran to its end, how many changes
+ * it made, in *@changes.
+ */
+static bool tracer_killed_at(const char *const argv[], long at, const char *pick, long *changes)
+{
+	char kill_at[64], pickv[64];
+	const char *env[] = {kill_at, pickv, NULL};
+	struct run_result r;
+	const char *said;
+	long made = -1;
+	bool killed;
+
+	snprintf(kill_at, sizeof(kill_at), "EXTPROF_TEST_ATTACH_KILL_AT=%ld", at);
+	snprintf(pickv, sizeof(pickv), "EXTPROF_TEST_ATTACH_PICK=%s", pick ? pick : "");
+	harness_run(argv, env, &r);
+	killed = r.signal == SIGKILL;
+	for (said = strstr(r.err, "attach: test: "); said && made < 0;
+	     said = strstr(said + 1, "attach: test: "))
+		sscanf(said, "attach: test: %ld changes made", &made);
+	if (changes)
+		*changes = killed ? 0 : made;
+	cr_expect(killed || at == 0 || (made >= 0 && made < at),
+		  "extprof %s was not killed at change %ld: %s", argv[1], at, r.err);
+	harness_free(&r);
+	return killed;
+}
+
+/* After a tracer died: the process runs on, traced by no one. */
+static void expect_runs_on(const struct target *t, const char *what, long at)
+{
+	/* a call it was making comes back by itself meanwhile */
+	usleep(200000);
+	cr_expect_eq(kill(t->s.pid, 0), 0, "%s killed at change %ld: the process is gone", what,
+		     at);
+	cr_expect_eq(tracer_of(t->pid), 0, "%s killed at change %ld: the process is traced", what,
+		     at);
+}
+
+/* Whatever a killed tracer left (an attachment counting, or none): ended. */
+static void detach_quietly(const struct target *t)
+{
+	const char *argv[10];
+	struct run_result r;
+
+	tracer_argv(t, true, argv);
+	harness_run(argv, NULL, &r);
+	harness_free(&r);
+}
+
+/* The target, killed tracer or not, must end as an unattached run does. */
+static void expect_ends_as_plain(struct target *t, const struct run_result *plain, const char *what,
+				 long at)
+{
+	struct run_result end;
+
+	target_stop(t, &end);
+	cr_expect_eq(end.status, plain->status, "%s killed at %ld: status %d; stdout: %s", what, at,
+		     end.status, end.out);
+	cr_expect_str_eq(end.out, plain->out, "%s killed at %ld: the target printed otherwise",
+			 what, at);
+	harness_free(&end);
+	harness_rmdir(t->dir);
+}
+
+/* The changes a first attachment (dlopen included) and a detach make, with @pick's thread. */
+static void tracer_changes(const struct run_result *plain, const char *pick, long *attach,
+			   long *detach)
+{
+	const char *argv[10];
+	struct target t;
+
+	attach_target_start(&t, "-");
+	tracer_argv(&t, false, argv);
+	tracer_killed_at(argv, 0, pick, attach);
+	tracer_argv(&t, true, argv);
+	tracer_killed_at(argv, 0, pick, detach);
+	cr_assert(*attach > 10 && *detach > 5, "attach made %ld changes, detach %ld", *attach,
+		  *detach);
+	expect_ends_as_plain(&t, plain, "nothing", 0);
+}
+
+Test(attach, killed_at_changes_while_attaching, .timeout = 600)
+{
+	static const char *const picks[] = {"user", "sleep", "syscall"};
+	struct run_result plain;
+	long changes[3], detach;
+
+	target_plain("-", &plain);
+	for (int k = 0; k < 3; k++)
+		tracer_changes(&plain, picks[k], &changes[k], &detach);
+	/* each on a fresh process: the first attachment loads the shim */
+	for (int i = 0; i < 24; i++) {
+		const char *pick = picks[i % 3];
+		long at = 1 + (long)i * changes[i % 3] / 24;
+		const char *argv[10];
+		struct target t;
+
+		attach_target_start(&t, "-");
+		tracer_argv(&t, false, argv);
+		tracer_killed_at(argv, at, pick, NULL);
+		expect_runs_on(&t, "extprof attach", at);
+		detach_quietly(&t);
+		expect_ends_as_plain(&t, &plain, "extprof attach", at);
+	}
+	harness_free(&plain);
+}
+
+Test(attach, killed_at_changes_while_detaching, .timeout = 600)
+{
+	struct run_result plain, r;
+	long attach, changes;
+	const char *argv[10];
+	struct target t;
+
+	target_plain("-", &plain);
+	tracer_changes(&plain, "user", &attach, &changes);
+	attach_target_start(&t, "-");
+	for (int i = 0; i < 16; i++) {
+		long at = 1 + (long)i * changes / 16;
+
+		tracer_argv(&t, false, argv);
+		harness_run(argv, NULL, &r);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		harness_free(&r);
+		tracer_argv(&t, true, argv);
+		tracer_killed_at(argv, at, i % 2 ? "sleep" : "user", NULL);
+		expect_runs_on(&t, "extprof detach", at);
+		detach_quietly(&t);
+	}
+	/* at last a whole attachment: the code is the files' again */
+	tracer_argv(&t, false, argv);
+	harness_run(argv, NULL, &r);
+	harness_free(&r);
+	detach_quietly(&t);
+	expect_let_go(&t);
+	expect_ends_as_plain(&t, &plain, "extprof detach", 0);
+	harness_free(&plain);
+}
+
+static long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000L + ts.tv_nsec / 1000;
+}
+
+Test(attach, killed_after_delays_while_attaching, .timeout = 600)
+{
+	struct run_result plain, r;
+	const char *argv[10];
+	struct target t;
+	long took;
+
+	target_plain("-", &plain);
+	/* how long a first attachment takes here, now */
+	attach_target_start(&t, "-");
+	tracer_argv(&t, false, argv);
+	took = now_us();
+	harness_run(argv, NULL, &r);
+	took = now_us() - took;
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	harness_free(&r);
+	detach_quietly(&t);
+	expect_ends_as_plain(&t, &plain, "nothing", 0);
+	for (int i = 0; i < 12; i++) {
+		long delay = (long)i * took / 12;
+		struct spawned a;
+
+		attach_target_start(&t, "-");
+		tracer_argv(&t, false, argv);
+		harness_spawn(argv, NULL, &a);
+		usleep((useconds_t)delay);
+		kill(a.pid, SIGKILL);
+		harness_reap(&a, &r);
+		harness_free(&r);
+		expect_runs_on(&t, "extprof attach, after a delay in us", delay);
+		detach_quietly(&t);
+		expect_ends_as_plain(&t, &plain, "extprof attach, after a delay in us", delay);
+	}
+	harness_free(&plain);
+}
+
+/* ---- an exec while traced ------------------------------------------------------- */
+
+/*
+ * extprof attach --duration 3 on the exec target @t, which execs when its
+ * stop file appears: created at the tracer's @at-th change, or once it let
+ * -@at threads go (EXTPROF_TEST_ATTACH_TOUCH_AT).  The exec kills every
+ * other thread, one stopped by the tracer too, and waits in the kernel
+ * until each is reaped: by its tracer, while it is traced.  extprof attach
+ * must end, whatever it says, and the new image run to its end, traced by
+ * no one.
+ */
+static void attach_while_it_execs(struct target *t, long at)
+{
+	const char *argv[] = {
+		harness_path("EXTPROF_BIN"), "attach", "-d", t->dumps, "--duration", "3", "-H",
+		"function:at_work",	     t->pid,   NULL};
+	char touch_at[64], *touch = NULL;
+	const char *env[] = {touch_at, NULL, NULL};
+	struct run_opts bounded = {.timeout_s = 60};
+	struct run_result r, end;
+	int tracer;
+
+	snprintf(touch_at, sizeof(touch_at), "EXTPROF_TEST_ATTACH_TOUCH_AT=%ld", at);
+	cr_assert(asprintf(&touch, "EXTPROF_TEST_ATTACH_TOUCH=%s", t->stopfile) > 0);
+	env[1] = touch;
+	harness_run_with(argv, env, &bounded, &r);
+	/* the new image sleeps 2 s before it ends: it is there to look at */
+	tracer = tracer_of(t->pid);
+	cr_expect(!r.timed_out,
+		  "exec at %ld: extprof attach still ran after %u s (the exec waiting for "
+		  "threads it traced to be reaped?): %s",
+		  at, bounded.timeout_s, r.err);
+	cr_expect(r.status == 0 || r.status == 2, "exec at %ld: status %d: %s", at, r.status,
+		  r.err);
+	cr_expect(tracer <= 0, "exec at %ld: the new image is traced by %d", at, tracer);
+	target_stop(t, &end);
+	cr_expect_eq(end.status, 4, "exec at %ld: the target: %s", at, end.out);
+	cr_expect(strstr(end.out, "attach-target: lingered"), "exec at %ld: %s", at, end.out);
+	harness_free(&end);
+	harness_free(&r);
+	free(touch);
+	harness_rmdir(t->dir);
+}
+
+Test(attach, execs_at_changes_while_attached, .timeout = 900)
+{
+	struct run_result plain;
+	long changes, detach;
+
+	target_plain("-", &plain);
+	tracer_changes(&plain, "user", &changes, &detach);
+	/* spread over the attachment; then as it lets go of the 1st to the 4th thread */
+	for (int i = 0; i < 10; i++) {
+		long at = i < 6 ? 1 + (long)i * changes / 6 : 5 - i;
+		struct target t;
+
+		attach_target_start(&t, "exec");
+		attach_while_it_execs(&t, at);
+	}
+	harness_free(&plain);
 }
 
 /* ---- refusals ---------------------------------------------------------------------- */

@@ -362,6 +362,22 @@ Test(doubling, plots_are_images)
 		expect_svg(svg);
 		harness_free(&r);
 	}
+	{
+		/* a symlink is written through, never replaced */
+		char *link = subdir(tmp, "link.svg"), *target = subdir(tmp, "target.svg");
+		const char *through[] = {ops[0], ops[1], ops[2], ops[3], "--plot", link, NULL};
+		struct stat st;
+
+		cr_assert_eq(symlink(target, link), 0);
+		doubling(&r, through);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cr_assert_eq(lstat(link, &st), 0);
+		cr_expect(S_ISLNK(st.st_mode), "--plot replaced the symlink with a file");
+		expect_svg(target);
+		harness_free(&r);
+		free(link);
+		free(target);
+	}
 	for (int i = 0; i < 4; i++)
 		free(ops[i]);
 	free(png);
