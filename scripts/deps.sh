@@ -67,6 +67,7 @@ deps_install() {
 	local missing
 	missing=$(deps_missing)
 	[ -z "$missing" ] && return 0
+	# shellcheck disable=SC2086 # one name a line, said on one
 	echo "extprof: installing missing packages:" $missing >&2
 	local sudo=""
 	[ "$(id -u)" -ne 0 ] && sudo="sudo"
