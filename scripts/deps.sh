@@ -20,7 +20,7 @@ set -euo pipefail
 # tests' program that does not use glibc; bzip2 (with its libbz2) is the program
 # the exports are checked on, chromium opens the HTML pages headless (and
 # speedscope, which the test gets with npm when it is there) and takes their
-# screenshots.
+# screenshots; clang-format and shellcheck check the style (tests/style).
 EXTPROF_PACKAGES=(
 	gcc
 	g++
@@ -52,6 +52,8 @@ EXTPROF_PACKAGES=(
 	libc6-dbg
 	bzip2
 	chromium
+	clang-format
+	shellcheck
 )
 
 deps_missing() {
