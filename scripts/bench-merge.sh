@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How long the analyzer takes over many dumps (issue 5, item 9): DUMPS
+# How long the analyzer takes over many dumps: DUMPS
 # compact dumps of DECLS declarations each, with histograms, WORKERS dumps
 # per process (scripts/bench/merge_gen.c writes them with the shim's own
 # writer), then "extprof report" in text and JSON, best of REPS runs each.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Real programs as users run them (issue 13), and what may be hooked in
- * them (issue 12, cases 7 and 8): Debian's lua5.4, jq and libjq, libc's
+ * Real programs as users run them, and what may be hooked in them (what
+ * the shim refuses, and why): Debian's lua5.4, jq and libjq, libc's
  * own functions (IFUNCs, versions, the ones that return twice), sh
  * pipelines, clang with libLLVM, perl's hash calls and their callers.  Each crash case is a program
  * that ran into a SIGSEGV or a hang before the shim refused what it refuses now: here it runs
