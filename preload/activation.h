@@ -24,10 +24,10 @@ enum activation_how {
 };
 
 /*
- * Count activation @f of worker @w as abandoned (it never returns through
- * its stub), as @how says; one that was not counted, or whose declaration
- * @w's dump lacks, counts nothing.  On the evaluation path: no lock, no libc.
+ * Count activation @frame of worker @worker as abandoned (it never returns
+ * through its stub), as @how says; one that was not counted, or whose
+ * declaration @worker's dump lacks, counts nothing.  On the evaluation path: no lock, no libc.
  */
-void activation_abandon(struct xp_worker *w, struct xp_frame *f, unsigned how);
+void activation_abandon(struct xp_worker *worker, struct xp_frame *frame, unsigned how);
 
 #endif

@@ -24,10 +24,10 @@ void attach_mark_preloaded(void);
 bool attach_preparing(void);
 
 /*
- * List @h (declaration @idx) for the tracer to write.  0, or -errno with
+ * List @hook (declaration @idx) for the tracer to write.  0, or -errno with
  * the reason in @why.
  */
-int attach_keep_patch(const struct arch_hook *h, uint32_t idx, char *why, size_t whylen);
+int attach_keep_patch(const struct arch_hook *hook, uint32_t idx, char *why, size_t whylen);
 
 #pragma GCC visibility pop
 

@@ -17,7 +17,7 @@ struct elf_object {
 	void *tls_data;	  /* the calling thread's PT_TLS block, if any */
 	uint64_t text_lo; /* executable PT_LOAD segments span [text_lo, text_hi) */
 	uint64_t text_hi;
-	uint64_t dynamic; /* its PT_DYNAMIC in memory; 0 if none */
+	uint64_t dynamic;	       /* its PT_DYNAMIC in memory; 0 if none */
 	uint64_t segs[ELFOBJ_SEGS][2]; /* the first of them, their pages no other segment maps */
 	int nsegs;
 	bool is_main;

@@ -21,6 +21,7 @@
 #include "arch.h"
 #include "cancel.h"
 #include "counter_read.h"
+#include "floor.h"
 #include "log.h"
 #include "shim.h"
 #include "step.h"
@@ -381,21 +382,6 @@ void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w)
 	eval_take_row(&xp_self, d, w);
 }
 
-/* The floor and its hits (see "settled" in docs/floors.md); whether the floor fell. */
-static bool eval_floor(uint64_t *floor, uint64_t *hits, uint64_t delta)
-{
-	if (delta < *floor) {
-		uint64_t margin = extprof_floor_margin(xp.counter.kind, delta);
-
-		*hits = *floor - delta <= margin ? *hits + 1 : 1;
-		*floor = delta;
-		return true;
-	}
-	if (delta - *floor <= extprof_floor_margin(xp.counter.kind, *floor))
-		(*hits)++;
-	return false;
-}
-
 /*
  * One delta of declaration @d of worker @w: its sum, max, floor and
  * histogram, whose row thread @t takes if it has none (NULL: at exit, too
@@ -408,7 +394,7 @@ static void eval_sample(struct xp_thread *t, struct xp_worker *w, struct extprof
 	if (delta > d->max)
 		d->max = delta;
 	/* floor_limit: what the stubs' fast path compares a delta with (stub_fast.S) */
-	if (eval_floor(&d->floor, &d->floor_hits, delta))
+	if (floor_add(xp.counter.kind, &d->floor, &d->floor_hits, delta))
 		d->floor_limit = delta + extprof_floor_margin(xp.counter.kind, delta);
 	if (__builtin_expect(!d->row && t, 0))
 		eval_take_row(t, d, w);
@@ -456,17 +442,6 @@ static bool eval_record(struct xp_thread *t, struct xp_worker *w, const struct x
 	}
 	eval_sample(t, w, d, delta);
 	return true;
-}
-
-/* (@floor, @hits) merged with (@other, @other_hits): the lower floor, its hits added when equal. */
-static void eval_floor_merge(uint64_t *floor, uint64_t *hits, uint64_t other, uint64_t other_hits)
-{
-	if (other < *floor) {
-		*floor = other;
-		*hits = other_hits;
-	} else if (other == *floor) {
-		*hits += other_hits;
-	}
 }
 
 /*
@@ -547,7 +522,7 @@ static void eval_record_caller(struct xp_worker *w, uint32_t idx, const uint64_t
 		i = light;
 		other->evaluations += c[i].evaluations;
 		other->sum += c[i].sum;
-		eval_floor_merge(&other->floor, &other->floor_hits, c[i].floor, c[i].floor_hits);
+		floor_merge(&other->floor, &other->floor_hits, c[i].floor, c[i].floor_hits);
 		c[i].evaluations = 0;
 		c[i].sum = 0;
 		c[i].floor = EXTPROF_FLOOR_NONE;
@@ -562,7 +537,7 @@ found:
 	c += i;
 	c->evaluations++;
 	c->sum += delta;
-	eval_floor(&c->floor, &c->floor_hits, delta);
+	floor_add(xp.counter.kind, &c->floor, &c->floor_hits, delta);
 }
 
 struct eval_callers {

@@ -31,16 +31,17 @@ struct gocode_syms {
 };
 
 /*
- * The text the Go functions of the pclntab @p (@n bytes, any format from
- * Go 1.2 to 1.22) span, [*@lo, *@hi): 0, or -1 when @p is none of them.
+ * The text the Go functions of the pclntab @pclntab (@size bytes, any format
+ * from Go 1.2 to 1.22) span, [*@low, *@high): 0, or -1 when @pclntab is none
+ * of them.
  */
-int gocode_pclntab_range(const uint8_t *p, size_t n, uint64_t *lo, uint64_t *hi);
+int gocode_pclntab_range(const uint8_t *pclntab, size_t size, uint64_t *low, uint64_t *high);
 
 struct Elf;
 typedef struct Elf Elf;
 
-/* Where @elf's Go code lies, from its sections and the symbols @s. */
-void gocode_find(Elf *elf, const struct gocode_syms *s, struct gocode *g);
+/* Where @elf's Go code lies, from its sections and the symbols @syms, into @code. */
+void gocode_find(Elf *elf, const struct gocode_syms *syms, struct gocode *code);
 
 /* Whether the function at @value is Go code by @g. */
 static inline int gocode_holds(const struct gocode *g, uint64_t value)

@@ -40,10 +40,10 @@ extern const size_t hookable_nrules;
 const struct hookable_rule *hookable_rule_for(const char *name, uint32_t counter);
 
 /*
- * The reason for refusing @symbol under @r, one phrase, into @buf: the
+ * The reason for refusing @symbol under @rule, one phrase, into @buf: the
  * function itself, or an alias of it (another name at its address).
  */
-const char *hookable_reason(const struct hookable_rule *r, const char *symbol, char *buf,
+const char *hookable_reason(const struct hookable_rule *rule, const char *symbol, char *buf,
 			    size_t len);
 
 /* The reason for the function at an object's ELF entry point. */
@@ -87,8 +87,8 @@ struct hookable_obj {
 	size_t ndenied;
 };
 
-/* Find the addresses of @o's functions that hookable_rules name (after filling @o). */
-void hookable_obj_rules(struct hookable_obj *o);
+/* Find the addresses of @obj's functions that hookable_rules name (after filling @obj). */
+void hookable_obj_rules(struct hookable_obj *obj);
 
 enum hookable_outcome {
 	HOOKABLE_OK,	  /* patched as planned */
@@ -109,21 +109,21 @@ struct hookable_verdict {
 
 /*
  * The shim's verdict on the function @name (its plain name, without its
- * version; NULL for one named 0xOFFSET) at offset @value of @o, @size
+ * version; NULL for one named 0xOFFSET) at offset @value of @obj, @size
  * bytes, an IFUNC when @ifunc, in two steps.  First what it is: every
- * rule above, and an IFUNC's choice (@v's value and size then are the
+ * rule above, and an IFUNC's choice (@verdict's value and size then are the
  * choice's); false when that refuses it (or, an IFUNC not loaded here,
- * leaves it pending), with the reason in @v.
+ * leaves it pending), with the reason in @verdict.
  */
-bool hookable_target(struct hookable_obj *o, const char *name, uint64_t value, uint64_t size,
-		     bool ifunc, struct hookable_verdict *v);
+bool hookable_target(struct hookable_obj *obj, const char *name, uint64_t value, uint64_t size,
+		     bool ifunc, struct hookable_verdict *verdict);
 
 /*
  * Then, unless the caller knows better (the same function hooked already:
- * its entry is patched), the architecture's plan of its patch, into @v:
+ * its entry is patched), the architecture's plan of its patch, into @verdict:
  * true when it can be patched, else false with the reason.  What else
  * depends on the run (the limit of declarations) is the shim's own.
  */
-bool hookable_plan(struct hookable_obj *o, struct hookable_verdict *v);
+bool hookable_plan(struct hookable_obj *obj, struct hookable_verdict *verdict);
 
 #endif

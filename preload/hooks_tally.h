@@ -38,19 +38,19 @@ struct hooks_tally {
 	char ifunc_list[640]; /* "strlen -> __strlen_avx2, ..." */
 };
 
-/* @symbol is refused because it @why (one phrase). */
-void hooks_tally_refuse(struct hooks_tally *t, const char *symbol, const char *why);
-/* The IFUNC @symbol was resolved to @impl on this CPU. */
-void hooks_tally_ifunc(struct hooks_tally *t, const char *symbol, const char *impl);
+/* @symbol is refused because it @why (one phrase): counted in @tally. */
+void hooks_tally_refuse(struct hooks_tally *tally, const char *symbol, const char *why);
+/* The IFUNC @symbol was resolved to @impl on this CPU: listed in @tally. */
+void hooks_tally_ifunc(struct hooks_tally *tally, const char *symbol, const char *impl);
 /*
- * What to say: the resolved IFUNCs into @ifuncs ("" when none), "hooked
- * H/T..." into @line ("" when nothing was tried), @where after the counts
- * (" in libfoo.so").
+ * What @tally says: the resolved IFUNCs into @ifuncs (@ifuncs_len bytes; ""
+ * when none), "hooked H/T..." into @line (@line_len bytes; "" when nothing
+ * was tried), @where after the counts (" in libfoo.so").
  */
-void hooks_tally_lines(const struct hooks_tally *t, const char *where, char *ifuncs, size_t ilen,
-		       char *line, size_t len);
+void hooks_tally_lines(const struct hooks_tally *tally, const char *where, char *ifuncs,
+		       size_t ifuncs_len, char *line, size_t line_len);
 
-/* @n with thousands separators, into @buf. */
-const char *hooks_num(unsigned long long n, char *buf, size_t len);
+/* @number with thousands separators, into @buf (@len bytes). */
+const char *hooks_num(unsigned long long number, char *buf, size_t len);
 
 #endif

@@ -13,14 +13,14 @@ struct interpose_table {
 	int n;
 };
 
-/* The real function @i of @t: looked up at its first use, kept for every later one. */
-void *interpose_real(const struct interpose_table *t, int i);
+/* The real function @index of @table: looked up at its first use, kept for every later one. */
+void *interpose_real(const struct interpose_table *table, int index);
 
 /*
- * Look up every function of @t now, at start-up: a wrapper may run in a
+ * Look up every function of @table now, at start-up: a wrapper may run in a
  * signal handler, and dlsym takes the loader's lock, which the code the
  * handler interrupted may hold.
  */
-void interpose_resolve(const struct interpose_table *t);
+void interpose_resolve(const struct interpose_table *table);
 
 #endif

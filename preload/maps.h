@@ -16,7 +16,7 @@ struct maps_entry {
 	bool truncated;	  /* the path was longer than the caller's buffer */
 };
 
-typedef int (*maps_fn)(const struct maps_entry *e, void *arg);
+typedef int (*maps_fn)(const struct maps_entry *entry, void *arg);
 
 /*
  * Call @fn for every mapping listed in @file ("/proc/self/maps"), in

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What a hooked call costs after extprof attach, beside what it costs under
-# extprof run (issue 16), side by side in one run: three copies of
+# extprof run, side by side in one run: three copies of
 # scripts/bench/attached.c run at once, each timing its own calls (the CPU
 # ns per call of bench_hooked and of its never-hooked twin bench_bare, the
 # least of each 250 ms window):

@@ -33,7 +33,8 @@ one() {
 import json, sys
 r = json.load(sys.stdin)
 print(" ".join(d["name"] + " " + str(d["per_eval"]) for d in r["declarations"]), end=" ")'
-	"$extprof" dump "$(ls "$tmp"/d/*.xpd | head -1)" |
+	local dumps=("$tmp"/d/*.xpd)
+	"$extprof" dump "${dumps[0]}" |
 		awk '/^(calibration|nested_overhead|resolution) / {printf "%s %s ", $1, $2} END {print ""}'
 }
 

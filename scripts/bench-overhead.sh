@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the hook costs (issue 3, item 6), side by side in one run:
+# What the hook costs, side by side in one run:
 #   (a) the physical floor: two ordered reads of the TSC around a call of a
 #       trivial function (and, beside it, two bare rdtsc)
 #   (b) the same call through extprof's hook (tsc; and tsc-unordered, the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the shim costs a process that has nothing to count (issue 12, case 5):
+# What the shim costs a process that has nothing to count:
 # the shells, compilers and helpers a profiled program starts inherit
 # LD_PRELOAD and EXTPROF_*, so each of them loads the shim and looks for the
 # functions named.  Side by side in one run, interleaved (A B C A B C ...):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the steps counter costs (issue 11, item 8), side by side in one run:
+# What the steps counter costs, side by side in one run:
 #   (a) a stepped instruction: st_loop(L) of the steps target, every call
 #       stepped, against the same calls never stepped (3L+3 instructions a call)
 #   (b) an evaluation that is not stepped: st_straight() through the hook

@@ -26,7 +26,7 @@ set -euo pipefail
 # their test, and bash-completion's pkg-config file says where the completion
 # is installed; Open MPI (openmpi-bin's mpirun, libopenmpi-dev's headers) runs
 # the fleet tests' MPI program, whose ranks' dumps the shim gathers at
-# MPI_Finalize.
+# MPI_Finalize; clang-format and shellcheck check the style (tests/style).
 EXTPROF_PACKAGES=(
 	gcc
 	g++
@@ -66,6 +66,8 @@ EXTPROF_PACKAGES=(
 	bash-completion
 	openmpi-bin
 	libopenmpi-dev
+	clang-format
+	shellcheck
 )
 
 deps_missing() {
@@ -81,6 +83,7 @@ deps_install() {
 	local missing
 	missing=$(deps_missing)
 	[ -z "$missing" ] && return 0
+	# shellcheck disable=SC2086 # one name a line, said on one
 	echo "extprof: installing missing packages:" $missing >&2
 	local sudo=""
 	[ "$(id -u)" -ne 0 ] && sudo="sudo"

@@ -33,6 +33,7 @@ built() {
 
 # The unit tests' files in the sanitized build DIR (the tests of suite
 # "unit" and what they depend on), one a line, relative to DIR.
+# shellcheck disable=SC2317 # called through built, in a command substitution
 asan_unit_targets() {
 	python3 - "$1" <<'PY'
 import json, os, subprocess, sys
@@ -57,6 +58,7 @@ PY
 # into the uninstrumented programs it profiles (the ASan runtime must come
 # first), so the unit tests that run the real shim skip themselves in this
 # build, and the stand-in shim of the "run" tests is built unsanitized.
+# shellcheck disable=SC2317 # called through built
 asan_build() {
 	local opts=("-Db_sanitize=address,undefined" -Db_lundef=false) targets
 	# build.ninja regenerated first, so that the introspection is current

@@ -185,6 +185,10 @@ void xp_trace_run_for(struct xp_trace *tr, int ms);
 void xp_trace_test_point(void);
 /* How many changes were made so far (the tests choose their kill points from it). */
 long xp_trace_test_changes(void);
+/* The number in the environment variable @name, 0 when unset or empty (tests). */
+long xp_trace_test_env(const char *name);
+/* Create the file EXTPROF_TEST_ATTACH_TOUCH names, then let 300 ms pass (tests). */
+void xp_trace_test_touch(void);
 
 /* ---- attach_pick.c ---------------------------------------------------------- */
 

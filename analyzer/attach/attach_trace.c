@@ -225,62 +225,16 @@ static void trace_let_run(struct xp_trace *tr, struct xp_tthread *t)
 		xp_trace_resume(tr, t, false);
 }
 
-/*
- * For the tests only, before the Nth change we make to the process (a
- * ptrace request that moves a thread, a write into its memory):
- * EXTPROF_TEST_ATTACH_KILL_AT=N, SIGKILL ourselves, where a tracer may die;
- * EXTPROF_TEST_ATTACH_TOUCH_AT=N, create the file EXTPROF_TEST_ATTACH_TOUCH
- * names and let 300 ms pass, for the test's target to exec (or exit) there
- * (-K: once the first letting go has let K threads go).
- */
-static long trace_changes;
-
-static long trace_test_env(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? atol(v) : 0;
-}
-
-static void trace_test_touch(void)
-{
-	const char *path = getenv("EXTPROF_TEST_ATTACH_TOUCH");
-
-	if (path) {
-		close(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
-		usleep(300000);
-	}
-}
-
-void xp_trace_test_point(void)
-{
-	static long kill_at = -1, touch_at;
-
-	if (kill_at < 0) {
-		kill_at = trace_test_env("EXTPROF_TEST_ATTACH_KILL_AT");
-		touch_at = trace_test_env("EXTPROF_TEST_ATTACH_TOUCH_AT");
-	}
-	if (++trace_changes == kill_at)
-		raise(SIGKILL);
-	if (trace_changes == touch_at)
-		trace_test_touch();
-}
-
 /* EXTPROF_TEST_ATTACH_TOUCH_AT=-K: @let_go threads let go so far (-1: the first letting go is
  * over). */
 static void trace_test_release_point(long let_go)
 {
 	static bool over;
 
-	if (!over && let_go > 0 && let_go == -trace_test_env("EXTPROF_TEST_ATTACH_TOUCH_AT"))
-		trace_test_touch();
+	if (!over && let_go > 0 && let_go == -xp_trace_test_env("EXTPROF_TEST_ATTACH_TOUCH_AT"))
+		xp_trace_test_touch();
 	if (let_go < 0)
 		over = true;
-}
-
-long xp_trace_test_changes(void)
-{
-	return trace_changes;
 }
 
 int xp_trace_resume(struct xp_trace *tr, struct xp_tthread *t, bool syscalls)

@@ -52,8 +52,8 @@ typedef Perftools__Profiles__Location pb_location;
 typedef Perftools__Profiles__Line pb_line;
 typedef Perftools__Profiles__Function pb_function;
 
-#define PP_VALUES 3 /* evaluations, cost, observed */
-#define PP_IDENT  5 /* host, pid, rank, executable, build_id */
+#define PP_VALUES 3		 /* evaluations, cost, observed */
+#define PP_IDENT  5		 /* host, pid, rank, executable, build_id */
 #define PP_LABELS (2 + PP_IDENT) /* kind, per-eval, and the processes' */
 
 /* A sample before the tables stop moving: offsets into the shared arrays. */

@@ -58,7 +58,7 @@ struct build {
 	size_t *ninside;
 	long double (*total)[XP_STACK_VALUES]; /* per row */
 	long double (*self)[XP_STACK_VALUES];
-	ssize_t *group_of; /* per row: its --by group, -1: none */
+	ssize_t *group_of;  /* per row: its --by group, -1: none */
 	size_t *group_node; /* per --by group: its frame under the root */
 };
 

@@ -32,9 +32,9 @@ struct xp_load {
 	bool strict; /* a corrupt or incomplete dump is an error, not skipped */
 	bool defer;  /* keep the lines of skipped files for xp_load_finish */
 	struct xp_procset set;
-	size_t files;	/* dumps read and folded */
-	size_t skipped; /* corrupt ones left out, each named on stderr */
-	char **skips;	/* with @defer: what was wrong with each, not yet said */
+	size_t files;	      /* dumps read and folded */
+	size_t skipped;	      /* corrupt ones left out, each named on stderr */
+	char **skips;	      /* with @defer: what was wrong with each, not yet said */
 	xp_load_sink_fn sink; /* streaming: where a process goes once read; NULL: kept in @set */
 	void *sink_arg;
 	struct xp_u64set done; /* the processes handed on: their keys' hashes */

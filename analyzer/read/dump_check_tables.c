@@ -28,8 +28,7 @@ static uint64_t sec_offset(const struct xp_dump *d, uint32_t type)
 	return 0;
 }
 
-#define DECL_OFF(i, f)                                                                             \
-	(base + (uint64_t)(i) * d->decl_size + offsetof(struct extprof_dump_decl, f))
+#define DECL_OFF(i, f) (base + (uint64_t)(i)*d->decl_size + offsetof(struct extprof_dump_decl, f))
 
 static int check_decl(const struct xp_dump *d, uint64_t i, uint64_t base, struct xp_err *e)
 {

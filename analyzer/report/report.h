@@ -167,10 +167,10 @@ struct xp_spread {
 struct xp_row {
 	char *kind;
 	char *symbol;
-	char *object; /* basename */
-	char *exe;    /* the executable's basename, when the report keeps them apart */
-	char *cpu;    /* the CPU model, when the report keeps models apart (by_cpu) */
-	char *group;  /* its group's label (--by), else NULL */
+	char *object;	  /* basename */
+	char *exe;	  /* the executable's basename, when the report keeps them apart */
+	char *cpu;	  /* the CPU model, when the report keeps models apart (by_cpu) */
+	char *group;	  /* its group's label (--by), else NULL */
 	ssize_t group_at; /* its group's index in r->groups, -1: none */
 	struct xp_fin fin;
 	uint64_t per_eval; /* by --stat, after calibration */
@@ -289,8 +289,14 @@ struct xp_report {
 	struct xp_report_building *building; /* while processes are added (report_stream.c) */
 };
 
+/* A --by label, to its group's index in r->groups. */
+struct xp_group_index {
+	char *label;
+	size_t at; /* in r->groups */
+	UT_hash_handle hh;
+};
+
 /* What a report keeps while processes are added (report_stream.c), besides itself. */
-struct xp_group_index;
 
 struct xp_report_building {
 	struct xp_row *rows;	       /* by declaration and partition (xp_report_rows_add) */

@@ -432,6 +432,35 @@ int xp_report_rows_settle(struct xp_report *r, struct xp_row **hash)
 	return 0;
 }
 
+void xp_report_building_free(struct xp_report *r)
+{
+	struct xp_report_building *b = r->building;
+	struct xp_group_index *g, *tmp;
+	struct xp_row *row, *rtmp;
+
+	if (!b)
+		return;
+	HASH_ITER(hh, b->rows, row, rtmp)
+	{
+		HASH_DEL(b->rows, row);
+		xp_row_free(row);
+		free(row);
+	}
+	HASH_ITER(hh, b->groups, g, tmp)
+	{
+		HASH_DEL(b->groups, g);
+		free(g->label);
+		free(g);
+	}
+	if (b->first.workers)
+		free(b->first.workers[0].path);
+	free(b->first.workers);
+	xp_u64set_free(&b->pids);
+	xp_u64set_free(&b->incomplete);
+	free(b);
+	r->building = NULL;
+}
+
 void xp_report_free(struct xp_report *r)
 {
 	for (size_t i = 0; i < r->nrows; i++)

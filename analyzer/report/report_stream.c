@@ -18,12 +18,6 @@
 #include "util/vec.h"
 #include "report/report.h"
 
-struct xp_group_index {
-	char *label;
-	size_t at; /* in r->groups */
-	UT_hash_handle hh;
-};
-
 void xp_report_begin(struct xp_report *r, const struct xp_report_opts *o)
 {
 	memset(r, 0, sizeof(*r));
@@ -120,35 +114,6 @@ int xp_report_end(struct xp_report *r, size_t skipped, struct xp_err *e)
 		return xp_err_set(e, err, "out of memory");
 	}
 	return 0;
-}
-
-void xp_report_building_free(struct xp_report *r)
-{
-	struct xp_report_building *b = r->building;
-	struct xp_group_index *g, *tmp;
-	struct xp_row *row, *rtmp;
-
-	if (!b)
-		return;
-	HASH_ITER(hh, b->rows, row, rtmp)
-	{
-		HASH_DEL(b->rows, row);
-		xp_row_free(row);
-		free(row);
-	}
-	HASH_ITER(hh, b->groups, g, tmp)
-	{
-		HASH_DEL(b->groups, g);
-		free(g->label);
-		free(g);
-	}
-	if (b->first.workers)
-		free(b->first.workers[0].path);
-	free(b->first.workers);
-	xp_u64set_free(&b->pids);
-	xp_u64set_free(&b->incomplete);
-	free(b);
-	r->building = NULL;
 }
 
 int xp_report_build(struct xp_report *r, const struct xp_procset *s, const struct xp_report_opts *o,

@@ -470,8 +470,8 @@ static void text_legend(FILE *out, const struct xp_report *r, struct columns col
 	else
 		fputs("\nper-eval: per evaluation, calibration subtracted; cost = per-eval x"
 		      " evaluations; share = cost / run total;\n"
-		      "observed = sum of deltas - calibration x evaluations (load included; a call's"
-		      " observed holds its callees');\n"
+		      "observed = sum of deltas - calibration x evaluations (load included;"
+		      " a call's observed holds its callees');\n"
 		      "obs share = observed / run total; obs/cost = observed / cost\n",
 		      out);
 	fprintf(out, "rows: most first by %s\n", sort_says[r->opts.sort]);

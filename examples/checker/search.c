@@ -54,7 +54,7 @@ struct search {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct frontier level[2];
-	unsigned cur;	/* level[cur] is being expanded, level[!cur] is being filled */
+	unsigned cur;	 /* level[cur] is being expanded, level[!cur] is being filled */
 	bool check_only; /* level[cur] is the last: checked, not expanded */
 	uint64_t found;	 /* distinct states at the end of the last level */
 	unsigned arrived;

@@ -12,8 +12,8 @@
 /* The least violation of the deepest level searched, so it is the same for every W. */
 struct search_violation {
 	bool found;
-	bool is_property; /* else an invariant */
-	unsigned pred;	  /* index into the spec's invariants or properties */
+	bool is_property;		 /* else an invariant */
+	unsigned pred;			 /* index into the spec's invariants or properties */
 	uint8_t key[STATE_KEY_MAX];	 /* the state, or the state before the step */
 	uint8_t next_key[STATE_KEY_MAX]; /* the state after the step, for a property; else 0 */
 };

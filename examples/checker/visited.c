@@ -22,8 +22,8 @@
 #define VISITED_MIN_SLOTS  64
 #define VISITED_FREE	   UINT64_MAX
 /* Arena blocks start small, so a small search stays small, and double up to this. */
-#define VISITED_BLOCK_MIN  1024
-#define VISITED_BLOCK_MAX  (1u << 20)
+#define VISITED_BLOCK_MIN 1024
+#define VISITED_BLOCK_MAX (1u << 20)
 
 struct visited_slot {
 	uint64_t hash;
@@ -39,9 +39,9 @@ struct visited_block {
 /* A cache line each, so two workers on neighbouring shards do not share one. */
 struct visited_shard {
 	pthread_mutex_t lock;
-	uint64_t *keys;		     /* 8-byte keys: the keys themselves */
-	struct visited_slot *slots;  /* longer keys */
-	size_t mask;		     /* slots - 1; the slot count is a power of two */
+	uint64_t *keys;		    /* 8-byte keys: the keys themselves */
+	struct visited_slot *slots; /* longer keys */
+	size_t mask;		    /* slots - 1; the slot count is a power of two */
 	size_t count;
 	struct visited_block *arena; /* longer keys: the newest block first */
 } __attribute__((aligned(64)));
@@ -236,8 +236,8 @@ static bool visited_full(const struct visited_shard *sh)
 	return (sh->count + 1) * 4 > (sh->mask + 1) * 3;
 }
 
-static int visited_insert_packed(struct visited_shard *sh, const struct visited *v,
-				 uint64_t key, uint64_t hash)
+static int visited_insert_packed(struct visited_shard *sh, const struct visited *v, uint64_t key,
+				 uint64_t hash)
 {
 	size_t at;
 

@@ -16,10 +16,12 @@ build_extprof
 
 build=${BUILD_DIR:-$EXTPROF_ROOT/build}
 # shellcheck disable=SC2034 # for the scripts that source this one
-extprof=$build/analyzer/extprof
-shim=$build/preload/libextprof.so
-checker=$build/examples/checker/checker
-spec=$EXTPROF_ROOT/examples/checker/checker.hooks
+{
+	extprof=$build/analyzer/extprof
+	shim=$build/preload/libextprof.so
+	checker=$build/examples/checker/checker
+	spec=$EXTPROF_ROOT/examples/checker/checker.hooks
+}
 bench_name=$(basename "$0" .sh)
 tmp=""
 bench_busy=()

@@ -115,8 +115,9 @@ static bool is_job(const uint8_t *data, size_t size)
 {
 	const struct extprof_dump_header *h = (const struct extprof_dump_header *)data;
 
-	return size >= sizeof(*h) && !memcmp(h->magic, EXTPROF_DUMP_MAGIC, EXTPROF_DUMP_MAGIC_LEN) &&
-	       h->version >= 4 && (h->flags & EXTPROF_DUMP_F_JOB);
+	return size >= sizeof(*h) &&
+	       !memcmp(h->magic, EXTPROF_DUMP_MAGIC, EXTPROF_DUMP_MAGIC_LEN) && h->version >= 4 &&
+	       (h->flags & EXTPROF_DUMP_F_JOB);
 }
 
 /* A job's file (from a memfd: it is read with pread): each of its dumps folded, reported. */

@@ -398,7 +398,7 @@ int harness_reap(struct spawned *s, struct run_result *r)
 	return r->status;
 }
 
-/* ---- the hooking matrix (issue 3) -------------------------------------- */
+/* ---- the hooking matrix: every case in every compiler cell ---------------- */
 
 json_t *harness_report_try(const char *dir, const char *const extra[], char *why, size_t whylen)
 {

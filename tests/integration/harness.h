@@ -103,7 +103,7 @@ int harness_each_file(const char *dir, const char *suffix, harness_file_fn fn, v
 /* Files in @dir whose name ends in @suffix (-1: no @dir). */
 int harness_count_files(const char *dir, const char *suffix);
 
-/* ---- the hooking matrix (issue 3) -------------------------------------- */
+/* ---- the hooking matrix: every case in every compiler cell ---------------- */
 
 /* Like harness_report() but never asserts: NULL with the reason in @why. */
 json_t *harness_report_try(const char *dir, const char *const extra[], char *why, size_t whylen);

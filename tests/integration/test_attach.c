@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * extprof attach (issue 16), through the real command on real running
+ * extprof attach, through the real command on real running
  * processes: tests/targets/attach.c (4 threads calling hooked functions,
  * checking their own registers, errno, signal masks, signals, sleeps and
  * pipe as they go) and the refusals' sleepers (tests/targets/sleeper.c).

@@ -288,7 +288,7 @@ static char *gate_try(void)
 }
 
 /*
- * The gate knows noise (issue 10), with tsc: three identical runs of the
+ * The gate knows noise, with tsc: three identical runs of the
  * checker compared pair by pair never fail `diff --fail-above 10`, whatever
  * their floors did within the margin; a run of the build whose type_ok does
  * twice the work fails it, on type_ok alone, against one run and against

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Real programs as users run them (issue 13), and what may be hooked in
- * them (issue 12, cases 7 and 8): Debian's lua5.4, jq and libjq, libc's
+ * Real programs as users run them, and what may be hooked in them (what
+ * the shim refuses, and why): Debian's lua5.4, jq and libjq, libc's
  * own functions (IFUNCs, versions, the ones that return twice), sh
- * pipelines, clang with libLLVM, perl's hash calls and their callers.  Each crash case is a program that ran
- * into a SIGSEGV or a hang before the shim refused what it refuses now:
- * here it runs unchanged, and the shim says why it left the function alone.
+ * pipelines, clang with libLLVM, perl's hash calls and their callers.  Each crash case is a program
+ * that ran into a SIGSEGV or a hang before the shim refused what it refuses now: here it runs
+ * unchanged, and the shim says why it left the function alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,8 +124,13 @@ Test(real, symbols_refuses_the_same)
 		if (f->counter)
 			snprintf(counter, sizeof(counter), "%s", strchr(f->counter, '=') + 1);
 		{
-			const char *args[] = {harness_path("EXTPROF_BIN"), "symbols", "--counter",
-					      counter, lib, name, NULL};
+			const char *args[] = {harness_path("EXTPROF_BIN"),
+					      "symbols",
+					      "--counter",
+					      counter,
+					      lib,
+					      name,
+					      NULL};
 
 			harness_run(args, NULL, &r);
 		}
@@ -196,7 +201,8 @@ Test(real, fortified_memcpy_every_choice)
 		"GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL",
 		"GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-ERMS",
 		"GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX_Fast_Unaligned_Load,-AVX512F,-AVX512VL",
-		"GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX_Fast_Unaligned_Load,-AVX512F,-AVX512VL,-SSSE3",
+		"GLIBC_TUNABLES=glibc.cpu.hwcaps="
+		"-AVX_Fast_Unaligned_Load,-AVX512F,-AVX512VL,-SSSE3",
 		"GLIBC_TUNABLES=glibc.cpu.hwcaps=Prefer_ERMS",
 	};
 	static const struct {
@@ -237,8 +243,9 @@ Test(real, fortified_memcpy_every_choice)
 /* Debian's perl and gzip, fortified, with memcpy hooked: unchanged (both crashed). */
 Test(real, fortified_programs)
 {
-	const char *perl[] = {"perl", "-e", "my %h; $h{$_} = $_ x 3 for 1 .. 2000; "
-					    "print join(',', map { length } @h{1 .. 20}), \"\\n\"",
+	const char *perl[] = {"perl", "-e",
+			      "my %h; $h{$_} = $_ x 3 for 1 .. 2000; "
+			      "print join(',', map { length } @h{1 .. 20}), \"\\n\"",
 			      NULL};
 	const char *gzip[] = {"gzip", "-c", "-9", harness_path("LIBCALLS_TARGET"), NULL};
 	const char *const *progs[] = {perl, gzip};
@@ -375,8 +382,13 @@ Test(real, symbols_agree_with_the_shim)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *base = strrchr(cases[i].lib, '/') + 1;
-		const char *sym[] = {harness_path("EXTPROF_BIN"), "symbols", "--format", "json",
-				     cases[i].lib, cases[i].glob, NULL};
+		const char *sym[] = {harness_path("EXTPROF_BIN"),
+				     "symbols",
+				     "--format",
+				     "json",
+				     cases[i].lib,
+				     cases[i].glob,
+				     NULL};
 		char *dir = harness_tmpdir("agree"), entry[256], line[1024];
 		unsigned long long hooked = 0, tried = 0, ok = 0, refused = 0;
 		struct run_result r, s;
@@ -541,7 +553,7 @@ Test(real, versions)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *argv[] = {harness_path("LIBCALLS_TARGET"), cases[i].mode, "100", NULL};
 		const char *window = strcmp(cases[i].mode, "old") ? "EXTPROF_WINDOW=measure"
-								   : "EXTPROF_WINDOW=measure_old";
+								  : "EXTPROF_WINDOW=measure_old";
 		char *dir = harness_tmpdir("vers");
 		struct run_result plain, r;
 		json_t *report;
@@ -595,10 +607,11 @@ Test(real, no_match_hints)
 /* lua5.4 raises its errors with _longjmp back into _setjmp: refused, and lua runs as ever. */
 Test(real, lua_setjmp)
 {
-	const char *argv[] = {"lua5.4", "-e",
-			      "local n = 0 for i = 1, 2000 do if not pcall(error, i) then n = n + 1 "
-			      "end end print('caught', n)",
-			      NULL};
+	const char *argv[] = {
+		"lua5.4", "-e",
+		"local n = 0 for i = 1, 2000 do if not pcall(error, i) then n = n + 1 "
+		"end end print('caught', n)",
+		NULL};
 	char *dir = harness_tmpdir("lua"), *dir2 = harness_tmpdir("lua");
 	struct run_result plain, r;
 	json_t *report;
@@ -650,8 +663,8 @@ Test(real, libjq_jv_invalid)
 		fprintf(f, "{\"id\": %d, \"tags\": [\"a\", \"b\"], \"x\": null}\n", i);
 	fclose(f);
 	{
-		const char *jq[] = {"jq", "-c", "select(.id % 7 == 0) | {id, n: (.tags | length)}", in,
-				    NULL};
+		const char *jq[] = {"jq", "-c", "select(.id % 7 == 0) | {id, n: (.tags | length)}",
+				    in, NULL};
 		char *sub = harness_tmpdir("jq");
 
 		harness_run(jq, NULL, &plain);

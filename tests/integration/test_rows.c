@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Dumps sized to what is called (issue 13, item 8): a program whose 4
+ * Dumps sized to what is called: a program whose 4
  * threads call a few of 2,049 hooked functions (tests/targets/many.c).
  * Each worker's live dump holds space for the rows of the functions its
  * thread called, not for all those hooked; the compact dumps at exit

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Never hurt the host process (issue 12): the shim, preloaded into a real
+ * Never hurt the host process: the shim, preloaded into a real
  * program (tests/targets/safety.c), on a full filesystem, in a signal
  * handler that interrupted malloc, in a set-user-ID program, with hostile
  * values in its variables, in the children of a profiled program, in a

@@ -79,7 +79,8 @@ __attribute__((noinline)) void measure_chk(long n)
 __attribute__((noinline)) void measure_fork(long n)
 {
 	for (long i = 0; i < n; i++) {
-		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			       0);
 
 		memcpy(dst, src, sizeof(src));
 		if (p != MAP_FAILED)

@@ -23,7 +23,7 @@
 #include "matrix.h"
 
 enum { F_DIVE1, F_DIVE2, F_DIVE3, F_LEAF, F_SIGWORK, F_HANDLER, F_N };
-static const char *const names[F_N] = {"lj_dive1", "lj_dive2", "lj_dive3",
+static const char *const names[F_N] = {"lj_dive1", "lj_dive2",	  "lj_dive3",
 				       "lj_leaf",  "lj_sig_work", "lj_handler"};
 static unsigned long evals[F_N], left[F_N];
 

@@ -32,14 +32,16 @@ __thread unsigned long long many_work;
 #define F8(p)	F(p##0) F(p##1) F(p##2) F(p##3) F(p##4) F(p##5) F(p##6) F(p##7)
 #define F64(p)	F8(p##0) F8(p##1) F8(p##2) F8(p##3) F8(p##4) F8(p##5) F8(p##6) F8(p##7)
 #define F512(p) F64(p##0) F64(p##1) F64(p##2) F64(p##3) F64(p##4) F64(p##5) F64(p##6) F64(p##7)
-F512(0)
-F512(1) F512(2) F512(3)
+/* macros that expand to functions and a table: clang-format reads them as statements */
+/* clang-format off */
+F512(0) F512(1) F512(2) F512(3)
 
 #define P(n)	many_##n,
 #define P8(p)	P(p##0) P(p##1) P(p##2) P(p##3) P(p##4) P(p##5) P(p##6) P(p##7)
 #define P64(p)	P8(p##0) P8(p##1) P8(p##2) P8(p##3) P8(p##4) P8(p##5) P8(p##6) P8(p##7)
 #define P512(p) P64(p##0) P64(p##1) P64(p##2) P64(p##3) P64(p##4) P64(p##5) P64(p##6) P64(p##7)
-	static void (*const many[2048])(void) = {P512(0) P512(1) P512(2) P512(3)};
+static void (*const many[2048])(void) = {P512(0) P512(1) P512(2) P512(3)};
+/* clang-format on */
 
 static unsigned long n_vary;
 /* all threads alive at once, from before their first call to after their last: a worker each */

@@ -72,6 +72,8 @@ long jcc_first(long a);
 long ret_last(long a);
 long mov_ret(const long *a);
 
+/* the functions below written one instruction a line, as an assembler listing */
+/* clang-format off */
 #define FN(name) ".text\n\t.p2align 4\n\t.globl " #name "\n\t.type " #name ",@function\n" #name ":\n\t"
 #define END(name) ".size " #name ",.-" #name "\n"
 
@@ -243,6 +245,7 @@ __asm__(".text\n\t.p2align 6\n\t" FN_HERE(pf_chk) ASM_ENDBR
 	NOP3
 	COPY(ps_copy, ".Lps_body", 5)
 	PLUS(ps_plus, ".Lps_body"));
+/* clang-format on */
 
 /* The padding cases, each called a known number of times; their results hashed. */
 static unsigned long pad_calls[2], pad_hash;
@@ -266,13 +269,29 @@ static void pad_round(long i)
 		pad_hash = pad_hash * 131 + (unsigned long)r[k];
 }
 
-enum { F_TINY4, F_RET_EARLY, F_LOOP_BACK, F_ENDBR_BACK, F_JRCXZ, F_RIP_LOAD, F_RIP_LEA,
-       F_RIP_STORE, F_RIP_CMP, F_CALL_FIRST, F_ICALL_FIRST, F_JMP_FIRST, F_JCC_FIRST, F_RET_LAST,
-       F_MOV_RET, F_PLAIN_C, F_N };
+enum {
+	F_TINY4,
+	F_RET_EARLY,
+	F_LOOP_BACK,
+	F_ENDBR_BACK,
+	F_JRCXZ,
+	F_RIP_LOAD,
+	F_RIP_LEA,
+	F_RIP_STORE,
+	F_RIP_CMP,
+	F_CALL_FIRST,
+	F_ICALL_FIRST,
+	F_JMP_FIRST,
+	F_JCC_FIRST,
+	F_RET_LAST,
+	F_MOV_RET,
+	F_PLAIN_C,
+	F_N
+};
 static const char *const names[F_N] = {
-	"tiny4",    "ret_early", "loop_back",  "endbr_back", "jrcxz_first", "rip_load", "rip_lea",
-	"rip_store", "rip_cmp",  "call_first", "icall_first", "jmp_first",  "jcc_first", "ret_last",
-	"mov_ret",   "plain_c",
+	"tiny4",     "ret_early", "loop_back", "endbr_back", "jrcxz_first", "rip_load",
+	"rip_lea",   "rip_store", "rip_cmp",   "call_first", "icall_first", "jmp_first",
+	"jcc_first", "ret_last",  "mov_ret",   "plain_c",
 };
 static unsigned long calls[F_N];
 

@@ -35,11 +35,26 @@
 
 #include "matrix.h"
 
-enum { F_SUM6, F_SUM10, F_VAVG, F_VFMT, F_SMALL, F_LARGE, F_FMIX, F_MANY, F_ROT90,
-       F_LDMUL, F_MUL128, F_ADDPS, F_ADD8, F_CPLX, F_N };
+enum {
+	F_SUM6,
+	F_SUM10,
+	F_VAVG,
+	F_VFMT,
+	F_SMALL,
+	F_LARGE,
+	F_FMIX,
+	F_MANY,
+	F_ROT90,
+	F_LDMUL,
+	F_MUL128,
+	F_ADDPS,
+	F_ADD8,
+	F_CPLX,
+	F_N
+};
 static const char *const names[F_N] = {
-	"sum6", "sum10", "vavg", "vfmt", "swap_small", "rev_large", "fmix",
-	"many_dbl", "rot90", "ldmul", "mul128", "addps", "add8", "cplx",
+	"sum6",	    "sum10", "vavg",  "vfmt",	"swap_small", "rev_large", "fmix",
+	"many_dbl", "rot90", "ldmul", "mul128", "addps",      "add8",	   "cplx",
 };
 static unsigned long calls[F_N];
 static int failures;
@@ -70,8 +85,7 @@ HOOKED double vavg(int n, ...)
 	return n ? s / n : 0;
 }
 
-HOOKED __attribute__((format(printf, 3, 4))) int vfmt(char *buf, size_t size, const char *fmt,
-						      ...)
+HOOKED __attribute__((format(printf, 3, 4))) int vfmt(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -115,8 +129,8 @@ HOOKED float fmix(float a, double b, float c, double d)
 	return (float)(a * 2 + b * 3 + c * 4 + d * 5);
 }
 
-HOOKED double many_dbl(int i0, double a, double b, double c, double d, double e, double f,
-		       double g, double h, long i1, double i, double j)
+HOOKED double many_dbl(int i0, double a, double b, double c, double d, double e, double f, double g,
+		       double h, long i1, double i, double j)
 {
 	calls[F_MANY]++;
 	return i0 + a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g + 8 * h + i1 + 9 * i + 10 * j;
@@ -281,7 +295,8 @@ static void round_all(int round)
 		v4sf o = addps(x, y);
 
 		snprintf(got, sizeof(got), "%g %g %g %g", o[0], o[1], o[2], o[3]);
-		check("addps", o[0] == 21 && o[1] == 42 && o[2] == 63 && o[3] == 84 + (float)r, got);
+		check("addps", o[0] == 21 && o[1] == 42 && o[2] == 63 && o[3] == 84 + (float)r,
+		      got);
 	}
 	{
 		double _Complex z = cplx(1.0 + r + 2.0 * I, 3.0 - 1.0 * I);
@@ -306,8 +321,7 @@ int main(void)
 	round_all(0);
 	round_all(1);
 	fflush(stdout);
-	if (pthread_create(&th, NULL, thread_main, (void *)(intptr_t)2) ||
-	    pthread_join(th, NULL)) {
+	if (pthread_create(&th, NULL, thread_main, (void *)(intptr_t)2) || pthread_join(th, NULL)) {
 		printf("pthread failed\n");
 		return 3;
 	}

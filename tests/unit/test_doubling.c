@@ -222,7 +222,7 @@ Test(doubling_fit, degenerate_cases)
 	cr_assert(f.ok);
 	cr_expect_eq(f.best, XP_MODEL_1);
 	cr_expect_eq(f.nrms[XP_MODEL_1], 0);
-	/* one or two values above 0 are no shape: no model (issue 10: no "2^N" from two) */
+	/* one or two values above 0 are no shape: no model (two points would "fit" 2^N) */
 	xp_dbl_fit(sizes, late, NULL, K, &f);
 	cr_expect(!f.ok);
 	cr_expect_str_eq(f.why, "fewer than 3 sizes with a value above 0");
@@ -448,7 +448,7 @@ Test(doubling_build, auto_takes_the_mean_of_a_state_dependent_declaration)
 /*
  * tsc reads 0 for what is below its step, not for nothing: a per-eval of
  * 0 at some sizes is left out of the fits, and two sizes above 0 make no
- * model and no slope (issue 10: "best fit 2^N" from two points).
+ * model and no slope (no "best fit 2^N" from two points).
  */
 Test(doubling_build, zeros_of_a_time_counter_are_no_points)
 {

@@ -107,7 +107,8 @@ static void check_decls(const struct xp_dump *d, unsigned version)
 	cr_expect_eq(acc[2].floor, EXTPROF_FLOOR_NONE);
 	cr_expect_eq(acc[2].hist.n, 0);
 	if (version >= 3) {
-		static const char parent[] = "invariant\x1fquorum_agrees\x1f" "checker";
+		static const char parent[] = "invariant\x1fquorum_agrees\x1f"
+					     "checker";
 
 		cr_assert_eq(HASH_COUNT(acc[1].parents), 1);
 		cr_expect_eq(acc[1].parents->keylen, strlen(parent));

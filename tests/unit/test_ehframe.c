@@ -200,8 +200,8 @@ Test(gocode, every_pclntab_format)
 
 			cr_assert(copy);
 			memcpy(copy, p.b, n);
-			cr_expect_eq(gocode_pclntab_range(copy, n, &lo, &hi), -1, "magic %x, %zu bytes",
-				     magics[i], n);
+			cr_expect_eq(gocode_pclntab_range(copy, n, &lo, &hi), -1,
+				     "magic %x, %zu bytes", magics[i], n);
 			free(copy);
 		}
 		/* mutated: -1 or a range, within the bytes */

@@ -563,8 +563,8 @@ Test(export, folded_hostile_names)
 
 	build(&r, path);
 	folded = render(&r, xp_report_folded, &len);
-	cr_expect(strstr(folded, "main?next@prog;caller \"one\"@obj with space;new?line@"),
-		  "%s", folded);
+	cr_expect(strstr(folded, "main?next@prog;caller \"one\"@obj with space;new?line@"), "%s",
+		  folded);
 	for (char *line = folded; *line; lines++) {
 		char *nl = strchr(line, '\n'), *sp;
 

@@ -453,7 +453,7 @@ Test(report, exec_ended_image_is_complete)
 }
 
 /*
- * The python3 shape of issue 10 with tsc, whose deltas move in steps of 26
+ * The shape of a report of python3 with tsc, whose deltas move in steps of 26
  * while the shim saw two reads 1 apart: "eval" costs little per call and
  * took most of the run, "steady" costs the most per call, "cheap" reads a
  * step above its floor of 0 a call, the hook's own noise.  By default eval

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The layout of a per-function stub, shared by stub.c (which writes it) and
+ * The layout of a per-function stub, shared by patch.c (which writes it) and
  * thunk.S (which reads a literal of it on the pass-through path).
  *
  *   +0   68 ii ii ii ii        push $idx

@@ -19,13 +19,13 @@
 #define XT_ASYNC   36 /* either sends the call to the C path */
 
 /* struct xp_frame, one shadow-stack entry */
-#define XF_RET	  0
-#define XF_SLOT	  8
-#define XF_START  16
-#define XF_NESTED 24
-#define XF_IDX	  32
-#define XF_FLAGS  36
-#define XF_SIZE	  40
+#define XF_RET	     0
+#define XF_SLOT	     8
+#define XF_START     16
+#define XF_NESTED    24
+#define XF_IDX	     32
+#define XF_FLAGS     36
+#define XF_SIZE	     40
 #define XF_UNCOUNTED 2 /* XP_FRAME_UNCOUNTED */
 
 /* struct xp_worker: its dump_map's pointers */

@@ -3,7 +3,7 @@
  * The two halves of every hooked call, shared by all stubs.
  *
  *   caller:  call F                          [rsp] = R1 (caller's return)
- *   F:       jmp stub_F                      (the patched entry, see stub.c)
+ *   F:       jmp stub_F                      (the patched entry, see patch.c)
  *   stub_F:  push $idx
  *            call *xp_thunk_enter            moves R1 to the shadow stack,
  *                                            reads the counter; ret $16
