@@ -225,7 +225,9 @@ int counter_setup(const char *spec)
 			return err;
 		}
 		counter_set(EXTPROF_COUNTER_STEPS, "steps", "instructions",
-			    EXTPROF_COUNTER_F_DETERMINISTIC | EXTPROF_COUNTER_F_SAMPLED);
+			    EXTPROF_COUNTER_F_DETERMINISTIC |
+				    (step_cfg.engine == STEP_ENGINE_TRAP ? EXTPROF_COUNTER_F_SAMPLED
+									  : EXTPROF_COUNTER_F_TRANSLATED));
 		/* no fences: its count moves in the SIGTRAP handler, at instruction bounds */
 		xp.ordered = false;
 		break;

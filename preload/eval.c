@@ -446,6 +446,8 @@ static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *r
 	/* ours, copied before the pop: a signal handler may reuse the entry */
 	fr = t->stack[t->depth - 1];
 	f = &fr;
+	if (xp.counter.kind == EXTPROF_COUNTER_STEPS)
+		step_exit_mark(f, (uint64_t)slot);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	*slot = f->ret;
 	t->depth--;

@@ -22,6 +22,7 @@ enum log_once_id {
 	LOG_ONCE_FINISH,
 	LOG_ONCE_GROW,
 	LOG_ONCE_ROW,
+	LOG_ONCE_XLATE,
 	LOG_ONCE_MAX
 };
 

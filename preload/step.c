@@ -42,8 +42,10 @@
 #include "arch.h"
 #include "shim.h"
 #include "step.h"
+#include "xlate.h"
 
-struct step_config step_cfg = {STEP_FIRST_DEFAULT, STEP_EVERY_DEFAULT, STEP_LIMIT_DEFAULT};
+struct step_config step_cfg = {STEP_FIRST_DEFAULT, STEP_EVERY_DEFAULT, STEP_LIMIT_DEFAULT,
+			       STEP_ENGINE_TRAP};
 
 /* Is evaluation number i (from 0) of @f's declaration on this worker to be stepped? */
 static bool step_due(const struct xp_thread *t, const struct xp_frame *f)
@@ -71,6 +73,10 @@ void step_end(struct xp_thread *t, void *uc)
 	struct xp_step *s = &t->step;
 	uint64_t trap = STEP_TRAP_BIT;
 
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE) {
+		xlate_end(t);
+		return;
+	}
 	s->depth = 0;
 	s->prev = 0;
 	if (uc)
@@ -125,6 +131,8 @@ int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot)
 	bool eval = !(f->flags & (XP_FRAME_RECURSIVE | XP_FRAME_UNCOUNTED | XP_FRAME_OUTSIDE));
 	uint32_t credit;
 
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE)
+		return xlate_enter(t, f, slot);
 	f->start = s->count;
 	if (cont)
 		s->susp_slot = 0;
@@ -160,6 +168,8 @@ int step_exit(struct xp_thread *t, const struct xp_frame *f)
 {
 	struct xp_step *s = &t->step;
 
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE)
+		return xlate_exit(t, f);
 	if (!s->depth)
 		return 0;
 	if (!step_alive(t)) {
@@ -171,4 +181,10 @@ int step_exit(struct xp_thread *t, const struct xp_frame *f)
 		return 0;
 	s->prev = 0;
 	return 1;
+}
+
+void step_exit_mark(struct xp_frame *f, uint64_t slot)
+{
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE)
+		xlate_mark_exit(f, slot);
 }

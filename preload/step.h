@@ -25,11 +25,18 @@
 /* SIGTRAP in a kernel signal set (the first word holds signals 1 to 64). */
 #define STEP_TRAP_BIT (1ull << (SIGTRAP - 1))
 
-/* The sampling (EXTPROF_STEP_*), set by step_setup(). */
+/* How steps counts (EXTPROF_STEP_ENGINE). */
+enum step_engine {
+	STEP_ENGINE_TRANSLATE, /* every evaluation, from a code cache (xlate.h) */
+	STEP_ENGINE_TRAP,      /* a sample of them, single-stepped */
+};
+
+/* The engine and the trap engine's sampling (EXTPROF_STEP_*), set by step_setup(). */
 struct step_config {
 	uint32_t first; /* the first evaluations of each declaration on each worker */
 	uint32_t every; /* then every every-th; 0: no more */
 	uint64_t limit; /* a stepped evaluation is given up past this many instructions */
+	uint32_t engine; /* enum step_engine */
 };
 extern struct step_config step_cfg;
 
@@ -63,6 +70,12 @@ int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot);
  * goes on in the caller (the exit thunk sets the trap flag), else 0.
  */
 int step_exit(struct xp_thread *t, const struct xp_frame *f);
+
+/*
+ * Before the record of @f, an activation whose return came to its stub's
+ * exit at @slot: whether the code cache counted it to its end.
+ */
+void step_exit_mark(struct xp_frame *f, uint64_t slot);
 
 /* Whether @f's delta is a whole stepped evaluation's: stepped from entry to exit. */
 static inline bool step_sampled(const struct xp_frame *f)

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "shim.h"
 #include "step.h"
+#include "xlate.h"
 
 uint64_t step_text_lo, step_text_hi;
 
@@ -76,20 +77,47 @@ static int step_text_visit(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* EXTPROF_STEP_ENGINE: translate (the default) or trap. */
+static uint32_t step_read_engine(void)
+{
+	const char *v = getenv("EXTPROF_STEP_ENGINE");
+
+	if (!v || !*v || !strcmp(v, "translate"))
+		return STEP_ENGINE_TRANSLATE;
+	if (!strcmp(v, "trap"))
+		return STEP_ENGINE_TRAP;
+	log_msg("EXTPROF_STEP_ENGINE=%s: not translate or trap; translate", v);
+	return STEP_ENGINE_TRANSLATE;
+}
+
 int step_setup(struct dump_meta *meta)
 {
-	long tracer = step_tracer();
+	long tracer;
 	int err;
 
+	step_cfg.engine = step_read_engine();
+	if (!dl_iterate_phdr(step_text_visit, (void *)(uint64_t)step_setup)) {
+		log_msg("steps: cannot find the shim's own code");
+		return -ENOENT;
+	}
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE) {
+		err = xlate_setup();
+		if (!err) {
+			/* every evaluation, none of them given up */
+			meta->step_first = 0;
+			meta->step_every = 1;
+			meta->step_limit = 0;
+			return 0;
+		}
+		log_msg("steps: single-stepping instead");
+		step_cfg.engine = STEP_ENGINE_TRAP;
+	}
+	tracer = step_tracer();
 	if (tracer) {
 		log_msg("steps: a tracer (pid %ld) is attached, and single-stepping would trap "
 			"into it",
 			tracer);
 		return -EBUSY;
-	}
-	if (!dl_iterate_phdr(step_text_visit, (void *)(uint64_t)step_setup)) {
-		log_msg("steps: cannot find the shim's own code");
-		return -ENOENT;
 	}
 	err = step_signal_install();
 	if (err) {
@@ -111,7 +139,13 @@ void step_stop_self(void)
 {
 	struct xp_thread *t = &xp_self;
 
-	if (xp.counter.kind != EXTPROF_COUNTER_STEPS || !t->step.depth)
+	if (xp.counter.kind != EXTPROF_COUNTER_STEPS)
+		return;
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE) {
+		xlate_thread_exit(t);
+		return;
+	}
+	if (!t->step.depth)
 		return;
 	step_end(t, NULL);
 	arch_step_self(false);
@@ -123,6 +157,11 @@ void step_reset_after_fork(void)
 
 	if (xp.counter.kind != EXTPROF_COUNTER_STEPS)
 		return;
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE) {
+		xlate_after_fork(t);
+		memset(&t->step, 0, sizeof(t->step));
+		return;
+	}
 	if (t->step.depth)
 		step_end(t, NULL);
 	memset(&t->step, 0, sizeof(t->step));

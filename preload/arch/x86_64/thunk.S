@@ -34,6 +34,7 @@
  */
 #include "stub_layout.h"
 #include "stub_offsets.h"
+#include "xlate_offsets.h"
 
 /* the trap flag, set as the last thing before a ret (the flags are dead there) */
 #define STEP_ON \
@@ -47,6 +48,17 @@
 #define RESTORE_GPRS \
 	pop %r11; pop %r10; pop %r9; pop %r8; pop %rdi; \
 	pop %rsi; pop %rdx; pop %rcx; pop %rax
+
+/*
+ * Return into the code cache (preload/xlate.h) instead of the stub: the
+ * return address at \off(%rsp) replaced with xl_self.resume, before the
+ * registers are restored (rax is free then).
+ */
+.macro RESUME_CACHE off
+	movq xl_self@gottpoff(%rip), %rax
+	movq %fs:XL_RESUME(%rax), %rax
+	movq %rax, \off(%rsp)
+.endm
 
 /* lfence when the counter is ordered; the flags are F's to clobber, as a call's */
 #define FENCE_F \
@@ -72,10 +84,17 @@ xp_thunk_enter:
 	ret $16
 1:
 	cmpl $2, %eax
-	jne 2f
+	jne 3f
 	/* 2: pushed, and F is stepped */
 	RESTORE_GPRS
 	STEP_ON
+	ret $16
+3:
+	cmpl $3, %eax
+	jne 2f
+	/* 3: pushed, and F is counted by the code cache: return into it */
+	RESUME_CACHE 72
+	RESTORE_GPRS
 	ret $16
 2:
 	/*
@@ -106,12 +125,18 @@ xp_thunk_exit:
 	leaq 88(%rsp), %rdi
 	call xp_eval_exit
 	leaq 8(%rsp), %rsp
+	cmpl $3, %eax
+	je 3f
 	testl %eax, %eax
 	RESTORE_GPRS
 	jnz 1f
 	ret
 1:	/* stepping goes on in the caller */
 	STEP_ON
+	ret
+3:	/* the code cache goes on in the caller: return into it, which pops R1 */
+	RESUME_CACHE 72
+	RESTORE_GPRS
 	ret
 	.cfi_endproc
 	.size xp_thunk_exit, .-xp_thunk_exit

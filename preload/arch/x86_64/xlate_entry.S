@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xlate_dispatch_entry: the code cache's dispatcher, called by an arena's
+ * dispatch routine (xlate_routines.c) on the thread's own dispatcher stack,
+ * with every register and the flags as the program left them.  They are
+ * kept, the extended state too (xp_call_preserving: the translator calls
+ * Zydis and libc, whose string functions use vector registers), and
+ * xlate_dispatch (preload/xlate_dispatch.c) says where the thread goes on,
+ * in %fs:jmp.
+ *
+ *   dstack top   [return into the routine]
+ *                flags, rax, rcx, rdx, rsi, rdi, r8, r9, r10, r11
+ *                (8 to align)  -> xp_call_preserving(xlate_dispatch, 0)
+ */
+	.text
+	.globl xlate_dispatch_entry
+	.hidden xlate_dispatch_entry
+	.type xlate_dispatch_entry, @function
+xlate_dispatch_entry:
+	.cfi_startproc
+	pushfq
+	push %rax
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %r11
+	cld
+	/* 8 (return) + 80 pushed from a 16-byte aligned top: 8 more */
+	subq $8, %rsp
+	leaq xlate_dispatch(%rip), %rdi
+	xorl %esi, %esi
+	call xp_call_preserving
+	addq $8, %rsp
+	pop %r11
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+	popfq
+	ret
+	.cfi_endproc
+	.size xlate_dispatch_entry, .-xlate_dispatch_entry
+
+	.section .note.GNU-stack,"",@progbits
