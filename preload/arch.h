@@ -200,6 +200,9 @@ bool arch_xl_is_head(uint64_t pc);
 int arch_xl_native_ctx(const struct xl_block *b, const struct xl_routines *r, void *uc,
 		       int64_t *adj);
 
+/* Call @fn(@arg) on the stack whose top is @top (16-byte aligned). */
+void arch_call_on_stack(void (*fn)(void *), void *arg, uint64_t top);
+
 /* The pc of a signal's saved context @uc. */
 uint64_t arch_ctx_pc(const void *uc);
 /* Set the pc of @uc. */

@@ -188,3 +188,9 @@ void step_exit_mark(struct xp_frame *f, uint64_t slot)
 	if (step_cfg.engine == STEP_ENGINE_TRANSLATE)
 		xlate_mark_exit(f, slot);
 }
+
+void step_abandon(const struct xp_frame *f)
+{
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE)
+		xlate_abandon(&xp_self, f);
+}

@@ -77,6 +77,9 @@ int step_exit(struct xp_thread *t, const struct xp_frame *f);
  */
 void step_exit_mark(struct xp_frame *f, uint64_t slot);
 
+/* Activation @f, of the calling thread, is abandoned (a longjmp, an exception past it). */
+void step_abandon(const struct xp_frame *f);
+
 /* Whether @f's delta is a whole stepped evaluation's: stepped from entry to exit. */
 static inline bool step_sampled(const struct xp_frame *f)
 {

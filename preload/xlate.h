@@ -191,6 +191,12 @@ int xlate_exit(struct xp_thread *t, const struct xp_frame *f);
 void xlate_mark_exit(struct xp_frame *f, uint64_t slot);
 /* The session ends: the thread runs natively from its next dispatch. */
 void xlate_end(struct xp_thread *t);
+/*
+ * Activation @f of thread @t is abandoned: if it is its session's
+ * outermost, the session ends, and the thread leaves the cache at its next
+ * indirect branch (its lookup table emptied).
+ */
+void xlate_abandon(struct xp_thread *t, const struct xp_frame *f);
 /* The calling thread ends (or the process does): its session ends, its cache is given back. */
 void xlate_thread_exit(struct xp_thread *t);
 /* In a fork child: no session (the child leaves the cache at the fork); its cache is kept. */

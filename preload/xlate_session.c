@@ -166,3 +166,15 @@ void xlate_after_fork(struct xp_thread *t)
 	xl_self.via = 0;
 	xl_self.exited = 0;
 }
+
+void xlate_abandon(struct xp_thread *t, const struct xp_frame *f)
+{
+	struct xl_cache *c = xl_self.cache;
+
+	if (!t->step.depth || !t->stack || f != &t->stack[t->step.depth - 1])
+		return;
+	xlate_end(t);
+	/* pc only: the lookup then misses, and the dispatcher finds no session */
+	for (uint32_t k = 0; c && k < (1u << XL_TABLE_BITS); k++)
+		c->table[k].pc = 0;
+}

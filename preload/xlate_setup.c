@@ -38,6 +38,9 @@ int xlate_setup(void)
 		return -ERANGE;
 	}
 	xlate_code_refresh();
+	if (xlate_signals_install())
+		log_msg("steps: cannot wrap the program's signal handlers: a handler interrupting "
+			"translated code sees the code cache's addresses");
 	return 0;
 }
 

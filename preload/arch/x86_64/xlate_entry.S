@@ -49,4 +49,31 @@ xlate_dispatch_entry:
 	.cfi_endproc
 	.size xlate_dispatch_entry, .-xlate_dispatch_entry
 
+/*
+ * arch_call_on_stack(fn, arg, top): call fn(arg) on the stack whose top
+ * (16-byte aligned) is @top: the signal path translates on the thread's
+ * dispatcher stack, a handler's own (a sigaltstack) may be small.
+ */
+	.globl arch_call_on_stack
+	.hidden arch_call_on_stack
+	.type arch_call_on_stack, @function
+arch_call_on_stack:
+	.cfi_startproc
+	endbr64
+	push %rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	movq %rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	movq %rdx, %rsp
+	movq %rdi, %rax
+	movq %rsi, %rdi
+	call *%rax
+	movq %rbp, %rsp
+	pop %rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+	.size arch_call_on_stack, .-arch_call_on_stack
+
 	.section .note.GNU-stack,"",@progbits

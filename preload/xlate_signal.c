@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: MIT
+/*
+ * xlate_signal: the program's signal handlers under the code cache.  The
+ * shim interposes sigaction, signal and their aliases (step_signal.c); with
+ * the translation engine, every handler the program installs is kept here
+ * and the kernel is given ours, with the program's mask and flags:
+ *
+ *   a signal arrives                  interrupted in translated code?
+ *     |                               yes: the ucontext is rewritten into the
+ *     |                               native state it stands for (the pc, the
+ *     |                               registers a translation borrowed), and
+ *     |                               the count holds what retired before it
+ *     |                               (the port's xlate_ctx.c)
+ *     v
+ *   the program's handler runs        natively, as a thread out of any
+ *                                     session: its hooked calls are
+ *                                     evaluations of their own, counted;
+ *                                     what it adds to the count is taken out
+ *                                     of the interrupted evaluations
+ *     v
+ *   it returns                        the native state untouched: back to
+ *                                     the translated state exactly; changed
+ *                                     (a handler that skips an instruction,
+ *                                     or mends a register): on at the
+ *                                     translation of the native pc it left
+ *
+ * A handler that interrupted the dispatcher (in_disp) sees the shim's own
+ * state, and its hooked calls are not translated.  A handler that does not
+ * return (siglongjmp) leaves the session to longjmp.c and unwind.c.
+ * Handlers installed before the shim are wrapped at start-up; one installed
+ * by a raw rt_sigaction system call is not seen: it runs with the cache's
+ * state in its ucontext, and its hooked calls are not translated.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "interpose.h"
+#include "shim.h"
+#include "xlate.h"
+
+typedef int (*xs_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+
+#define XS_NSIG 65
+
+bool xl_signals_on;
+
+/* The program's action for each signal: two copies, so that a handler never reads one half-written.
+ */
+static struct sigaction xs_prog[XS_NSIG][2];
+static int xs_cur[XS_NSIG];
+static bool xs_known[XS_NSIG]; /* the program's action is in xs_prog */
+
+static const char *const xs_names[] = {"sigaction"};
+static void *xs_cache[1];
+static const struct interpose_table xs_reals = {xs_names, xs_cache, 1};
+
+static int xs_real(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	xs_sigaction_fn fn = (xs_sigaction_fn)interpose_real(&xs_reals, 0);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fn(sig, act, old);
+}
+
+static void xs_prog_get(int sig, struct sigaction *a)
+{
+	*a = xs_prog[sig][__atomic_load_n(&xs_cur[sig], __ATOMIC_ACQUIRE)];
+}
+
+static void xs_prog_set(int sig, const struct sigaction *a)
+{
+	int next = 1 - __atomic_load_n(&xs_cur[sig], __ATOMIC_RELAXED);
+
+	xs_prog[sig][next] = *a;
+	__atomic_store_n(&xs_cur[sig], next, __ATOMIC_RELEASE);
+	__atomic_store_n(&xs_known[sig], true, __ATOMIC_RELEASE);
+}
+
+static bool xs_is_handler(const struct sigaction *a)
+{
+	return (a->sa_flags & SA_SIGINFO) || (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN);
+}
+
+/* Signals the shim leaves alone: uncatchable, or glibc's own (cancellation, setxid). */
+static bool xs_ours(int sig)
+{
+	return sig > 0 && sig < XS_NSIG && sig != SIGKILL && sig != SIGSTOP && sig != 32 &&
+	       sig != 33;
+}
+
+static void xs_on_signal(int sig, siginfo_t *si, void *uc);
+
+/* The kernel's action for the program's @a: ours, with its mask and flags. */
+static int xs_install(int sig, const struct sigaction *a)
+{
+	struct sigaction k;
+
+	if (!xs_is_handler(a))
+		return xs_real(sig, a, NULL);
+	k = *a;
+	k.sa_sigaction = xs_on_signal;
+	k.sa_flags |= SA_SIGINFO;
+	return xs_real(sig, &k, NULL);
+}
+
+int xlate_sigaction(int sig, const void *actp, void *oldp)
+{
+	const struct sigaction *act = actp;
+	struct sigaction *old = oldp, prev;
+
+	if (!xs_ours(sig))
+		return xs_real(sig, act, old);
+	if (!__atomic_load_n(&xs_known[sig], __ATOMIC_ACQUIRE)) {
+		if (xs_real(sig, NULL, &prev) < 0)
+			return -1;
+		xs_prog_set(sig, &prev);
+	}
+	xs_prog_get(sig, &prev);
+	if (act) {
+		/* the kernel first: a failure (EINVAL) leaves everything as it was */
+		if (xs_install(sig, act) < 0)
+			return -1;
+		xs_prog_set(sig, act);
+	}
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+int xlate_signals_install(void)
+{
+	struct sigaction a;
+
+	if (!interpose_real(&xs_reals, 0))
+		return -ENOSYS;
+	for (int sig = 1; sig < XS_NSIG; sig++) {
+		if (!xs_ours(sig) || xs_real(sig, NULL, &a) < 0)
+			continue;
+		xs_prog_set(sig, &a);
+		if (xs_is_handler(&a))
+			xs_install(sig, &a);
+	}
+	__atomic_store_n(&xl_signals_on, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* ---- the handler ----------------------------------------------------------------------- */
+
+/* What the interrupted thread was doing, kept around the program's handler. */
+struct xs_state {
+	struct xl_thread x;
+	struct xp_step step;
+	bool translated;  /* the ucontext was rewritten into the native state */
+	int64_t adj;	  /* and the count moved by this */
+	uint64_t flushes; /* the cache's flushes then */
+	uint64_t cache_regs[ARCH_CTX_NREGS];
+	uint64_t native_regs[ARCH_CTX_NREGS];
+};
+
+/* The native pc of a routine's state (xlate_ctx's 1 and 2): an exit stub's target, a block's pc. */
+static void xs_resolve(struct xl_cache *c, void *uc, int how)
+{
+	uint64_t pc = arch_ctx_pc(uc);
+	struct xl_block *b = xlate_cache_block_at(c, pc, NULL);
+
+	if (!b)
+		return;
+	if (how == 2 && (uint64_t)b->code == pc) {
+		arch_ctx_set_pc(uc, b->pc);
+		return;
+	}
+	for (uint32_t i = 0; how == 1 && i < b->nexits; i++)
+		if (b->code + b->exit[i].stub_off == (uint8_t *)pc)
+			arch_ctx_set_pc(uc, b->exit[i].target);
+}
+
+/* The ucontext of a thread interrupted in its cache: the native state it stands for. */
+static void xs_to_native(struct xs_state *s, void *uc)
+{
+	struct xl_thread *x = &xl_self;
+	const struct xl_routines *r;
+	struct xl_block *b;
+	int rc;
+
+	if (x->in_disp || !x->cache || !xlate_cache_owns(x->cache, arch_ctx_pc(uc)))
+		return;
+	b = xlate_cache_block_at(x->cache, arch_ctx_pc(uc), &r);
+	if (!b && !r)
+		return;
+	arch_ctx_get_regs(uc, s->cache_regs);
+	rc = arch_xl_native_ctx(b, r, uc, &s->adj);
+	if (rc < 0) {
+		arch_ctx_set_regs(uc, s->cache_regs);
+		return;
+	}
+	if (rc > 0)
+		xs_resolve(x->cache, uc, rc);
+	xp_self.step.count += (uint64_t)s->adj;
+	arch_ctx_get_regs(uc, s->native_regs);
+	s->flushes = x->cache->flushes;
+	s->translated = true;
+}
+
+struct xs_resume {
+	uint64_t pc;
+	uint64_t code; /* its translation, 0: none */
+};
+
+static void xs_translate(void *p)
+{
+	struct xs_resume *r = p;
+	struct xl_cache *c = xl_self.cache;
+	struct xl_block *b;
+
+	if (c->epoch != __atomic_load_n(&xl_code_epoch, __ATOMIC_ACQUIRE))
+		xlate_cache_flush(c);
+	b = xlate_cache_find(c, r->pc);
+	if (!b)
+		b = xlate_cache_translate(c, r->pc);
+	if (b) {
+		xlate_cache_publish(c, b);
+		r->code = (uint64_t)b->code;
+	}
+}
+
+/*
+ * The handler returned to a thread that was in its cache: back to the
+ * translated state if the handler left the native one alone and the cache
+ * was not flushed meanwhile; else on at the translation of the native pc
+ * (on the dispatcher's stack: a sigaltstack may be small).  What cannot be
+ * translated goes on natively.
+ */
+static void xs_to_cache(struct xs_state *s, void *uc)
+{
+	struct xl_thread *x = &xl_self;
+	uint64_t now[ARCH_CTX_NREGS];
+	struct xs_resume r = {arch_ctx_pc(uc), 0};
+
+	arch_ctx_get_regs(uc, now);
+	if (!memcmp(now, s->native_regs, sizeof(now)) && x->cache->flushes == s->flushes) {
+		arch_ctx_set_regs(uc, s->cache_regs);
+		xp_self.step.count -= (uint64_t)s->adj;
+		return;
+	}
+	if (!x->active)
+		return;
+	x->in_disp = 1;
+	xp_self.busy++;
+	arch_call_on_stack(xs_translate, &r, x->dstack);
+	xp_self.busy--;
+	x->in_disp = 0;
+	if (r.code)
+		arch_ctx_set_pc(uc, r.code);
+}
+
+/* The program's action for @sig, called as it asked. */
+static void xs_call(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction a;
+
+	xs_prog_get(sig, &a);
+	if (a.sa_flags & SA_RESETHAND) {
+		/* the kernel has reset it; so do we */
+		struct sigaction dfl;
+
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		xs_prog_set(sig, &dfl);
+	}
+	if (a.sa_flags & SA_SIGINFO) {
+		a.sa_sigaction(sig, si, uc);
+	} else if (a.sa_handler == SIG_DFL) {
+		/* our handler raced with the program's change to SIG_DFL: the default, now */
+		xs_real(sig, &a, NULL);
+		syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+	} else if (a.sa_handler != SIG_IGN) {
+		a.sa_handler(sig);
+	}
+}
+
+static void xs_on_signal(int sig, siginfo_t *si, void *uc)
+{
+	struct xp_thread *t = &xp_self;
+	struct xl_thread *x = &xl_self;
+	struct xs_state s;
+	uint64_t before, added;
+	int saved = errno;
+
+	memset(&s, 0, sizeof(s));
+	s.x = *x;
+	xs_to_native(&s, uc);
+	s.step = t->step;
+	/* the handler: out of any session, its hooked calls counted as their own */
+	if (x->in_disp)
+		x->no_xlate = 1;
+	x->active = 0;
+	x->via = 0;
+	x->exited = 0;
+	t->step.depth = 0;
+	before = t->step.count;
+	errno = saved;
+	xs_call(sig, si, uc);
+	saved = errno;
+	/*
+	 * What the handler counted is none of the interrupted evaluations': the
+	 * count as it was (code that read it before the signal may subtract a
+	 * start from it), and the run's total keeps it (worker_close_run).
+	 */
+	added = t->step.count - before;
+	t->run_start -= added;
+	t->step = s.step;
+	s.x.cache = x->cache;
+	s.x.flushes = x->flushes;
+	*x = s.x;
+	if (s.translated)
+		xs_to_cache(&s, uc);
+	errno = saved;
+}
