@@ -249,6 +249,13 @@ void xlate_code_taint(uint64_t lo, uint64_t hi);
 /* Whether [lo, hi) holds code translations may have been made of. */
 bool xlate_code_overlaps(uint64_t lo, uint64_t hi);
 
+/* ---- xlate_guard.c: code changed, stacks switched ---- */
+
+/* The translation engine counts (xlate_setup): the guards act. */
+extern bool xl_on;
+/* A translated call of this is made natively: its caller goes on natively. */
+void xlate_leave(void);
+
 /* ---- xlate_signal.c ---- */
 
 /* Whether the program's signal handlers are interposed (the translation engine). */

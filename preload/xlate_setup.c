@@ -38,6 +38,7 @@ int xlate_setup(void)
 		return -ERANGE;
 	}
 	xlate_code_refresh();
+	__atomic_store_n(&xl_on, true, __ATOMIC_RELEASE);
 	if (xlate_signals_install())
 		log_msg("steps: cannot wrap the program's signal handlers: a handler interrupting "
 			"translated code sees the code cache's addresses");

@@ -311,10 +311,11 @@ static void xs_on_signal(int sig, siginfo_t *si, void *uc)
 	/*
 	 * What the handler counted is none of the interrupted evaluations': the
 	 * count as it was (code that read it before the signal may subtract a
-	 * start from it), and the run's total keeps it (worker_close_run).
+	 * start from it), and the run's total keeps it.
 	 */
 	added = t->step.count - before;
-	t->run_start -= added;
+	if (added && t->worker && t->worker->map.hdr)
+		t->worker->map.hdr->run_total += added;
 	t->step = s.step;
 	s.x.cache = x->cache;
 	s.x.flushes = x->flushes;

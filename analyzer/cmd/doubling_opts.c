@@ -47,7 +47,7 @@ void cmd_doubling_usage(FILE *out)
 	      "  -o DIR                   where the runs' dump directories go (default: a new\n"
 	      "                           " XP_DBL_BASE_TEMPLATE " here); must be empty or new\n"
 	      "  -H, --hook, --spec, --window, --counter, --callers, --no-aslr,\n"
-	      "  --no-children, --step-first, --step-every, --step-limit\n"
+	      "  --no-children, --step-engine, --step-first, --step-every, --step-limit\n"
 	      "                           as for extprof run (see extprof run --help)\n"
 	      "  --plot FILE.png|FILE.svg a log-log plot of a value against N\n"
 	      "  --plot-value per-eval|evaluations|cost\n"
@@ -208,6 +208,8 @@ static const char *run_only(int c)
 		return "--step-every";
 	case XP_OPT_STEP_LIMIT:
 		return "--step-limit";
+	case XP_OPT_STEP_ENGINE:
+		return "--step-engine";
 	case OPT_WARMUP:
 		return "--warmup";
 	case OPT_REPEAT:

@@ -21,7 +21,7 @@ static void csv_flags(FILE *out, unsigned flags)
 		}
 }
 
-static void csv_row(FILE *out, const struct xp_row *row, bool sampled)
+static void csv_row(FILE *out, const struct xp_row *row, bool sampled, bool translated)
 {
 	const struct xp_fin *f = &row->fin;
 
@@ -43,6 +43,8 @@ static void csv_row(FILE *out, const struct xp_row *row, bool sampled)
 	fprintf(out, ",%.9g", row->observed_share);
 	if (sampled)
 		fprintf(out, ",%llu", (unsigned long long)f->samples);
+	if (translated)
+		fprintf(out, ",%llu", (unsigned long long)(f->evaluations - f->samples));
 	if (row->exe) {
 		fputc(',', out);
 		xp_out_csv_field(out, row->exe);
@@ -52,14 +54,17 @@ static void csv_row(FILE *out, const struct xp_row *row, bool sampled)
 
 int xp_report_csv(const struct xp_report *r, FILE *out)
 {
-	/* last columns: with steps, the stepped; when the report keeps executables apart */
+	/* last columns: with steps, the stepped (trap) or not counted whole (translate);
+	 * when the report keeps executables apart */
 	fputs("kind,name,object,evaluations,per_eval,cost,share,observed,observed_per_cost,"
 	      "settled,hits,recursive,abandoned,outside,p50,p99,flags,observed_share",
 	      out);
 	if (r->sampled)
 		fputs(",stepped", out);
+	if (r->translated)
+		fputs(",not_whole", out);
 	fputs(r->by_exe ? ",executable\r\n" : "\r\n", out);
 	for (size_t i = 0; i < r->nrows; i++)
-		csv_row(out, &r->rows[i], r->sampled);
+		csv_row(out, &r->rows[i], r->sampled, r->translated);
 	return 0;
 }

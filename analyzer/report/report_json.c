@@ -15,7 +15,10 @@ static void json_counter(struct xp_json *j, const struct xp_report *r)
 	xp_json_key_str(j, "unit", r->counter_unit);
 	xp_json_key_bool(j, "deterministic", r->deterministic);
 	/* additions, docs/json.md: steps, only */
+	if (r->translated)
+		xp_json_key_str(j, "engine", "translate");
 	if (r->sampled) {
+		xp_json_key_str(j, "engine", "trap");
 		xp_json_key_bool(j, "sampled", true);
 		xp_json_key_u64(j, "step_first", r->step_first);
 		xp_json_key_u64(j, "step_every", r->step_every);
@@ -103,7 +106,8 @@ static void json_flags(struct xp_json *j, unsigned flags)
 	xp_json_end(j, ']');
 }
 
-static void json_row(struct xp_json *j, const struct xp_row *row, bool callers, bool sampled)
+static void json_row(struct xp_json *j, const struct xp_row *row, bool callers, bool sampled,
+		     bool translated)
 {
 	xp_json_begin(j, '{');
 	xp_json_key_str(j, "kind", row->kind);
@@ -129,6 +133,8 @@ static void json_row(struct xp_json *j, const struct xp_row *row, bool callers, 
 	xp_json_key_u64(j, "negative", row->fin.negative);
 	if (sampled)
 		xp_json_key_u64(j, "stepped", row->fin.samples);
+	if (translated)
+		xp_json_key_u64(j, "not_whole", row->fin.evaluations - row->fin.samples);
 	xp_json_key_u64(j, "histogram_lost", row->fin.hist_lost);
 	if (callers)
 		json_chains(j, row);
@@ -143,7 +149,7 @@ int xp_report_json(const struct xp_report *r, FILE *out)
 	json_head(&j, r);
 	xp_json_key_begin(&j, "declarations", '[');
 	for (size_t i = 0; i < r->nrows; i++)
-		json_row(&j, &r->rows[i], r->callers_depth > 0, r->sampled);
+		json_row(&j, &r->rows[i], r->callers_depth > 0, r->sampled, r->translated);
 	xp_json_end(&j, ']');
 	xp_json_finish(&j);
 	return 0;

@@ -68,6 +68,26 @@ static void text_sampled(FILE *out, const struct xp_report *r)
 		xp_fmt_u64(c, r->step_limit));
 }
 
+/* steps, translated: every evaluation counted; those that ran in part natively said. */
+static void text_translated(FILE *out, const struct xp_report *r)
+{
+	char a[XP_U64_BUF], b[XP_U64_BUF];
+	uint64_t k = 0, n = 0;
+
+	if (!r->translated)
+		return;
+	for (size_t i = 0; i < r->nrows; i++) {
+		k = xp_sat_add(k, r->rows[i].fin.samples);
+		n = xp_sat_add(n, r->rows[i].fin.evaluations);
+	}
+	fprintf(out, "counted      every evaluation, from a code cache: %s of %s counted whole",
+		xp_fmt_u64(a, k), xp_fmt_u64(b, n));
+	if (k < n)
+		fprintf(out, ";\n             %s ran in part natively (not-whole), without a delta",
+			xp_fmt_u64(a, n - k));
+	fputc('\n', out);
+}
+
 static void text_counter(FILE *out, const struct xp_report *r)
 {
 	char a[XP_U64_BUF], b[XP_U64_BUF];
@@ -80,7 +100,8 @@ static void text_counter(FILE *out, const struct xp_report *r)
 		r->deterministic ? "deterministic: the same work gives the same count"
 				 : "not deterministic: load moves single deltas, the floor holds");
 	text_sampled(out, r);
-	if (r->sampled) {
+	text_translated(out, r);
+	if (r->sampled || r->translated) {
 		fputs("calibration  none: steps counts none of the hook's own instructions\n", out);
 		return;
 	}
@@ -405,6 +426,12 @@ static void text_legend(FILE *out, const struct xp_report *r, struct columns col
 	      " was taken off:\n"
 	      "                         a measurement error, recorded as 0 (JSON: negative)\n",
 	      out);
+	if (r->translated)
+		fputs("       not-whole         some of its evaluations ran in part natively (code the"
+		      " translator cannot\n"
+		      "                         run): they have no delta, and observed is estimated "
+		      "from the others\n",
+		      out);
 	if (r->sampled)
 		fputs("       unstepped         none of its evaluations was stepped (or each ran "
 		      "past"

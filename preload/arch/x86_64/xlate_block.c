@@ -643,6 +643,11 @@ static bool xb_emit_insn(struct xb_out *o, const struct xb_ctx *c, const struct 
 		return true;
 	case XK_CALL:
 		xb_push_ret(o, next);
+		/* out of the cache: the callee returns natively (xlate_guard.c) */
+		if (x->target == (uint64_t)xlate_leave) {
+			o->p = xe_jmp(o->p, x->target);
+			return true;
+		}
 		o->p = xe_jmp32(o->p, &field);
 		xb_aim(o, field, x->target);
 		return true;
