@@ -76,7 +76,7 @@ struct xl_thread {
 	struct xl_cache *cache; /* the cache of this thread's worker */
 	uint64_t flushes;	/* times this thread's cache was flushed */
 	uint32_t no_xlate;	/* a signal handler interrupted the dispatcher */
-	uint32_t pad;
+	uint32_t disp_busy;	/* the dispatcher holds one of xp_self.busy */
 };
 
 extern __thread struct xl_thread xl_self __attribute__((tls_model("initial-exec")));

@@ -39,6 +39,7 @@ void xlate_dispatch(void *unused)
 
 	(void)unused;
 	t->busy++;
+	x->disp_busy = 1;
 	if (x->arg) {
 		from = xlate_cache_block_at(c, x->arg, NULL);
 		for (uint32_t i = 0; from && i < from->nexits; i++)
@@ -75,6 +76,7 @@ void xlate_dispatch(void *unused)
 	if (c->epoch != __atomic_load_n(&xl_code_epoch, __ATOMIC_ACQUIRE))
 		c->table[b->pc & ((1u << XL_TABLE_BITS) - 1)].pc = 0;
 out:
+	x->disp_busy = 0;
 	t->busy--;
 	errno = saved;
 }

@@ -253,7 +253,9 @@ static void xs_to_cache(struct xs_state *s, void *uc)
 		return;
 	x->in_disp = 1;
 	xp_self.busy++;
+	x->disp_busy = 1;
 	arch_call_on_stack(xs_translate, &r, x->dstack);
+	x->disp_busy = 0;
 	xp_self.busy--;
 	x->in_disp = 0;
 	if (r.code)
@@ -297,9 +299,15 @@ static void xs_on_signal(int sig, siginfo_t *si, void *uc)
 	s.x = *x;
 	xs_to_native(&s, uc);
 	s.step = t->step;
-	/* the handler: out of any session, its hooked calls counted as their own */
+	/*
+	 * The handler: out of any session, its hooked calls counted as their
+	 * own; not translated if it interrupted the dispatcher, but counted
+	 * still (the dispatcher's busy is the dispatcher's calls', not its)
+	 */
 	if (x->in_disp)
 		x->no_xlate = 1;
+	if (x->disp_busy)
+		t->busy--;
 	x->active = 0;
 	x->via = 0;
 	x->exited = 0;
@@ -317,6 +325,8 @@ static void xs_on_signal(int sig, siginfo_t *si, void *uc)
 	if (added && t->worker && t->worker->map.hdr)
 		t->worker->map.hdr->run_total += added;
 	t->step = s.step;
+	if (s.x.disp_busy)
+		t->busy++;
 	s.x.cache = x->cache;
 	s.x.flushes = x->flushes;
 	*x = s.x;
