@@ -320,7 +320,10 @@ static void worker_abandon_in_place(struct xp_worker *w, struct xp_thread *t)
 
 void worker_close_run(struct xp_worker *w, struct xp_thread *t)
 {
-	uint64_t now = xp_counter_read();
+	/* steps counts per thread: @t's own count, which may be another thread's */
+	uint64_t now = xp.counter.kind == EXTPROF_COUNTER_STEPS
+			       ? __atomic_load_n(&t->step.count, __ATOMIC_RELAXED)
+			       : xp_counter_read();
 
 	if (xp.window_decl != UINT32_MAX) {
 		/* the thread's last window episode */

@@ -209,6 +209,17 @@ void xlate_after_fork(struct xp_thread *t);
  * arena near @near; NULL if none can be had (said once).
  */
 struct xl_cache *xlate_cache_get(struct xp_thread *t, uint64_t near);
+/* What xlate_cache_ready is given: the thread, and where its first arena goes. */
+struct xl_ready {
+	struct xp_thread *t;
+	uint64_t near;
+};
+/*
+ * The calling thread's cache made (xlate_cache_get) or flushed if code
+ * changed, errno left as it was: a slow path of the evaluation path
+ * (@arg: struct xl_ready), through xp_call_preserving.
+ */
+void xlate_cache_ready(void *arg);
 /*
  * Thread @t is ending, out of any session: its cache @c goes to the next
  * thread that needs one (a thread's cache whose thread is gone does too).

@@ -387,3 +387,16 @@ struct xl_block *xlate_cache_block_at(struct xl_cache *c, uint64_t addr,
 	}
 	return NULL;
 }
+
+void xlate_cache_ready(void *arg)
+{
+	struct xl_ready *g = arg;
+	struct xl_thread *x = &xl_self;
+	int saved = errno;
+
+	if (!x->cache)
+		x->cache = xlate_cache_get(g->t, g->near);
+	else if (x->cache->epoch != __atomic_load_n(&xl_code_epoch, __ATOMIC_ACQUIRE))
+		xlate_cache_flush(x->cache);
+	errno = saved;
+}

@@ -43,32 +43,16 @@ __thread struct xl_thread xl_self __attribute__((tls_model("initial-exec")));
 
 void xp_call_preserving(void (*fn)(void *), void *arg);
 
-struct xs_get {
-	struct xp_thread *t;
-	uint64_t near;
-};
-
-static void xs_slow_get(void *p)
-{
-	struct xs_get *g = p;
-	struct xl_thread *x = &xl_self;
-
-	if (!x->cache)
-		x->cache = xlate_cache_get(g->t, g->near);
-	else if (x->cache->epoch != __atomic_load_n(&xl_code_epoch, __ATOMIC_ACQUIRE))
-		xlate_cache_flush(x->cache);
-}
-
 /* The thread's cache, ready for a session near @near, its slots set: false if none. */
 static bool xs_ready(struct xp_thread *t, uint64_t near)
 {
 	struct xl_thread *x = &xl_self;
 
 	if (!x->cache || x->cache->epoch != __atomic_load_n(&xl_code_epoch, __ATOMIC_ACQUIRE)) {
-		struct xs_get g = {t, near};
+		struct xl_ready g = {t, near};
 
 		t->busy = 1;
-		xp_call_preserving(xs_slow_get, &g);
+		xp_call_preserving(xlate_cache_ready, &g);
 		t->busy = 0;
 		if (!x->cache)
 			return false;
