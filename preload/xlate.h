@@ -97,15 +97,22 @@ struct xl_insn {
 	uint8_t aux;	   /* the port's */
 };
 
-/* An exit of a block whose target is not linked yet, or linked through its stub. */
+/*
+ * An exit of a block to native @target: through its stub until linked (the
+ * dispatcher aims the branch at @site_off at the target's translation), or
+ * linked when it was translated.  A side exit (a conditional branch the
+ * block goes on after) first takes back, at @sub_off, the @rem
+ * instructions the block added and did not run.
+ */
 struct xl_exit {
 	uint64_t target;   /* native */
-	uint16_t stub_off; /* from the block's code */
+	uint16_t stub_off; /* from the block's code; 0: no stub (linked at once) */
 	uint16_t site_off; /* the rel32 of the branch that reaches the stub */
-	uint32_t pad;
+	uint16_t sub_off;  /* a side exit's taking back; 0: none */
+	uint16_t rem;	   /* what it takes back */
 };
 
-#define XL_MAX_EXITS 2
+#define XL_MAX_EXITS 5
 
 /* A translated block: its record, then its code, in an arena. */
 struct xl_block {
@@ -125,9 +132,10 @@ struct xl_block {
 	struct xl_insn insn[XL_MAX_INSNS + 1];
 };
 
-#define XL_B_FALL   (1u << 0) /* insn[ninsn] is a jump to the block's end (pc + its length) */
-#define XL_B_NATIVE (1u << 1) /* the block leaves for native code at its pc (a stub's head or R2)  \
-			       */
+#define XL_B_FALL (1u << 0) /* insn[ninsn] is a jump to the block's end (pc + its length) */
+#define XL_B_NATIVE                                                                                \
+	(1u << 1) /* the block leaves for native code at its pc (a stub's head or R2)              \
+		   */
 
 /* The routines of an arena, which blocks reach with a rel32 (the port writes them). */
 struct xl_routines {

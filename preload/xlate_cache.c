@@ -295,6 +295,7 @@ static struct xl_block *xc_translate_in(struct xl_cache *c, struct xl_arena *a, 
 	__atomic_store_n(&a->nblocks, a->nblocks + 1, __ATOMIC_RELEASE);
 	xc_hash_add(c, b);
 	c->translated++;
+
 	return b;
 }
 

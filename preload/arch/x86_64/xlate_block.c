@@ -76,8 +76,12 @@ struct xb_insn {
 	uint8_t kind;
 	uint8_t weight;
 	uint8_t rip_rel; /* a copied one has a rip-relative operand */
+	uint8_t side;	 /* a jcc the block goes on after (its fall-through) */
 	uint32_t rd, wr; /* the arithmetic flags it reads, writes */
 };
+
+/* Side exits a block may have: conditional branches it goes on after. */
+#define XB_MAX_SIDES 3
 
 /* What the translation of a block is being built from. */
 struct xb_ctx {
@@ -318,14 +322,37 @@ static uint8_t xb_weight(enum xl_code code, uint64_t pc)
 	}
 }
 
+/* Whether @pc is one of the block's instructions so far. */
+static bool xb_in_block(const struct xb_ctx *c, uint64_t pc)
+{
+	for (uint32_t i = 0; i < c->n; i++)
+		if (c->insn[i].pc == pc)
+			return true;
+	return false;
+}
+
 /*
- * Decode the block at @pc.  False when not even its first instruction can
- * be translated.
+ * Whether the block may go on at @pc (a jmp's target, a jcc's
+ * fall-through): code of the same kind, not a stub's head or R2, not in
+ * the block already; the end of its range in *@end.
+ */
+static bool xb_may_follow(const struct xb_ctx *c, uint64_t pc, uint64_t *end)
+{
+	return c->n + 1 < XL_MAX_INSNS && !arch_xl_is_head(pc) && !xb_is_r2(pc) &&
+	       xlate_code_kind(pc, end) == c->code && !xb_in_block(c, pc);
+}
+
+/*
+ * Decode the block at @pc: a superblock, which goes on through direct jumps
+ * (elided) and past conditional branches (side exits), so that a loop's
+ * body adds its count once a trip.  False when not even its first
+ * instruction can be translated.
  */
 static bool xb_decode_block(struct xb_ctx *c, uint64_t pc)
 {
 	ZydisDecoder dec;
-	uint64_t at = pc;
+	uint64_t at = pc, end;
+	uint32_t sides = 0;
 
 	xb_decoder(&dec);
 	c->code = xlate_code_kind(pc, &c->range_end);
@@ -347,10 +374,24 @@ static bool xb_decode_block(struct xb_ctx *c, uint64_t pc)
 		xb_flags(&x->in, &x->rd, &x->wr);
 		at += x->in.length;
 		c->n++;
-		if (ends) {
-			c->fall = false;
-			break;
+		if (!ends)
+			continue;
+		if (x->kind == XK_JMP && x->weight && xb_may_follow(c, x->target, &end)) {
+			x->kind = XK_JMP_ELIDED;
+			at = x->target;
+			c->range_end = end;
+			continue;
 		}
+		/* a loop's back edge ends the block: its trips add once each, not twice */
+		if (x->kind == XK_JCC && sides < XB_MAX_SIDES && !xb_in_block(c, x->target) &&
+		    xb_may_follow(c, at, &end)) {
+			x->side = 1;
+			sides++;
+			c->range_end = end;
+			continue;
+		}
+		c->fall = false;
+		break;
 	}
 	c->end = at;
 	return c->n > 0;
@@ -426,6 +467,8 @@ static int xb_dead_point(const struct xb_ctx *c)
 	uint32_t live[XL_MAX_INSNS + 1];
 	int k = -1;
 
+	uint32_t first_side = c->n;
+
 	live[c->n] = xb_live_end(c);
 	for (int i = (int)c->n - 1; i >= 0; i--) {
 		const struct xb_insn *x = &c->insn[i];
@@ -434,9 +477,14 @@ static int xb_dead_point(const struct xb_ctx *c)
 		/* a call and a return: nothing of the flags lives across them */
 		if (x->kind == XK_CALL || x->kind == XK_CALL_IND || x->kind == XK_RET)
 			after = 0;
+		if (x->side) {
+			after |= xb_live_at(x->target);
+			first_side = (uint32_t)i;
+		}
 		live[i] = x->rd | (after & ~x->wr);
 	}
-	for (uint32_t i = 0; i <= c->n; i++) {
+	/* the count is added before any side exit: each takes back what it skips */
+	for (uint32_t i = 0; i <= c->n && i <= first_side; i++) {
 		if (i == c->n && !c->fall)
 			break;
 		if (!live[i]) {
@@ -449,16 +497,31 @@ static int xb_dead_point(const struct xb_ctx *c)
 
 /* ---- emission ------------------------------------------------------------------------------ */
 
-/* A rel32 field to aim at an exit (a native target) once the exit stubs are laid out. */
+/*
+ * An exit: a rel32 field to aim at its stub once the stubs are laid out (NULL:
+ * linked already), its native target, and for a side exit where it takes
+ * back what the block did not run.
+ */
 struct xb_fix {
 	uint8_t *field;
 	uint64_t target;
+	uint16_t sub_off;
+	uint16_t rem;
+};
+
+/* A side exit's jcc: its rel32, its target, what it takes back. */
+struct xb_side {
+	uint8_t *field;
+	uint64_t target;
+	uint16_t rem;
 };
 
 struct xb_out {
 	uint8_t *p;
 	struct xb_fix fix[XL_MAX_EXITS];
 	uint32_t nfix;
+	struct xb_side side[XB_MAX_SIDES];
+	uint32_t nside;
 	uint8_t *lit_field[2]; /* pushq ret(%rip) fields, and their values */
 	uint64_t lit[2];
 	uint32_t nlit;
@@ -467,21 +530,31 @@ struct xb_out {
 
 /* A direct branch's rel32 @field to native @target: its block if translated and near, else an exit.
  */
-static void xb_aim(struct xb_out *o, uint8_t *field, uint64_t target)
+static void xb_aim_exit(struct xb_out *o, uint8_t *field, uint64_t target, uint16_t sub_off,
+			uint16_t rem)
 {
 	struct xl_block *t = xlate_cache_find(xl_self.cache, target);
+	bool linked = t && xe_rel32_ok(field + 4, (uint64_t)t->code);
 
-	if (t && xe_rel32_ok(field + 4, (uint64_t)t->code)) {
+	if (linked)
 		xe_set_rel32(field, (uint64_t)t->code);
+	/* a side exit is recorded even when linked: the signal path reads it */
+	if (linked && !sub_off)
 		return;
-	}
 	if (o->nfix == XL_MAX_EXITS) {
 		o->overflow = true;
 		return;
 	}
-	o->fix[o->nfix].field = field;
+	o->fix[o->nfix].field = linked ? NULL : field;
 	o->fix[o->nfix].target = target;
+	o->fix[o->nfix].sub_off = sub_off;
+	o->fix[o->nfix].rem = rem;
 	o->nfix++;
+}
+
+static void xb_aim(struct xb_out *o, uint8_t *field, uint64_t target)
+{
+	xb_aim_exit(o, field, target, 0, 0);
 }
 
 static void xb_push_ret(struct xb_out *o, uint64_t ret)
@@ -626,9 +699,19 @@ static bool xb_emit_insn(struct xb_out *o, const struct xb_ctx *c, const struct 
 		return true;
 	case XK_JCC:
 		o->p = xe_jcc32(o->p, in->opcode & 0x0f, &field);
+		if (x->side) {
+			/* to its taking back, laid out after the body (xb_emit_sides) */
+			o->side[o->nside].field = field;
+			o->side[o->nside].target = x->target;
+			o->nside++;
+			return true;
+		}
 		xb_aim(o, field, x->target);
 		o->p = xe_jmp32(o->p, &field);
 		xb_aim(o, field, next);
+		return true;
+	case XK_JMP_ELIDED:
+		/* the block goes on at its target: nothing to emit */
 		return true;
 	case XK_JRCXZ:
 		/* the original over the next jmp: taken lands on the second */
@@ -677,7 +760,38 @@ static bool xb_emit_insn(struct xb_out *o, const struct xb_ctx *c, const struct 
 	}
 }
 
-/* An exit stub for each fix: mov %rax,save_rax; lea stub(%rip),%rax; jmp dispatch. */
+/*
+ * Each side exit: the count less what the block added and did not run
+ * (through rax, leaving the flags alone), then a jmp to its target, linked
+ * or to an exit stub as the others'.
+ */
+static void xb_emit_sides(struct xb_out *o, struct xl_block *b)
+{
+	int32_t count = (int32_t)xl_cfg.tp_count;
+
+	for (uint32_t i = 0; i < o->nside; i++) {
+		const struct xb_side *sd = &o->side[i];
+		uint16_t sub_off = (uint16_t)(o->p - b->code);
+		uint8_t *field;
+
+		xe_set_rel32(sd->field, (uint64_t)o->p);
+		if (sd->rem) {
+			o->p = xe_store_fs(o->p, XR_RAX, XL_OFF(save_rax));
+			o->p = xe_load_fs(o->p, XR_RAX, count);
+			/* lea -rem(%rax), %rax, with a disp32 for a fixed layout */
+			o->p = xe_u8(o->p, 0x48);
+			o->p = xe_u8(o->p, 0x8d);
+			o->p = xe_u8(o->p, 0x80);
+			o->p = xe_u32(o->p, (uint32_t) - (int32_t)sd->rem);
+			o->p = xe_store_fs(o->p, XR_RAX, count);
+			o->p = xe_load_fs(o->p, XR_RAX, XL_OFF(save_rax));
+		}
+		o->p = xe_jmp32(o->p, &field);
+		xb_aim_exit(o, field, sd->target, sub_off, sd->rem);
+	}
+}
+
+/* An exit stub for each unlinked exit: mov %rax,save_rax; lea stub(%rip),%rax; jmp dispatch. */
 static void xb_emit_exits(struct xb_out *o, struct xl_block *b, const struct xl_routines *r)
 {
 	b->nexits = 0;
@@ -686,6 +800,13 @@ static void xb_emit_exits(struct xb_out *o, struct xl_block *b, const struct xl_
 		uint8_t *stub = o->p;
 
 		e->target = o->fix[i].target;
+		e->sub_off = o->fix[i].sub_off;
+		e->rem = o->fix[i].rem;
+		if (!o->fix[i].field) {
+			e->stub_off = 0;
+			e->site_off = 0;
+			continue;
+		}
 		e->stub_off = (uint16_t)(stub - b->code);
 		e->site_off = (uint16_t)(o->fix[i].field - b->code);
 		xe_set_rel32(o->fix[i].field, (uint64_t)stub);
@@ -787,11 +908,17 @@ long arch_xl_translate(uint64_t pc, const struct xl_where *w, struct xl_block *b
 		cum += c.insn[i].weight;
 		if (!xb_emit_insn(&o, &c, &c.insn[i], rec) || o.overflow)
 			return -1;
+		/* a side exit takes back the rest of the block */
+		if (c.insn[i].side)
+			o.side[o.nside - 1].rem = (uint16_t)(total - cum);
 		if ((size_t)(o.p - w->out) > w->room - 256)
 			return -1;
 	}
 	b->ninsn = (uint8_t)c.n;
 	b->body_len = (uint16_t)(o.p - b->code);
+	xb_emit_sides(&o, b);
+	if (o.overflow)
+		return -1;
 	xb_emit_exits(&o, b, w->r);
 	xb_emit_literals(&o);
 	b->code_len = (uint32_t)(o.p - b->code);
@@ -800,6 +927,9 @@ long arch_xl_translate(uint64_t pc, const struct xl_where *w, struct xl_block *b
 
 void arch_xl_link(struct xl_block *b, const struct xl_exit *e, uint64_t to)
 {
+	/* linked when translated: nothing to do */
+	if (!e->stub_off)
+		return;
 	uint8_t *site = b->code + e->site_off, *stub = b->code + e->stub_off;
 
 	if (xe_rel32_ok(site + 4, to))

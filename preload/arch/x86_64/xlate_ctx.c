@@ -102,6 +102,38 @@ static int xc_routine(const struct xl_routines *r, greg_t *g)
 	}
 }
 
+/*
+ * Past the body: a side exit taking back what the block added and did not
+ * run (XK_ADD_KEEP's layout, then its jmp), or an exit stub; either way at
+ * the exit's target, rax back from its slot once borrowed.
+ */
+static int xc_exit(const struct xl_block *b, greg_t *g, uint64_t off, int64_t *adj)
+{
+	for (uint32_t i = 0; i < b->nexits; i++) {
+		const struct xl_exit *e = &b->exit[i];
+		uint64_t q;
+
+		if (e->sub_off && off >= e->sub_off &&
+		    off < e->sub_off + (uint64_t)(e->rem ? XK_SIDE_LEN : XK_JMP_LEN)) {
+			q = off - e->sub_off;
+			if (e->rem && q >= XK_KEEP_OFF(2) && q < XK_KEEP_LEN)
+				g[REG_RAX] = (greg_t)xl_self.save_rax;
+			/* not taken back yet: what it skips is in the count */
+			if (e->rem && q < XK_KEEP_OFF(4))
+				*adj = -(int64_t)e->rem;
+			g[REG_RIP] = (greg_t)e->target;
+			return 0;
+		}
+		if (e->stub_off && off >= e->stub_off && off < e->stub_off + 24u) {
+			if (off >= e->stub_off + 9u)
+				g[REG_RAX] = (greg_t)xl_self.save_rax;
+			g[REG_RIP] = (greg_t)e->target;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /* The weights of insn[0 .. i) of @b. */
 static uint32_t xc_cum(const struct xl_block *b, uint32_t i)
 {
@@ -141,20 +173,8 @@ int arch_xl_native_ctx(const struct xl_block *b, const struct xl_routines *r, vo
 		return 0;
 	}
 	off = (uint64_t)g[REG_RIP] - (uint64_t)b->code;
-	if (off >= b->body_len) {
-		/* an exit stub: the block is done; rax borrowed after its first mov */
-		for (i = 0; i < b->nexits; i++) {
-			const struct xl_exit *e = &b->exit[i];
-
-			if (off >= e->stub_off && off < e->stub_off + 24u) {
-				if (off >= e->stub_off + 9u)
-					g[REG_RAX] = (greg_t)xl_self.save_rax;
-				g[REG_RIP] = (greg_t)e->target;
-				return 0;
-			}
-		}
-		return -1;
-	}
+	if (off >= b->body_len)
+		return xc_exit(b, g, off, adj);
 	if (b->add_len && off >= b->add_off && off < (uint64_t)b->add_off + b->add_len) {
 		q = off - b->add_off;
 		added = false;

@@ -19,6 +19,7 @@ enum xk_kind {
 	XK_RET,	     /* popq tgt, [lea imm16(%rsp),%rsp], jmp lookup */
 	XK_SYSCALL,  /* mov %rax,sysnr; syscall; then out for a new thread or child */
 	XK_FALL,     /* jmp rel32 to the instruction after the block (no native instruction) */
+	XK_JMP_ELIDED, /* a jmp the block goes on after, at its target: nothing */
 };
 
 /* The target into tgt: a register (aux 0), or through rax (aux: the mov's length). */
@@ -30,6 +31,9 @@ enum xk_kind {
 #define XK_SYS_NR    9 /* mov %rax, sysnr */
 #define XK_JCC_LEN   6
 #define XK_JMP_LEN   5
+
+/* A side exit's taking back: XK_ADD_KEEP's layout, then jmp rel32. */
+#define XK_SIDE_LEN (XK_KEEP_LEN + XK_JMP_LEN)
 
 /* How the count is added (struct xl_block.add_kind). */
 enum xk_add {
