@@ -505,10 +505,13 @@ int xp_eval_exit(uint64_t *slot)
 	struct xp_frame f = t->stack[depth - 1];
 	uint64_t delta;
 
-	if (__builtin_expect((f.slot != (uint64_t)slot) | (f.flags != 0) |
+	/* steps: a counted evaluation (STEPPED, the code cache's every one) is common too */
+	if (__builtin_expect((f.slot != (uint64_t)slot) | (f.flags & ~XP_FRAME_STEPPED) |
 				     (xp.window_decl != UINT32_MAX),
 			     0))
 		return eval_exit(slot, NULL, now);
+	if (f.flags)
+		step_exit_mark(&f, (uint64_t)slot);
 	/* f is a copy, taken before the pop: a signal handler may reuse the entry */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	*slot = f.ret;
@@ -519,7 +522,7 @@ int xp_eval_exit(uint64_t *slot)
 	if (depth > 1 && t->filling != depth - 1)
 		t->stack[depth - 2].nested += f.nested + xp.meta.nested_overhead;
 	/* a frame of no flags is never one stepping reached (step.c) */
-	return 0;
+	return f.flags ? step_exit(t, &f) : 0;
 }
 
 /* Called by the stubs' fast path (stub_fast.S) for every exit but the common one. */

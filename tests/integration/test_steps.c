@@ -173,7 +173,7 @@ static void expect_known(json_t *report, const char *err, const char *engine)
 
 static json_t *known_run(const char *threads, const char *engine, struct run_result *r)
 {
-	/* the code cache's threads take long enough to run at once with more rounds */
+	/* the code cache runs more rounds: more ticks land in translated code */
 	const char *argv[] = {target(), "-n",	 strcmp(engine, TRAP) ? "4000" : "40",
 			      "-t",	threads, "-i",
 			      "200",	"known", NULL};

@@ -76,11 +76,16 @@ struct xb_insn {
 	uint8_t kind;
 	uint8_t weight;
 	uint8_t rip_rel; /* a copied one has a rip-relative operand */
-	uint8_t side;	 /* a jcc the block goes on after (its fall-through) */
+	uint8_t side;	 /* a jcc the block goes on after, at its fall-through */
 	uint32_t rd, wr; /* the arithmetic flags it reads, writes */
 };
 
-/* Side exits a block may have: conditional branches it goes on after. */
+/*
+ * Side exits a block may have: conditional branches it goes on after.  (A
+ * loop's body is not unrolled: the example checker ran 15 % slower with two
+ * or four copies than with one, its loops leaving early through the side
+ * exits, whose taking back of the count lies on the count's own chain.)
+ */
 #define XB_MAX_SIDES 3
 
 /* What the translation of a block is being built from. */
