@@ -52,11 +52,13 @@ static inline bool step_in_shim(uint64_t pc)
 struct dump_meta;
 
 /*
- * Make steps the counter: read EXTPROF_STEP_FIRST, _EVERY and _LIMIT into
- * @meta, refuse under a tracer, find the shim's text, install the SIGTRAP
- * handler.  0, or -errno with the reason said in one line.
+ * Make steps the counter, by the engine EXTPROF_STEP_ENGINE names (the code
+ * cache when @automatic: auto's choice): find the shim's text; the code
+ * cache made ready (xlate_setup), or for the trap engine EXTPROF_STEP_FIRST,
+ * _EVERY and _LIMIT read into @meta, a tracer refused, the SIGTRAP handler
+ * installed.  0, or -errno with the reason said in one line.
  */
-int step_setup(struct dump_meta *meta);
+int step_setup(struct dump_meta *meta, bool automatic);
 
 /*
  * The entry of activation @f at @slot, its frame pushed: whether it is

@@ -90,12 +90,12 @@ static uint32_t step_read_engine(void)
 	return STEP_ENGINE_TRANSLATE;
 }
 
-int step_setup(struct dump_meta *meta)
+int step_setup(struct dump_meta *meta, bool automatic)
 {
 	long tracer;
 	int err;
 
-	step_cfg.engine = step_read_engine();
+	step_cfg.engine = automatic ? STEP_ENGINE_TRANSLATE : step_read_engine();
 	if (!dl_iterate_phdr(step_text_visit, (void *)(uint64_t)step_setup)) {
 		log_msg("steps: cannot find the shim's own code");
 		return -ENOENT;
@@ -109,6 +109,8 @@ int step_setup(struct dump_meta *meta)
 			meta->step_limit = 0;
 			return 0;
 		}
+		if (automatic)
+			return err;
 		log_msg("steps: single-stepping instead");
 		step_cfg.engine = STEP_ENGINE_TRAP;
 	}

@@ -60,6 +60,10 @@
 	movq %rax, \off(%rsp)
 .endm
 
+/* the callee-saved registers xp_thunk_exit_callers pushed, back */
+#define POP_CALLEE \
+	pop %rbx; pop %rbp; pop %r12; pop %r13; pop %r14; pop %r15
+
 /* lfence when the counter is ordered; the flags are F's to clobber, as a call's */
 #define FENCE_F \
 	cmpb $0, xp+XS_ORDERED(%rip); je 9f; lfence; 9:
@@ -167,17 +171,19 @@ xp_thunk_exit_callers:
 	leaq 8(%rsp), %rsi
 	call xp_eval_exit_callers
 	leaq 8(%rsp), %rsp
+	cmpl $3, %eax
+	je 3f
 	testl %eax, %eax
-	pop %rbx
-	pop %rbp
-	pop %r12
-	pop %r13
-	pop %r14
-	pop %r15
+	POP_CALLEE
 	RESTORE_GPRS
 	jnz 1f
 	ret
 1:	STEP_ON
+	ret
+3:	/* the code cache goes on in the caller: return into it, which pops R1 */
+	RESUME_CACHE 120
+	POP_CALLEE
+	RESTORE_GPRS
 	ret
 	.cfi_endproc
 	.size xp_thunk_exit_callers, .-xp_thunk_exit_callers
