@@ -381,7 +381,13 @@ static void text_legend(FILE *out, const struct xp_report *r, struct columns col
 {
 	char a[XP_U64_BUF];
 
-	if (r->sampled)
+	if (r->translated)
+		fputs("\nper-eval: per evaluation, the least count; cost = per-eval x evaluations;"
+		      " share = cost / run total\n(the instructions of the hooked calls);"
+		      " observed = the sum of the counts (a call's observed holds its callees');\n"
+		      "obs share = observed / run total; obs/cost = observed / cost\n",
+		      out);
+	else if (r->sampled)
 		fputs("\nper-eval: per evaluation, the least of the stepped ones; cost = per-eval x"
 		      " evaluations;\nobserved = the stepped ones' mean x evaluations (a call's"
 		      " observed holds its callees'); obs/cost = observed / cost\n",
