@@ -7,7 +7,9 @@
  * saved), with the hooked frames above given their real return addresses
  * for the walk.  Slow, and only when asked for.  At a clean exit the
  * addresses are turned into "function+0xoff" names for the dump, from each
- * object's function table (functab.c, what hooking reads too).
+ * object's function table (functab.c, what hooking reads too): a function
+ * without a symbol by its start from .eh_frame, "0x1a2b+0x1d@obj", as
+ * hooking names it ("0x1a2b@obj").
  */
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
@@ -78,6 +80,7 @@ int callers_resolve(uint64_t pc, char *buf, size_t len, uint64_t *offset)
 {
 	const struct functab *t;
 	const struct functab_sym *fn = NULL;
+	const struct functab_fde *fde;
 	struct link_map *map = NULL;
 	const char *path, *obj;
 	Dl_info info;
@@ -99,6 +102,10 @@ int callers_resolve(uint64_t pc, char *buf, size_t len, uint64_t *offset)
 	else if (info.dli_sname && info.dli_saddr)
 		snprintf(buf, len, "%s+0x%llx@%s", info.dli_sname,
 			 (unsigned long long)(pc - (uint64_t)info.dli_saddr), obj);
+	else if (t && (fde = functab_fde_holding(t, *offset)))
+		/* a function without a symbol is named by its start, as hooking names it */
+		snprintf(buf, len, "0x%llx+0x%llx@%s", (unsigned long long)fde->start,
+			 (unsigned long long)(*offset - fde->start), obj);
 	else
 		snprintf(buf, len, "0x%llx@%s", (unsigned long long)*offset, obj);
 	return 0;

@@ -350,6 +350,39 @@ static bool eval_record(struct xp_worker *w, const struct xp_frame *f, uint64_t 
 	return true;
 }
 
+/* (@floor, @hits) merged with (@other, @other_hits): the lower floor, its hits added when equal. */
+static void eval_floor_merge(uint64_t *floor, uint64_t *hits, uint64_t other, uint64_t other_hits)
+{
+	if (other < *floor) {
+		*floor = other;
+		*hits = other_hits;
+	} else if (other == *floor) {
+		*hits += other_hits;
+	}
+}
+
+/*
+ * An evaluation of declaration @idx, of delta @delta, ran inside the
+ * activation @parent: what the exports draw as its nesting (dump.h).  A
+ * parent that is not counted (inherited across a fork, or past the
+ * worker's table) is left out.  The stubs' fast path does the same.
+ */
+static void eval_record_nesting(struct xp_worker *w, uint32_t idx, const struct xp_frame *parent,
+				uint64_t delta)
+{
+	struct extprof_dump_decl *d = &w->map.decls[idx], *p;
+	uint32_t id = parent->idx + 1;
+
+	if (parent->flags & XP_FRAME_UNCOUNTED)
+		return;
+	p = &w->map.decls[parent->idx];
+	p->inner++;
+	p->inner_sum += delta;
+	d->nested++;
+	d->nested_sum += delta;
+	d->parent = !d->parent || d->parent == id ? id : EXTPROF_PARENT_SEVERAL;
+}
+
 /* No memcmp here: libc's uses vector registers. */
 static bool eval_same_chain(const uint64_t *a, const uint64_t *b, uint32_t n)
 {
@@ -361,26 +394,49 @@ static bool eval_same_chain(const uint64_t *a, const uint64_t *b, uint32_t n)
 }
 
 /*
- * The evaluation's chain of callers, in this declaration's slots: the
- * first free slot takes a new chain, and the last slot is "other", for the
- * chains that found no room.
+ * The evaluation's chain of callers, in this declaration's slots, the last
+ * of which is "other".  A new chain takes the first free slot; when none
+ * is free it takes the place of the chain of fewest evaluations, whose
+ * figures move to "other".  A chain that comes back climbs above the
+ * newcomers, which replace each other, so the slots come to hold the
+ * heaviest chains (by evaluations, approximately: a heavy chain first seen
+ * when the slots are full stays once it is seen again before the next
+ * newcomer arrives), not the first ones seen, and every evaluation stays
+ * counted.  No allocation, no lock: a signal handler's evaluation that
+ * lands in the middle of a replacement may leave its own in "other".
  */
 static void eval_record_caller(struct xp_worker *w, uint32_t idx, const uint64_t *pcs,
 			       uint32_t depth, uint64_t delta)
 {
-	uint32_t nslots = w->map.caller_slots, i;
+	uint32_t nslots = w->map.caller_slots, i, light = 0;
 	struct extprof_dump_caller *c = &w->map.callers[(uint64_t)idx * nslots];
 
 	for (i = 0; i + 1 < nslots; i++) {
-		if (!c[i].depth) {
-			for (uint32_t k = 0; k < depth; k++)
-				c[i].pc[k] = pcs[k];
-			c[i].depth = depth;
+		if (!c[i].depth)
 			break;
-		}
 		if (c[i].depth == depth && eval_same_chain(c[i].pc, pcs, depth))
-			break;
+			goto found;
+		if (c[i].evaluations < c[light].evaluations)
+			light = i;
 	}
+	if (i + 1 == nslots && nslots > 1) {
+		struct extprof_dump_caller *other = &c[nslots - 1];
+
+		i = light;
+		other->evaluations += c[i].evaluations;
+		other->sum += c[i].sum;
+		eval_floor_merge(&other->floor, &other->floor_hits, c[i].floor, c[i].floor_hits);
+		c[i].evaluations = 0;
+		c[i].sum = 0;
+		c[i].floor = EXTPROF_FLOOR_NONE;
+		c[i].floor_hits = 0;
+	}
+	if (i + 1 < nslots) {
+		for (uint32_t k = 0; k < depth; k++)
+			c[i].pc[k] = pcs[k];
+		c[i].depth = depth;
+	}
+found:
 	c += i;
 	c->evaluations++;
 	c->sum += delta;
@@ -459,7 +515,11 @@ static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *r
 		__atomic_sub_fetch(&xp_window_open, 1, __ATOMIC_RELAXED);
 	if (xp.window_decl != UINT32_MAX && !(f->flags & XP_FRAME_OUTSIDE))
 		eval_window_span(t, w, f->start, now);
-	if (eval_record(w, f, now - f->start, &delta) && regs && w->map.caller_slots) {
+	if (!eval_record(w, f, now - f->start, &delta))
+		regs = NULL;
+	else if (t->depth && t->filling != t->depth)
+		eval_record_nesting(w, f->idx, &t->stack[t->depth - 1], delta);
+	if (regs && w->map.caller_slots) {
 		struct eval_callers a;
 
 		a.regs = regs;
@@ -517,8 +577,9 @@ int xp_eval_exit(uint64_t *slot)
 	*slot = f.ret;
 	t->depth = depth - 1;
 	w->map.decls[f.idx].open--;
-	eval_record(w, &f, now - f.start, &delta);
 	/* the parent, unless it is the entry an interrupted push is filling */
+	if (eval_record(w, &f, now - f.start, &delta) && depth > 1 && t->filling != depth - 1)
+		eval_record_nesting(w, f.idx, &t->stack[depth - 2], delta);
 	if (depth > 1 && t->filling != depth - 1)
 		t->stack[depth - 2].nested += f.nested + xp.meta.nested_overhead;
 	/* a frame of no flags is never one stepping reached (step.c) */

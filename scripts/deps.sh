@@ -17,7 +17,10 @@ set -euo pipefail
 # luaV_execute) for tests/integration/test_translate.c's programs; libc6-dbg names
 # libc's static functions and IFUNC implementations (the shim reads a
 # stripped object's debug file, when there is one); musl-gcc builds the attach
-# tests' program that does not use glibc.
+# tests' program that does not use glibc; bzip2 (with its libbz2) is the program
+# the exports are checked on, chromium opens the HTML pages headless (and
+# speedscope, which the test gets with npm when it is there) and takes their
+# screenshots.
 EXTPROF_PACKAGES=(
 	gcc
 	g++
@@ -50,6 +53,8 @@ EXTPROF_PACKAGES=(
 	jq
 	libjq-dev
 	libc6-dbg
+	bzip2
+	chromium
 )
 
 deps_missing() {

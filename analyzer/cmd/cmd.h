@@ -78,10 +78,12 @@ enum {
 /* clang-format on */
 
 #define XP_REPORT_OPTIONS_HELP                                                                     \
-	"  --format text|json|csv|callgrind|pprof\n"                                               \
+	"  --format text|json|csv|callgrind|pprof|folded|html\n"                                   \
 	"                           output format (default text): callgrind's for\n"               \
 	"                           callgrind_annotate and KCachegrind; pprof's\n"                 \
-	"                           profile.proto, gzipped, for go tool pprof\n"                   \
+	"                           profile.proto, gzipped, for go tool pprof;\n"                  \
+	"                           collapsed stacks for flamegraph.pl and speedscope;\n"          \
+	"                           one HTML page: the table and a flame graph\n"                  \
 	"  --sort weight|cost|evaluations|per-eval|observed|name\n"                                \
 	"                           row order, most first (default weight: observed\n"             \
 	"                           where state-dependent, cost elsewhere)\n"                      \

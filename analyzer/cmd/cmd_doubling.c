@@ -11,12 +11,15 @@
 #include "doubling/doubling_run.h"
 #include "util/out.h"
 
-/* The result in the format --format picked; colour only for a terminal. */
-static int doubling_print(const struct xp_doubling *d, FILE *out)
+/* The result in the format --format picked (html: with the plot of @v); colour on a terminal. */
+static int doubling_print(const struct xp_doubling *d, enum xp_dbl_value v, FILE *out)
 {
 	int err;
 
 	switch (d->opts.format) {
+	case XP_FORMAT_HTML:
+		err = xp_dbl_html(d, v, out);
+		break;
 	case XP_FORMAT_JSON:
 		err = xp_dbl_json(d, out);
 		break;
@@ -51,7 +54,7 @@ static int analyse(const struct xp_dbl_opts *o, const struct xp_dbl_input *in, s
 		d.stopped_seconds = ran->stopped_seconds;
 		d.sizes_asked = o->nsizes;
 	}
-	err = doubling_print(&d, stdout);
+	err = doubling_print(&d, o->plot_value, stdout);
 	if (err) {
 		xp_err_set(&e, err, "writing the report: %s", strerror(-err));
 	} else if (o->plot) {

@@ -144,6 +144,15 @@ static void dump_decls(const struct xp_dump *d)
 		       " negative %" PRIu64 "\n",
 		       x->floor_hits, x->sum, x->max, x->recursive, x->abandoned, x->outside,
 		       x->negative);
+		if (x->parent == EXTPROF_PARENT_SEVERAL)
+			fputs("      parent several", stdout);
+		else if (x->parent)
+			printf("      parent [%u]", x->parent - 1);
+		else
+			fputs("      parent none", stdout);
+		printf(" nested %" PRIu64 " nested_sum %" PRIu64 " inner %" PRIu64
+		       " inner_sum %" PRIu64 "\n",
+		       x->nested, x->nested_sum, x->inner, x->inner_sum);
 	}
 }
 

@@ -28,7 +28,9 @@ void cmd_report_usage(FILE *out)
 	      "  extprof report --format callgrind -o callgrind.out DIR; callgrind_annotate "
 	      "callgrind.out\n"
 	      "  extprof report --format pprof -o extprof.pb.gz DIR; go tool pprof -top "
-	      "extprof.pb.gz\n",
+	      "extprof.pb.gz\n"
+	      "  extprof report --format folded DIR | flamegraph.pl > flame.svg\n"
+	      "  extprof report --format html -o report.html DIR\n",
 	      out);
 }
 
@@ -48,6 +50,12 @@ int xp_report_print(const struct xp_report *r, FILE *out)
 		break;
 	case XP_FORMAT_PPROF:
 		err = xp_report_pprof(r, out);
+		break;
+	case XP_FORMAT_FOLDED:
+		err = xp_report_folded(r, out);
+		break;
+	case XP_FORMAT_HTML:
+		err = xp_report_html(r, out);
 		break;
 	case XP_FORMAT_TEXT:
 	default:

@@ -52,7 +52,9 @@ void cmd_doubling_usage(FILE *out)
 	      "  --plot FILE.png|FILE.svg a log-log plot of a value against N\n"
 	      "  --plot-value per-eval|evaluations|cost\n"
 	      "                           what the plot shows (default per-eval)\n"
-	      "  --format text|json|csv   output format (default text)\n"
+	      "  --format text|json|csv|html\n"
+	      "                           output format (default text); html: one page with\n"
+	      "                           the plot of --plot-value and the table\n"
 	      "  --sort cost|evaluations|per-eval|name\n"
 	      "                           declaration order, at the largest size (default cost)\n"
 	      "  --stat auto|min|median|mean\n"
@@ -163,6 +165,10 @@ static int dbl_opt(struct xp_dbl_opts *o, int c, const char *arg, struct xp_err 
 		if (!*arg)
 			return xp_err_set(e, -EINVAL, "-o: empty directory name");
 		o->base = arg;
+		return 0;
+	}
+	if (c == XP_OPT_FORMAT && !strcmp(arg, "html")) {
+		o->run.report.format = XP_FORMAT_HTML;
 		return 0;
 	}
 	if (c == XP_OPT_FORMAT)

@@ -45,6 +45,9 @@ struct xp_dbl_size {
 struct xp_dbl_point {
 	bool present;
 	uint64_t v[XP_DBL_NVALUES]; /* cost = per_eval x evaluations, after aggregation */
+	/* the spread of its runs (repeats): the least and the largest, v of one run */
+	uint64_t lo[XP_DBL_NVALUES];
+	uint64_t hi[XP_DBL_NVALUES];
 	/* --stat auto: the same with per-eval the mean, and the floor's flag */
 	uint64_t mean[XP_DBL_NVALUES];
 	bool state_dependent;
@@ -144,5 +147,9 @@ size_t xp_dbl_plot_zeros(const struct xp_doubling *d, enum xp_dbl_value v);
 /* A log-log plot of @v against N, PNG or SVG by @path's extension (doubling_plot.c). */
 int xp_dbl_plot(const struct xp_doubling *d, enum xp_dbl_value v, const char *path,
 		struct xp_err *e);
+/* The same plot onto @out, SVG when @svg, else PNG: 0 or -EIO. */
+int xp_dbl_plot_stream(const struct xp_doubling *d, enum xp_dbl_value v, bool svg, FILE *out);
+/* @d as one HTML page (doubling_html.c): the table, the plot of @v inline.  0 or -errno. */
+int xp_dbl_html(const struct xp_doubling *d, enum xp_dbl_value v, FILE *out);
 
 #endif

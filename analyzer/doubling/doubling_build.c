@@ -139,8 +139,16 @@ static int take_rows(struct build *b, size_t si, const struct xp_report *r, bool
 		v[XP_DBL_PER_EVAL] = row->per_eval;
 		v[XP_DBL_EVALUATIONS] = row->fin.evaluations;
 		v[XP_DBL_COST] = xp_sat_mul(row->per_eval, row->fin.evaluations);
-		if (!mean)
-			pt->state_dependent = row->flags & (1u << XP_FLAG_STATE_DEPENDENT);
+		if (mean)
+			continue;
+		pt->state_dependent = row->flags & (1u << XP_FLAG_STATE_DEPENDENT);
+		/* the runs' spread; cost's, from the extremes of its two factors */
+		pt->lo[XP_DBL_PER_EVAL] = row->per_eval_lo;
+		pt->hi[XP_DBL_PER_EVAL] = row->per_eval_hi;
+		pt->lo[XP_DBL_EVALUATIONS] = row->evaluations_lo;
+		pt->hi[XP_DBL_EVALUATIONS] = row->evaluations_hi;
+		pt->lo[XP_DBL_COST] = xp_sat_mul(row->per_eval_lo, row->evaluations_lo);
+		pt->hi[XP_DBL_COST] = xp_sat_mul(row->per_eval_hi, row->evaluations_hi);
 	}
 	return 0;
 }

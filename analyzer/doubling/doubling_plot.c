@@ -2,11 +2,16 @@
 /*
  * doubling_plot: one value against N on log-log axes, a line per
  * declaration with a legend, and faint reference slopes for N, N² and N³
- * from the lower left corner: a line parallel to one of them grows as that
- * power; a 0, which a log axis has no place for, is a hollow triangle in a
- * strip under it.  Drawn with cairo, PNG or SVG by the file's extension.  Written to
- * a temporary file beside the target and renamed over it at the end, so a
- * failure never leaves half a picture where a whole one was.
+ * through a data point (the first point of the series in the middle): a
+ * line parallel to one of them grows as that power; a 0, which a log axis
+ * has no place for, is a hollow triangle in a strip under it.  Series that
+ * lie on each other stay apart: each has its own colour, dash and marker
+ * (filled and hollow in turn), and its number at its last point, pushed
+ * clear of the others' and shown again in the legend.  With repeats, a bar
+ * at each point spans the least to the largest of the runs.  Drawn with
+ * cairo, PNG or SVG by the file's extension.  Written to a temporary file
+ * beside the target and renamed over it at the end, so a failure never
+ * leaves half a picture where a whole one was.
  */
 #include <cairo-svg.h>
 #include <cairo.h>
@@ -129,6 +134,11 @@ static void ranges(struct plot *p)
 			x1 = fmax(x1, n);
 			y0 = fmin(y0, y);
 			y1 = fmax(y1, y);
+			/* and the runs' spread, where it is drawn */
+			if (x->pts[i].lo[p->v] > 0 && x->pts[i].hi[p->v] > x->pts[i].lo[p->v]) {
+				y0 = fmin(y0, (double)x->pts[i].lo[p->v]);
+				y1 = fmax(y1, (double)x->pts[i].hi[p->v]);
+			}
 		}
 	}
 	p->empty = !(y1 > 0);
@@ -250,39 +260,176 @@ static void ticks_x(const struct plot *p, cairo_t *cr)
 	}
 }
 
-/* N, N², N³ from the lower left corner, faint and dashed. */
+/*
+ * The point the guides go through: of the series' first points (at their
+ * smallest N), the one of the middle value, so that the guides run through
+ * the data rather than from a corner.  false when nothing is drawn.
+ */
+static bool guide_anchor(const struct plot *p, double *lx, double *ly, size_t *decl)
+{
+	double ys[64];
+	size_t ks[64], n = 0;
+
+	for (size_t k = 0; k < p->d->ndecls && n < 64; k++) {
+		const struct xp_dbl_decl *x = &p->d->decls[k];
+
+		for (size_t i = 0; series(p, x) && i < p->d->nsizes; i++)
+			if (drawn(p, x, i)) {
+				ys[n] = log10((double)x->pts[i].v[p->v]);
+				ks[n++] = k * p->d->nsizes + i;
+				break;
+			}
+	}
+	if (!n)
+		return false;
+	/* the middle one: sorted by value, a few at most, so by insertion */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && ys[j - 1] > ys[j]; j--) {
+			double t = ys[j];
+			size_t u = ks[j];
+
+			ys[j] = ys[j - 1];
+			ys[j - 1] = t;
+			ks[j] = ks[j - 1];
+			ks[j - 1] = u;
+		}
+	*decl = ks[n / 2] / p->d->nsizes;
+	*lx = log10((double)p->d->sizes[ks[n / 2] % p->d->nsizes].n);
+	*ly = ys[n / 2];
+	return true;
+}
+
+/* N, N², N³ through the anchor, faint and dotted, each named where it leaves the plot. */
 static void references(const struct plot *p, cairo_t *cr)
 {
 	static const char *const names[] = {"N", "N²", "N³"};
-	static const double dash[] = {4.0, 4.0};
+	static const double dash[] = {2.0, 3.0};
+	double ax, ay;
+	size_t decl;
 
+	if (!guide_anchor(p, &ax, &ay, &decl))
+		return;
 	cairo_save(cr);
 	cairo_rectangle(cr, p->pl, p->pt, p->pw, p->ph);
 	cairo_clip(cr);
 	cairo_set_dash(cr, dash, 2, 0);
 	cairo_set_line_width(cr, 1.0);
 	for (int s = 1; s <= 3; s++) {
-		/* where the line leaves the plot: the right side or the top */
-		double lx = fmin(p->lx1, p->lx0 + (p->ly1 - p->ly0) / s);
-		double ly = p->ly0 + s * (lx - p->lx0);
+		/* from the left side to where the line leaves the plot: the right side or the top
+		 */
+		double lx1 = fmin(p->lx1, ax + (p->ly1 - ay) / s);
+		double lx0 = fmax(p->lx0, ax + (p->ly0 - ay) / s);
 
-		cairo_set_source_rgba(cr, 0.4, 0.4, 0.4, 0.45);
-		grid_line(cr, X(p, p->lx0), Y(p, p->ly0), X(p, lx), Y(p, ly));
-		cairo_set_source_rgba(cr, 0.3, 0.3, 0.3, 0.8);
-		text_at(cr, X(p, lx) - 4, Y(p, ly) + 4, names[s - 1], 1.0, 0.0);
+		if (lx1 <= lx0)
+			continue;
+		cairo_set_source_rgba(cr, 0.4, 0.4, 0.4, 0.6);
+		grid_line(cr, X(p, lx0), Y(p, ay + s * (lx0 - ax)), X(p, lx1),
+			  Y(p, ay + s * (lx1 - ax)));
+		cairo_set_source_rgba(cr, 0.3, 0.3, 0.3, 0.9);
+		text_at(cr, X(p, lx1) - 4, Y(p, ay + s * (lx1 - ax)) + 4, names[s - 1], 1.0, 0.0);
 	}
 	cairo_restore(cr);
 }
 
+/* Series @k's dash: solid, dashed, dotted or dash-dotted. */
+static size_t series_dash(size_t k)
+{
+	return (k + k / NPALETTE) % 4;
+}
+
+/* Series @k's colour, dash and width: no two of the first dozens alike. */
 static void series_style(cairo_t *cr, size_t k)
 {
-	static const double dash[] = {7.0, 3.0};
+	static const double dashes[][4] = {{0}, {7.0, 3.0}, {2.0, 2.5}, {9.0, 3.0, 2.0, 3.0}};
+	static const int ndash[] = {0, 2, 2, 4};
 	const double *c = palette[k % NPALETTE];
+	size_t d = series_dash(k);
 
 	cairo_set_source_rgb(cr, c[0], c[1], c[2]);
 	cairo_set_line_width(cr, 2.0);
-	/* a second round of the palette is dashed, to stay apart */
-	cairo_set_dash(cr, dash, (k / NPALETTE) % 2 ? 2 : 0, 0);
+	cairo_set_dash(cr, dashes[d], ndash[d], 0);
+}
+
+/* Series @k's marker at (@x, @y): six shapes, filled for even k, hollow for odd. */
+static void marker(cairo_t *cr, size_t k, double x, double y)
+{
+	int shape = (int)(k % 6);
+
+	cairo_save(cr);
+	cairo_set_dash(cr, NULL, 0, 0);
+	cairo_set_line_width(cr, 1.5);
+	switch (shape) {
+	case 0:
+		cairo_arc(cr, x, y, 3.5, 0, 2 * M_PI);
+		break;
+	case 1:
+		cairo_rectangle(cr, x - 3.2, y - 3.2, 6.4, 6.4);
+		break;
+	case 2:
+	case 4: {
+		double s = shape == 2 ? 1 : -1;
+
+		cairo_move_to(cr, x, y - 4.2 * s);
+		cairo_line_to(cr, x + 4, y + 3 * s);
+		cairo_line_to(cr, x - 4, y + 3 * s);
+		cairo_close_path(cr);
+		break;
+	}
+	case 3:
+		cairo_move_to(cr, x, y - 4.5);
+		cairo_line_to(cr, x + 4.5, y);
+		cairo_line_to(cr, x, y + 4.5);
+		cairo_line_to(cr, x - 4.5, y);
+		cairo_close_path(cr);
+		break;
+	default:
+		cairo_move_to(cr, x - 3.5, y - 3.5);
+		cairo_line_to(cr, x + 3.5, y + 3.5);
+		cairo_move_to(cr, x + 3.5, y - 3.5);
+		cairo_line_to(cr, x - 3.5, y + 3.5);
+		cairo_stroke(cr);
+		cairo_restore(cr);
+		return;
+	}
+	if (k % 2) {
+		/* hollow: a marker under it shows through */
+		cairo_stroke(cr);
+	} else {
+		cairo_fill(cr);
+	}
+	cairo_restore(cr);
+}
+
+/* The spread of the runs at a point: a bar from the least to the largest, with caps. */
+static void spread_bar(const struct plot *p, cairo_t *cr, const struct xp_dbl_point *pt, double px)
+{
+	double y0, y1;
+
+	if (!(pt->lo[p->v] > 0) || pt->hi[p->v] <= pt->lo[p->v])
+		return;
+	y0 = Y(p, log10((double)pt->lo[p->v]));
+	y1 = Y(p, log10((double)pt->hi[p->v]));
+	cairo_save(cr);
+	cairo_set_dash(cr, NULL, 0, 0);
+	cairo_set_line_width(cr, 1.2);
+	grid_line(cr, px, y0, px, y1);
+	grid_line(cr, px - 3, y0, px + 3, y0);
+	grid_line(cr, px - 3, y1, px + 3, y1);
+	cairo_restore(cr);
+}
+
+/* Whether some point of some series has runs that differ: bars are drawn. */
+static bool any_spread(const struct plot *p)
+{
+	for (size_t k = 0; k < p->d->ndecls; k++)
+		for (size_t i = 0; i < p->d->nsizes; i++) {
+			const struct xp_dbl_point *pt = &p->d->decls[k].pts[i];
+
+			if (drawn(p, &p->d->decls[k], i) && pt->lo[p->v] > 0 &&
+			    pt->hi[p->v] > pt->lo[p->v])
+				return true;
+		}
+	return false;
 }
 
 /* A hollow triangle pointing down, its tip on @y: "0 here". */
@@ -330,29 +477,90 @@ static void draw_series(const struct plot *p, cairo_t *cr, const struct xp_dbl_d
 			zero_mark(cr, px, p->pt + p->ph + p->zh - 3 - 10.0 * zeros[i]++);
 		if (!drawn(p, x, i))
 			continue;
-		cairo_arc(cr, px, Y(p, log10((double)x->pts[i].v[p->v])), 3.0, 0, 2 * M_PI);
-		cairo_fill(cr);
+		spread_bar(p, cr, &x->pts[i], px);
+		marker(cr, k, px, Y(p, log10((double)x->pts[i].v[p->v])));
 	}
+}
+
+/* Where series @k's number goes: right of its last point. */
+struct tag {
+	double x, y, at; /* the point, and the label's height after pushing */
+	size_t k;
+};
+
+static int tag_cmp(const void *a, const void *b)
+{
+	const struct tag *x = a, *y = b;
+
+	return (x->y > y->y) - (x->y < y->y);
+}
+
+/*
+ * Each series' number right of its last point, the numbers pushed apart
+ * (down, then back up within the plot) where series end close together,
+ * with a short leader from the point to a number that moved.
+ */
+static void tags(const struct plot *p, cairo_t *cr)
+{
+	struct tag *t = calloc(p->nseries + 1, sizeof(*t));
+	size_t n = 0, k = 0;
+	char buf[16];
+
+	if (!t)
+		return;
+	for (size_t i = 0; i < p->d->ndecls; i++) {
+		const struct xp_dbl_decl *x = &p->d->decls[i];
+
+		if (!series(p, x))
+			continue;
+		for (size_t j = p->d->nsizes; j-- > 0;)
+			if (drawn(p, x, j)) {
+				t[n].x = X(p, log10((double)p->d->sizes[j].n));
+				t[n].y = t[n].at = Y(p, log10((double)x->pts[j].v[p->v]));
+				t[n++].k = k;
+				break;
+			}
+		k++;
+	}
+	qsort(t, n, sizeof(*t), tag_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (t[i].at < t[i - 1].at + 11)
+			t[i].at = t[i - 1].at + 11;
+	for (size_t i = n; i-- > 0;)
+		if (t[i].at > p->pt + p->ph - 4 - 11.0 * (double)(n - 1 - i))
+			t[i].at = p->pt + p->ph - 4 - 11.0 * (double)(n - 1 - i);
+	cairo_set_font_size(cr, 10);
+	for (size_t i = 0; i < n; i++) {
+		series_style(cr, t[i].k);
+		cairo_set_dash(cr, NULL, 0, 0);
+		cairo_set_line_width(cr, 0.8);
+		if (fabs(t[i].at - t[i].y) > 3)
+			grid_line(cr, t[i].x + 4, t[i].y, t[i].x + 9, t[i].at);
+		snprintf(buf, sizeof(buf), "%zu", t[i].k + 1);
+		text_at(cr, t[i].x + 10, t[i].at, buf, 0.0, 0.5);
+	}
+	cairo_set_font_size(cr, 11);
+	free(t);
 }
 
 static void legend(const struct plot *p, cairo_t *cr)
 {
 	double x = p->pl + p->pw + LEGEND_GAP, y = p->pt + 6;
 	size_t k = 0;
-	char buf[256];
+	char buf[300];
 
 	for (size_t i = 0; i < p->d->ndecls; i++) {
 		const struct xp_dbl_decl *d = &p->d->decls[i];
+		char name[256];
 
 		if (!series(p, d))
 			continue;
-		series_style(cr, k++);
+		series_style(cr, k);
 		grid_line(cr, x, y + LEGEND_LINE / 2, x + 22, y + LEGEND_LINE / 2);
-		cairo_set_dash(cr, NULL, 0, 0);
-		cairo_arc(cr, x + 11, y + LEGEND_LINE / 2, 3.0, 0, 2 * M_PI);
-		cairo_fill(cr);
+		marker(cr, k, x + 11, y + LEGEND_LINE / 2);
 		cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-		label(buf, sizeof(buf), d, p);
+		label(name, sizeof(name), d, p);
+		snprintf(buf, sizeof(buf), "%zu  %s", ++k, name);
 		text_at(cr, x + 30, y + LEGEND_LINE / 2, buf, 0.0, 0.5);
 		y += LEGEND_LINE;
 	}
@@ -379,8 +587,10 @@ static void frame(const struct plot *p, cairo_t *cr)
 	text_at(cr, p->pl, 18, buf, 0.0, 0.0);
 	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
 	cairo_set_font_size(cr, 11);
-	snprintf(buf, sizeof(buf), "counter %s (%s), stat %s, log-log; dashed: N, N², N³",
-		 d->counter_name, d->counter_unit, xp_stat_name(d->opts.stat));
+	snprintf(buf, sizeof(buf),
+		 "counter %s (%s), stat %s, log-log; grey dotted: N, N², N³ through a point%s",
+		 d->counter_name, d->counter_unit, xp_stat_name(d->opts.stat),
+		 any_spread(p) ? "; bars: the least to the largest of the runs" : "");
 	text_at(cr, p->pl, 38, buf, 0.0, 0.0);
 	cairo_set_line_width(cr, 1.0);
 	ticks_y(p, cr);
@@ -422,10 +632,15 @@ static void draw(const struct plot *p, cairo_t *cr)
 	cairo_save(cr);
 	cairo_rectangle(cr, p->pl - 4, p->pt - 4, p->pw + 8, p->ph + p->zh + 8);
 	cairo_clip(cr);
-	for (size_t i = 0; i < p->d->ndecls; i++)
-		if (series(p, &p->d->decls[i]))
-			draw_series(p, cr, &p->d->decls[i], k++, p->zeros);
+	/* the solid lines first, the dashed over them: a line under another shows in the gaps */
+	for (size_t dash = 0; dash < 4; dash++) {
+		k = 0;
+		for (size_t i = 0; i < p->d->ndecls; i++)
+			if (series(p, &p->d->decls[i]) && series_dash(k++) == dash)
+				draw_series(p, cr, &p->d->decls[i], k - 1, p->zeros);
+	}
 	cairo_restore(cr);
+	tags(p, cr);
 	legend(p, cr);
 }
 
@@ -461,7 +676,8 @@ static void layout(struct plot *p)
 			continue;
 		label(buf, sizeof(buf), &p->d->decls[i], p);
 		cairo_text_extents(cr, buf, &te);
-		p->legend_w = fmax(p->legend_w, te.x_advance + 30);
+		/* and its number before it */
+		p->legend_w = fmax(p->legend_w, te.x_advance + 30 + 24);
 		p->nseries++;
 	}
 	if (any_zero(p)) {
@@ -514,6 +730,20 @@ static cairo_status_t render(const struct plot *p, bool svg, FILE *f)
 		st = cairo_surface_status(s);
 	cairo_surface_destroy(s);
 	return st;
+}
+
+int xp_dbl_plot_stream(const struct xp_doubling *d, enum xp_dbl_value v, bool svg, FILE *out)
+{
+	struct plot p = {.d = d, .v = v};
+	cairo_status_t st;
+
+	p.zeros = calloc(d->nsizes + 1, sizeof(*p.zeros));
+	if (!p.zeros)
+		return -ENOMEM;
+	layout(&p);
+	st = render(&p, svg, out);
+	free(p.zeros);
+	return st ? -EIO : 0;
 }
 
 int xp_dbl_plot(const struct xp_doubling *d, enum xp_dbl_value v, const char *path,

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * export: what the callgrind and pprof writers share.  Both name functions
- * by (function, object), the declarations' and their callers' alike, and
- * both must not count a declaration's callees twice: a declaration's cost
- * already holds what the hooked functions it calls cost (a delta is
- * measured around the whole call), and the callees' own chains name it as
- * a caller.
+ * export: what the writers of other tools' formats share (callgrind,
+ * pprof, folded stacks, the HTML page).  All of them name functions by
+ * (function, object), the declarations' and their callers' alike, and all
+ * draw the same stacks (stacks.c), so that each shows the share of the run
+ * the text report shows: a declaration's cost holds what the hooked
+ * functions it calls cost (a delta is measured around the whole call),
+ * and those are drawn under it, not beside it.
  */
 #ifndef XP_EXPORT_H
 #define XP_EXPORT_H
@@ -15,18 +16,8 @@
 #include <sys/types.h>
 #include <uthash.h>
 
+#include "report/nest.h"
 #include "report/report.h"
-
-/* A frame of a caller chain, split: views into its name. */
-struct xp_frame {
-	const char *fn; /* "search" of "search+0x1d@checker", "0x2724a" of "0x2724a@libc.so.6" */
-	size_t fn_len;
-	const char *obj; /* "checker"; "" when the frame names no object (a raw address) */
-	size_t obj_len;
-};
-
-/* Split a frame name, "function+0xoffset@object" or a raw "0x55d4c3a0b1d". */
-void xp_frame_split(const char *name, struct xp_frame *f);
 
 /*
  * Strings interned to ids 1, 2, ... in the order first seen, each kept
@@ -54,43 +45,61 @@ size_t xp_intern2(struct xp_intern *t, const char *a, size_t alen, const char *b
 /* Free the table and its strings. */
 void xp_intern_free(struct xp_intern *t);
 
-/* The declarations by (function, object), to tell which frames are hooked. */
-struct xp_decl_index {
-	struct xp_intern names; /* "symbol\x1fobject" */
-	size_t *row_of;		/* per name: its first row (a function hooked under two kinds) */
-};
-
-/* Index the rows of @r by (symbol, object): 0 or -ENOMEM. */
-int xp_decl_index_build(struct xp_decl_index *x, const struct xp_report *r);
-/* The row of the declaration frame @f is in, or -1 when it is not one. */
-ssize_t xp_decl_index_find(const struct xp_decl_index *x, const struct xp_frame *f);
-/* Free what xp_decl_index_build made. */
-void xp_decl_index_free(struct xp_decl_index *x);
-
-/* What the declarations called beneath one declaration cost, by their chains. */
-struct xp_nested {
-	uint64_t cost;
-	uint64_t observed;
-};
-
 /*
- * For each row of @r (@out[i] for rows[i], calloc'd): the cost and
- * observed of the chains whose nearest enclosing declaration (the first
- * frame that is one) it is: what it calls, which its own cost holds.  All
- * 0 when no callers were recorded.  0 or -ENOMEM.
+ * The stacks the exports draw: a tree whose root has no frame, whose
+ * nodes are declarations (a row of the report) and the callers the chains
+ * recorded between them, built from the report's nesting (report/nest.h).
+ * A declaration's node lies under the node of the declaration it ran
+ * inside (or under the root), with the callers its chains name between;
+ * its figures are the part of the row that ran there, spread over that
+ * parent's nodes in proportion to theirs.  So a node's total (with its
+ * descendants) is inclusive, its self what it did outside the hooked
+ * functions under it, every row's nodes add up to its figures, and a
+ * last child of the root, "(not hooked)", holds what the run spent
+ * outside every hooked function: the totals are the run total's.
  */
-int xp_export_nested(const struct xp_report *r, const struct xp_decl_index *x,
-		     struct xp_nested **out);
+#define XP_STACK_VALUES 3 /* cost, evaluations, observed */
+enum { XP_STACK_COST, XP_STACK_EVALUATIONS, XP_STACK_OBSERVED };
 
-/* @v less @minus, at least 0. */
-static inline uint64_t xp_sub_floor0(uint64_t v, uint64_t minus)
-{
-	return v > minus ? v - minus : 0;
-}
+struct xp_stack_node {
+	size_t parent;	/* the root is node 0, its own parent */
+	ssize_t row;	/* the declaration, or -1: a caller from the chains, or a pseudo frame */
+	const char *fn; /* the frame's function and object: views, not NUL-terminated */
+	size_t fn_len;
+	const char *obj;
+	size_t obj_len;
+	size_t depth;			  /* frames from the root */
+	uint64_t self[XP_STACK_VALUES];	  /* evaluations: the declaration's own, here */
+	uint64_t total[XP_STACK_VALUES];  /* self and every descendant's */
+	long double acc[XP_STACK_VALUES]; /* self, while it is built */
+	size_t first_child, next_sibling; /* 0: none */
+	size_t last_child;
+};
+
+struct xp_stack_link;
+
+struct xp_stacks {
+	struct xp_stack_node *v; /* v[0] the root; a node comes after its parent */
+	size_t n, cap;
+	struct xp_stack_link *by_key; /* children by (parent, what they are) */
+	struct xp_intern names;	      /* "function\x1fobject" of callers' frames */
+};
+
+/* The stacks of @r: 0 or -ENOMEM. */
+int xp_stacks_build(struct xp_stacks *s, const struct xp_report *r);
+/* Free what xp_stacks_build made. */
+void xp_stacks_free(struct xp_stacks *s);
+
+#define XP_STACK_NOT_HOOKED "(not hooked)"
+#define XP_STACK_OTHER	    "(other callers)"
 
 /* callgrind's format (report_callgrind.c), for callgrind_annotate and KCachegrind. */
 int xp_report_callgrind(const struct xp_report *r, FILE *out);
 /* pprof's profile.proto, gzipped (report_pprof.c), for go tool pprof. */
 int xp_report_pprof(const struct xp_report *r, FILE *out);
+/* Collapsed stacks (report_folded.c), for flamegraph.pl and speedscope. */
+int xp_report_folded(const struct xp_report *r, FILE *out);
+/* One self-contained HTML page (report_html.c): the table and a flame graph. */
+int xp_report_html(const struct xp_report *r, FILE *out);
 
 #endif

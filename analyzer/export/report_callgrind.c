@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
  * report_callgrind: the report in the format callgrind writes, for
- * callgrind_annotate and KCachegrind.  One fn= per declaration, in ob= its
- * object (the executable by its path), with its figures as self cost at
- * line 0 ("positions: line", no source files: fl=???); with callers, every
- * chain as calls= arcs from its nearest caller to the declaration and on
- * up, so that the call graph and the inclusive costs are there:
+ * callgrind_annotate and KCachegrind.  Cost is the first event (what both
+ * sort by and open on), then Evaluations and Observed.  The stacks every
+ * export draws (stacks.c) become one fn= per function, in ob= its object
+ * (the executable by its path), with its self cost at line 0 ("positions:
+ * line", no source files: fl=???), and an arc from each frame to each
+ * frame drawn under it, with the inclusive cost of what lies there:
  *
- *   fn=(3) search_worker_main          <- a caller, no self cost
- *   cfn=(1) consistent
- *   calls=1568 0                       <- the chain's evaluations
- *   0 1568 25088 25088                 <- its evaluations, cost, observed
+ *   fn=(3) BZ2_compressBlock           <- its self: what it did outside
+ *   0 19639260 4 377670310                BZ2_blockSort
+ *   cfn=(4) BZ2_blockSort
+ *   calls=4 0                          <- blockSort's evaluations inside it
+ *   0 80784428 4 694556964             <- their cost, evaluations, observed
  *
- * A declaration's cost already holds the hooked functions it calls, which
- * the arcs hold too: its self cost is its cost less theirs (export.h).
+ * So a function's inclusive cost is its cost in the report, and the
+ * totals, with "(not hooked)" for what no hooked function took, are the
+ * run total: every percentage is the report's share.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,7 +35,7 @@
 #define EXTPROF_VERSION "unknown"
 #endif
 
-#define CG_EVENTS 3 /* Evaluations Cost Observed */
+#define CG_EVENTS XP_STACK_VALUES /* Cost Evaluations Observed */
 
 struct cg_node {
 	size_t obj; /* id in the object table */
@@ -43,7 +46,7 @@ struct cg_node {
 
 struct cg_arc {
 	size_t from, to; /* node ids: the key */
-	uint64_t calls;	 /* of a declaration by its nearest caller: exact */
+	uint64_t calls;	 /* of a declaration: its evaluations drawn there, exact */
 	bool exact;	 /* else at least once, how often not recorded */
 	uint64_t incl[CG_EVENTS];
 	UT_hash_handle hh;
@@ -56,7 +59,7 @@ struct cg {
 	struct cg_node *nodes; /* nodes[id - 1] */
 	size_t cap;
 	struct cg_arc *arcs;
-	struct xp_decl_index decls;
+	struct xp_stacks stacks;
 	bool *obj_named;
 	const char *exe_base;
 };
@@ -119,69 +122,35 @@ static int cg_arc(struct cg *g, size_t from, size_t to, bool exact, uint64_t cal
 	return 0;
 }
 
-/*
- * The arcs of one chain of the declaration at node @decl: from its nearest
- * caller, called as often as the chain's evaluations; from each caller
- * further up, at least once (how often is not recorded).  Evaluations add
- * all the way up; cost and observed stop at the first caller that is a
- * declaration itself, whose own cost holds them and whose own chains carry
- * them on.
- */
-static int cg_chain(struct cg *g, size_t decl, const struct xp_chain *c)
-{
-	uint64_t incl[CG_EVENTS] = {c->evaluations, c->cost, c->sum};
-	size_t callee = decl;
-	int err = 0;
-
-	if (!c->depth) {
-		size_t other = cg_node(g, "(other callers)", 15, "", 0);
-
-		return other ? cg_arc(g, other, decl, true, c->evaluations, incl) : -ENOMEM;
-	}
-	for (const char *fr = c->key; fr && !err; fr = xp_chain_next(c, fr)) {
-		struct xp_frame f;
-		size_t caller;
-
-		xp_frame_split(fr, &f);
-		caller = cg_node(g, f.fn, f.fn_len, f.obj, f.obj_len);
-		if (!caller)
-			return -ENOMEM;
-		err = cg_arc(g, caller, callee, callee == decl, c->evaluations, incl);
-		if (xp_decl_index_find(&g->decls, &f) >= 0)
-			incl[1] = incl[2] = 0;
-		callee = caller;
-	}
-	return err;
-}
-
 static int cg_build(struct cg *g)
 {
-	const struct xp_report *r = g->r;
-	struct xp_nested *nested = NULL;
-	int err = xp_decl_index_build(&g->decls, r);
+	struct xp_stacks *st = &g->stacks;
+	size_t *fn_of;
+	int err = xp_stacks_build(st, g->r);
 
-	if (!err)
-		err = xp_export_nested(r, &g->decls, &nested);
-	for (size_t i = 0; i < r->nrows && !err; i++) {
-		const struct xp_row *row = &r->rows[i];
-		size_t id = cg_node(g, row->symbol, strlen(row->symbol), row->object,
-				    strlen(row->object));
+	if (err)
+		return err;
+	fn_of = calloc(st->n + 1, sizeof(*fn_of));
+	if (!fn_of)
+		return -ENOMEM;
+	for (size_t i = 1; i < st->n && !err; i++) {
+		const struct xp_stack_node *x = &st->v[i];
 		struct cg_node *n;
 
-		if (!id) {
+		fn_of[i] = cg_node(g, x->fn, x->fn_len, x->obj, x->obj_len);
+		if (!fn_of[i]) {
 			err = -ENOMEM;
 			break;
 		}
-		n = &g->nodes[id - 1];
+		n = &g->nodes[fn_of[i] - 1];
 		n->has_self = true;
-		n->self[0] = xp_sat_add(n->self[0], row->fin.evaluations);
-		n->self[1] = xp_sat_add(n->self[1], xp_sub_floor0(row->cost, nested[i].cost));
-		n->self[2] = xp_sat_add(n->self[2],
-					xp_sub_floor0(row->fin.observed, nested[i].observed));
-		for (size_t k = 0; k < row->nchains && !err; k++)
-			err = cg_chain(g, id, row->chains[k]);
+		for (int e = 0; e < CG_EVENTS; e++)
+			n->self[e] = xp_sat_add(n->self[e], x->self[e]);
+		if (x->parent)
+			err = cg_arc(g, fn_of[x->parent], fn_of[i], x->row >= 0,
+				     x->self[XP_STACK_EVALUATIONS], x->total);
 	}
-	free(nested);
+	free(fn_of);
 	return err;
 }
 
@@ -203,17 +172,20 @@ static void cg_spec(FILE *out, const char *spec, struct xp_intern *t, size_t id,
 
 static void cg_costs(FILE *out, const uint64_t v[CG_EVENTS])
 {
-	fprintf(out, "0 %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", v[0], v[1], v[2]);
+	fprintf(out, "0 %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", v[XP_STACK_COST],
+		v[XP_STACK_EVALUATIONS], v[XP_STACK_OBSERVED]);
 }
 
 static void cg_header(FILE *out, const struct xp_report *r, const uint64_t totals[CG_EVENTS])
 {
-	uint64_t summary[CG_EVENTS] = {totals[0], totals[1], totals[2]};
+	uint64_t summary[CG_EVENTS];
 
 	/* percentages of the run total, as the report's share, where it covers them */
-	for (int e = 1; e < CG_EVENTS; e++)
-		if (r->run_total > summary[e])
-			summary[e] = r->run_total;
+	memcpy(summary, totals, sizeof(summary));
+	if (r->run_total > summary[XP_STACK_COST])
+		summary[XP_STACK_COST] = r->run_total;
+	if (r->run_total > summary[XP_STACK_OBSERVED])
+		summary[XP_STACK_OBSERVED] = r->run_total;
 	fputs("# callgrind format\nversion: 1\ncreator: extprof " EXTPROF_VERSION "\n", out);
 	if (r->processes)
 		fprintf(out, "pid: %" PRIu64 "\n", r->pids[0]);
@@ -228,18 +200,22 @@ static void cg_header(FILE *out, const struct xp_report *r, const uint64_t total
 		"desc: Calibration: %" PRIu64 " per evaluation, subtracted\n"
 		"desc: Processes: %zu, %zu workers, %s\n"
 		"desc: Per-eval: %s, less calibration; Cost: per-eval x evaluations\n"
+		"desc: Run total: %" PRIu64 "; " XP_STACK_NOT_HOOKED
+		": what no hooked function took\n"
 		"desc: Trigger: extprof report\n"
-		"positions: line\n"
-		"event: Evaluations : evaluations (completed calls)\n",
+		"positions: line\n",
 		r->calibration, r->processes, r->workers, r->complete ? "complete" : "incomplete",
-		xp_stat_name(r->opts.stat));
+		xp_stat_name(r->opts.stat), r->run_total);
 	fputs("event: Cost : cost (", out);
 	cg_name(out, r->counter_unit, strlen(r->counter_unit));
-	fputs("): per-eval x evaluations\nevent: Observed : observed (", out);
+	fputs("): per-eval x evaluations\n"
+	      "event: Evaluations : evaluations (completed calls)\n"
+	      "event: Observed : observed (",
+	      out);
 	cg_name(out, r->counter_unit, strlen(r->counter_unit));
-	fputs("): sum of deltas less calibration\nevents: Evaluations Cost Observed\n", out);
-	fprintf(out, "summary: %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", summary[0], summary[1],
-		summary[2]);
+	fputs("): sum of deltas less calibration\nevents: Cost Evaluations Observed\n", out);
+	fprintf(out, "summary: %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", summary[XP_STACK_COST],
+		summary[XP_STACK_EVALUATIONS], summary[XP_STACK_OBSERVED]);
 }
 
 static int cg_arc_cmp(const struct cg_arc *a, const struct cg_arc *b)
@@ -282,8 +258,8 @@ static void cg_write(FILE *out, struct cg *g)
 			cg_costs(out, a->incl);
 		}
 	}
-	fprintf(out, "\ntotals: %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", totals[0], totals[1],
-		totals[2]);
+	fprintf(out, "\ntotals: %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", totals[XP_STACK_COST],
+		totals[XP_STACK_EVALUATIONS], totals[XP_STACK_OBSERVED]);
 }
 
 static void cg_free(struct cg *g)
@@ -295,7 +271,7 @@ static void cg_free(struct cg *g)
 		HASH_DEL(g->arcs, a);
 		free(a);
 	}
-	xp_decl_index_free(&g->decls);
+	xp_stacks_free(&g->stacks);
 	xp_intern_free(&g->fns);
 	xp_intern_free(&g->objs);
 	free(g->nodes);

@@ -2,21 +2,20 @@
 /*
  * report_pprof: the report as pprof's profile.proto, gzipped, for go tool
  * pprof and pprof's web UI.  Three sample types, evaluations/count,
- * cost/UNIT and observed/UNIT (cost the default); one sample per
- * declaration, or, with callers, one per caller chain, its stack the
- * declaration then its callers nearest first, so that the flame graph
- * shows who calls what:
+ * cost/UNIT and observed/UNIT (cost the default); one sample per frame of
+ * the stacks every export draws (stacks.c) that has figures of its own,
+ * its stack that frame and those above it, nearest first:
  *
- *   sample  location_id [consistent, search_worker_main+0x1f7, 0x891f5@libc]
- *           value [1568, 25088, 25088]   label kind=invariant, per-eval=16 units
+ *   sample  location_id [BZ2_blockSort, BZ2_compressBlock, main]
+ *           value [4, 80784428, 694556964]   label kind=function, per-eval=20196107 ticks
  *
- * Every (function, object) is one Function, every object one Mapping (the
- * executable with its path and build-id, first), every declaration and
- * every distinct frame one Location.  Names are taken as they are: pprof
+ * So pprof's flat is what a function did outside the hooked functions
+ * under it, its cum its cost in the report, and the samples add up to the
+ * run total ("(not hooked)" holds what no hooked function took): pprof's
+ * percentages are the report's shares.  Every (function, object) is one
+ * Function and one Location, every object one Mapping (the executable
+ * with its path and build-id, first).  Names are taken as they are: pprof
  * has functions by name already (has_functions), so it never symbolizes.
- * A declaration's cost holds the hooked functions it calls, whose samples
- * hold them again: its samples carry its cost less theirs (export.h),
- * spread over its chains by their cost.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -68,7 +67,7 @@ struct pp {
 	struct xp_intern strings;   /* index = id - 1; "" is index 0 */
 	struct xp_intern functions; /* "function\x1fobject" */
 	struct xp_intern mappings;  /* object names */
-	struct xp_intern locations; /* "D\x1fsymbol\x1fobject" or "F\x1fframe" */
+	struct xp_intern locations; /* "function\x1fobject": one per Function */
 	struct pp_loc *locs;	    /* locs[id - 1] */
 	size_t loc_cap;
 	int64_t *fn_name; /* per function: its name's string index */
@@ -139,12 +138,12 @@ static uint64_t pp_function(struct pp *p, const char *fn, size_t fn_len, const c
 	return id;
 }
 
-/* The location keyed @tag\x1f@key, of function @fn in @obj: its id. */
-static uint64_t pp_location(struct pp *p, const char *tag, const char *key, const char *fn,
-			    size_t fn_len, const char *obj, size_t obj_len)
+/* The location of function @fn in @obj: its id. */
+static uint64_t pp_location(struct pp *p, const char *fn, size_t fn_len, const char *obj,
+			    size_t obj_len)
 {
 	bool fresh;
-	size_t id = p->err ? 0 : xp_intern2(&p->locations, tag, 1, key, strlen(key), &fresh);
+	size_t id = p->err ? 0 : xp_intern2(&p->locations, fn, fn_len, obj, obj_len, &fresh);
 
 	if (!id) {
 		p->err = -ENOMEM;
@@ -175,107 +174,51 @@ static int64_t pp_i64(uint64_t v)
 	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
-static struct pp_sample *pp_sample_new(struct pp *p, const struct xp_row *row, uint64_t leaf)
+/* The sample of stack node @i: its own figures, its frames up to the root. */
+static void pp_sample(struct pp *p, const struct xp_stacks *st, size_t i)
 {
+	const struct xp_stack_node *x = &st->v[i];
+	const struct xp_row *row = x->row >= 0 ? &p->r->rows[x->row] : NULL;
 	struct pp_sample *s;
 
 	if (p->err ||
 	    grow((void **)&p->samples, &p->samples_cap, p->nsamples + 1, sizeof(*p->samples))) {
 		p->err = -ENOMEM;
-		return NULL;
+		return;
 	}
 	s = &p->samples[p->nsamples++];
 	memset(s, 0, sizeof(*s));
 	s->loc_first = p->nlocs_of;
-	s->kind = pp_str(p, row->kind, strlen(row->kind));
-	pp_push_loc(p, leaf);
-	return s;
-}
-
-/* @v less @part x @v / @whole: a chain's share of what its declaration calls. */
-static uint64_t pp_less_share(uint64_t v, uint64_t nested, uint64_t whole)
-{
-	long double take;
-
-	if (!nested || !whole)
-		return v;
-	take = (long double)nested * (long double)v / (long double)whole;
-	return take >= (long double)v ? 0 : v - (uint64_t)take;
-}
-
-static void pp_chain(struct pp *p, const struct xp_row *row, uint64_t leaf,
-		     const struct xp_chain *c, const struct xp_nested *nested, uint64_t cost_all,
-		     uint64_t obs_all)
-{
-	struct pp_sample *s = pp_sample_new(p, row, leaf);
-
-	if (!s)
-		return;
-	if (!c->depth)
-		pp_push_loc(p, pp_location(p, "O", "", "(other callers)", 15, "", 0));
-	for (const char *fr = c->depth ? c->key : NULL; fr; fr = xp_chain_next(c, fr)) {
-		struct xp_frame f;
-
-		xp_frame_split(fr, &f);
-		pp_push_loc(p, pp_location(p, "F", fr, f.fn, f.fn_len, f.obj, f.obj_len));
-	}
+	s->kind = row ? pp_str(p, row->kind, strlen(row->kind)) : 0;
+	for (size_t at = i; at; at = st->v[at].parent)
+		pp_push_loc(p, pp_location(p, st->v[at].fn, st->v[at].fn_len, st->v[at].obj,
+					   st->v[at].obj_len));
 	s->nlocs = p->nlocs_of - s->loc_first;
-	s->value[0] = pp_i64(c->evaluations);
-	s->value[1] = pp_i64(pp_less_share(c->cost, nested->cost, cost_all));
-	s->value[2] = pp_i64(pp_less_share(c->sum, nested->observed, obs_all));
-	s->per_eval = pp_i64(c->per_eval);
-}
-
-static void pp_row(struct pp *p, const struct xp_row *row, const struct xp_nested *nested)
-{
-	char *key = NULL;
-	uint64_t leaf, cost_all = 0, obs_all = 0;
-	struct pp_sample *s;
-
-	if (asprintf(&key, "%s\x1f%s", row->symbol, row->object) < 0) {
-		p->err = -ENOMEM;
-		return;
-	}
-	leaf = pp_location(p, "D", key, row->symbol, strlen(row->symbol), row->object,
-			   strlen(row->object));
-	free(key);
-	for (size_t k = 0; k < row->nchains; k++) {
-		cost_all = xp_sat_add(cost_all, row->chains[k]->cost);
-		obs_all = xp_sat_add(obs_all, row->chains[k]->sum);
-	}
-	for (size_t k = 0; k < row->nchains; k++)
-		pp_chain(p, row, leaf, row->chains[k], nested, cost_all, obs_all);
-	if (row->nchains)
-		return;
-	s = pp_sample_new(p, row, leaf);
-	if (!s)
-		return;
-	s->nlocs = 1;
-	s->value[0] = pp_i64(row->fin.evaluations);
-	s->value[1] = pp_i64(xp_sub_floor0(row->cost, nested->cost));
-	s->value[2] = pp_i64(xp_sub_floor0(row->fin.observed, nested->observed));
-	s->per_eval = pp_i64(row->per_eval);
+	s->value[0] = pp_i64(x->self[XP_STACK_EVALUATIONS]);
+	s->value[1] = pp_i64(x->self[XP_STACK_COST]);
+	s->value[2] = pp_i64(x->self[XP_STACK_OBSERVED]);
+	s->per_eval = row ? pp_i64(row->per_eval) : 0;
 }
 
 static int pp_collect(struct pp *p)
 {
-	const struct xp_report *r = p->r;
-	struct xp_decl_index decls;
-	struct xp_nested *nested = NULL;
-	int err = xp_decl_index_build(&decls, r);
+	struct xp_stacks st;
+	int err = xp_stacks_build(&st, p->r);
 
-	if (!err)
-		err = xp_export_nested(r, &decls, &nested);
-	xp_decl_index_free(&decls);
 	if (err)
 		return err;
 	pp_str(p, "", 0);
 	/* the executable is the first mapping: pprof takes it for the main binary */
 	if (p->exe_base)
 		pp_mapping(p, p->exe_base, strlen(p->exe_base));
-	for (size_t i = 0; i < r->nrows && !p->err; i++)
-		pp_row(p, &r->rows[i], &nested[i]);
-	free(nested);
+	for (size_t i = 1; i < st.n && !p->err; i++) {
+		const struct xp_stack_node *x = &st.v[i];
+
+		/* a declaration always (listed even never called), a caller with figures */
+		if (x->row >= 0 || x->self[XP_STACK_COST] || x->self[XP_STACK_OBSERVED])
+			pp_sample(p, &st, i);
+	}
+	xp_stacks_free(&st);
 	return p->err;
 }
 

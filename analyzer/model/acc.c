@@ -34,10 +34,13 @@ void xp_tally_add(struct xp_tally *dst, const struct xp_tally *src)
 
 int xp_acc_add(struct xp_acc *dst, const struct xp_acc *src)
 {
-	int err = xp_hist_add(&dst->hist, &src->hist) ?: xp_chains_add(&dst->chains, &src->chains);
+	int err = xp_hist_add(&dst->hist, &src->hist) ?: xp_chains_add(&dst->chains, &src->chains)
+								  ?: xp_chains_add(&dst->parents, &src->parents);
 
 	if (err)
 		return err;
+	dst->inner = xp_sat_add(dst->inner, src->inner);
+	dst->inner_sum = xp_sat_add(dst->inner_sum, src->inner_sum);
 	dst->evaluations = xp_sat_add(dst->evaluations, src->evaluations);
 	xp_floor_merge(&dst->floor, &dst->hits, src->floor, src->hits);
 	dst->sum = xp_sat_add(dst->sum, src->sum);
@@ -53,4 +56,5 @@ void xp_acc_free(struct xp_acc *a)
 {
 	xp_hist_free(&a->hist);
 	xp_chains_free(&a->chains);
+	xp_chains_free(&a->parents);
 }

@@ -59,6 +59,15 @@ struct xp_acc {
 	uint64_t step; /* the counter's step, to refine the floor by; 0: deterministic */
 	struct xp_hist hist;
 	struct xp_chain *chains; /* callers, hashed by their frames (chain.h) */
+	/*
+	 * Nesting (dump format 3): the declarations its evaluations ran
+	 * inside, as chains of one frame, "kind\x1fsymbol\x1fobject" (none:
+	 * several); and the evaluations of others that ran directly inside
+	 * its own, with their sum of deltas.
+	 */
+	struct xp_chain *parents;
+	uint64_t inner;
+	uint64_t inner_sum;
 };
 
 /* An accumulator of no evaluation: the neutral element of merge. */
@@ -70,8 +79,8 @@ struct xp_acc {
 /*
  * @dst = merge(@dst, @src), in place: counts, sums and histograms add;
  * floor = min, hits those of the lower floor, added when the floors are
- * equal (model/merge.h); max and step = max; caller chains merge by their
- * names with the same rules.  Associative and commutative.  0 or -ENOMEM.
+ * equal (model/merge.h); max and step = max; caller chains and parents
+ * merge by their names with the same rules.  Associative and commutative.  0 or -ENOMEM.
  */
 int xp_acc_add(struct xp_acc *dst, const struct xp_acc *src);
 /* @out = merge(@a, @b), built from xp_acc_add.  @out must not alias @a or @b. */

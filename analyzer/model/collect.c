@@ -178,9 +178,48 @@ static int collect_callers(const struct xp_dump *d, struct xp_acc *accs)
 	return err;
 }
 
+/*
+ * Version 3's nesting: the declaration its nested evaluations ran in, as a
+ * chain of one frame named by its key (kind, symbol, object), or of none
+ * when they ran in several (or the index is not one of this dump's: a
+ * declaration a live dump had not published yet).
+ */
+static int collect_nesting(const struct xp_dump *d, uint64_t i, struct xp_acc *a)
+{
+	const struct extprof_dump_decl *x = &d->decls[i], *p;
+	struct xp_chain c = {
+		.evaluations = x->nested, .floor = EXTPROF_FLOOR_NONE, .sum = x->nested_sum};
+	char buf[1024];
+	int n, err;
+
+	a->inner = x->inner;
+	a->inner_sum = x->inner_sum;
+	if (!x->nested)
+		return 0;
+	if (x->parent && x->parent != EXTPROF_PARENT_SEVERAL && x->parent - 1 < d->ndecls &&
+	    x->parent - 1 != i) {
+		p = &d->decls[x->parent - 1];
+		n = snprintf(buf, sizeof(buf), "%s\x1f%s\x1f%s", xp_dump_str(d, p->kind),
+			     xp_dump_str(d, p->symbol), xp_dump_str(d, p->object));
+		c.key = (size_t)n < sizeof(buf) ? buf : NULL;
+		if (!c.key && asprintf(&c.key, "%s\x1f%s\x1f%s", xp_dump_str(d, p->kind),
+				       xp_dump_str(d, p->symbol), xp_dump_str(d, p->object)) < 0)
+			return -ENOMEM;
+		c.keylen = (size_t)n;
+		c.depth = 1;
+	} else {
+		c.key = buf;
+		buf[0] = '\0';
+	}
+	err = xp_chains_put(&a->parents, &c);
+	if (c.key != buf)
+		free(c.key);
+	return err;
+}
+
 int xp_collect(const struct xp_dump *d, struct xp_acc *accs)
 {
-	int err;
+	int err = 0;
 
 	for (uint64_t i = 0; i < d->ndecls; i++) {
 		collect_fields(&accs[i], &d->decls[i], xp_dump_finished(d->hdr));
@@ -188,7 +227,10 @@ int xp_collect(const struct xp_dump *d, struct xp_acc *accs)
 		if (!(d->hdr->counter_flags & EXTPROF_COUNTER_F_DETERMINISTIC))
 			accs[i].step = d->hdr->resolution;
 	}
-	err = d->dense || d->rows ? collect_rows(d, accs) : collect_sparse(d, accs);
+	for (uint64_t i = 0; i < d->ndecls && !err && d->hdr->version >= 3; i++)
+		err = collect_nesting(d, i, &accs[i]);
+	if (!err)
+		err = d->dense || d->rows ? collect_rows(d, accs) : collect_sparse(d, accs);
 	for (uint64_t i = 0; !err && i < d->ndecls; i++)
 		collect_hist_lost(&accs[i], &d->decls[i]);
 	if (!err)

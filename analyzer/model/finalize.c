@@ -134,6 +134,8 @@ static void finalize_fields(struct xp_fin *out, const struct xp_acc *acc, uint64
 	out->hits = acc->hits > near ? acc->hits : near;
 	out->observed = finalize_observed(acc, calibration, counter, out->samples);
 	out->tally = acc->tally;
+	out->inner = acc->inner;
+	out->inner_observed = sub_clamp(acc->inner_sum, xp_sat_mul(calibration, acc->inner));
 }
 
 /* Room on the stack for the usual histogram: no allocation per process and declaration. */
@@ -152,6 +154,8 @@ int xp_finalize_add(struct xp_fin *dst, const struct xp_acc *acc, uint64_t calib
 	if (!err)
 		err = xp_chains_finalize(&f.chains, &acc->chains, calibration);
 	if (!err)
+		err = xp_chains_finalize(&f.parents, &acc->parents, calibration);
+	if (!err)
 		err = xp_fin_add(dst, &f);
 	if (f.vals.bins == stack)
 		f.vals.bins = NULL;
@@ -165,10 +169,13 @@ XP_DEFINE_BINS_ADD(vhist_add, struct xp_vhist, struct xp_vbin, value)
 
 int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src)
 {
-	int err = vhist_add(&dst->vals, &src->vals) ?: xp_chains_add(&dst->chains, &src->chains);
+	int err = vhist_add(&dst->vals, &src->vals) ?: xp_chains_add(&dst->chains, &src->chains)
+							 ?: xp_chains_add(&dst->parents, &src->parents);
 
 	if (err)
 		return err;
+	dst->inner = xp_sat_add(dst->inner, src->inner);
+	dst->inner_observed = xp_sat_add(dst->inner_observed, src->inner_observed);
 	dst->evaluations = xp_sat_add(dst->evaluations, src->evaluations);
 	dst->samples = xp_sat_add(dst->samples, src->samples);
 	xp_floor_merge(&dst->floor, &dst->hits, src->floor, src->hits);
@@ -197,6 +204,7 @@ void xp_fin_free(struct xp_fin *f)
 	f->vals.bins = NULL;
 	f->vals.n = 0;
 	xp_chains_free(&f->chains);
+	xp_chains_free(&f->parents);
 }
 
 uint64_t xp_fin_percentile(const struct xp_fin *f, unsigned pct)

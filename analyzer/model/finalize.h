@@ -33,6 +33,10 @@ struct xp_fin {
 	XP_TALLY_GROUP;	   /* hist_lost: vals holds the rest */
 	struct xp_vhist vals;
 	struct xp_chain *chains; /* callers: floor calibrated, sum is observed */
+	/* nesting (acc.h): sum is observed, as the chains'; inner_observed likewise */
+	struct xp_chain *parents;
+	uint64_t inner;
+	uint64_t inner_observed;
 };
 
 /* A finalized declaration of no evaluation: the neutral element of combine. */
@@ -57,8 +61,8 @@ int xp_finalize(struct xp_fin *out, const struct xp_acc *acc, uint64_t calibrati
 /*
  * @dst = combine(@dst, @src), in place, for two finalized processes: floor
  * = min (hits of the lower, added when equal: model/merge.h); evaluations,
- * observed and tallies add; value histograms merge; chains combine by their
- * names the same way.  0 or -ENOMEM.
+ * observed and tallies add; value histograms merge; chains and parents
+ * combine by their names the same way.  0 or -ENOMEM.
  */
 int xp_fin_add(struct xp_fin *dst, const struct xp_fin *src);
 /* @out = combine(@a, @b), built from xp_fin_add.  @out must not alias @a or @b. */

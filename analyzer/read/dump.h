@@ -17,6 +17,9 @@
 
 /* A declaration of version 1: struct extprof_dump_decl up to negative. */
 #define XP_DUMP_V1_DECL_SIZE 112u
+/* A declaration of version 2: up to row, and 20 bytes reserved (0), where version 3's nesting is.
+ */
+#define XP_DUMP_V2_DECL_SIZE 136u
 
 struct xp_dump {
 	char *path; /* as named in messages */
@@ -25,9 +28,9 @@ struct xp_dump {
 
 	const struct extprof_dump_header *hdr;
 	const struct extprof_dump_section *sections;
-	const struct extprof_dump_decl *decls; /* version 1: a copy in version 2's layout */
+	const struct extprof_dump_decl *decls; /* versions 1 and 2: a copy in the current layout */
 	uint64_t ndecls;
-	uint32_t decl_size; /* in the file: XP_DUMP_V1_DECL_SIZE for version 1 */
+	uint32_t decl_size; /* in the file: XP_DUMP_V1_DECL_SIZE, _V2_ for versions 1, 2 */
 	const char *strings;
 	uint64_t nstrings;
 	const uint64_t *dense; /* version 1's live dumps: ndecls * EXTPROF_HIST_BUCKETS, or NULL */

@@ -3,7 +3,7 @@
  * dump_check_sections: every section of a type its version knows, of the
  * entry size that version defines, 8-byte aligned, after the section
  * table, inside the file, overlapping no other, and the ones a dump needs
- * all present.  Version 1's declarations are copied into version 2's
+ * all present.  Older versions' declarations are copied into the current
  * layout (xp_dump_upgrade_decls): the rest of the analyzer reads one.
  */
 #include <stddef.h>
@@ -14,31 +14,41 @@
 
 struct sec_type {
 	const char *name;
-	uint32_t entry_size; /* version 2's, and version 1's unless v1_size says otherwise */
-	uint32_t v1_size;
-	uint32_t versions; /* bit v: known in version v */
+	uint32_t entry_size;			 /* the current version's */
+	uint32_t old_size[EXTPROF_DUMP_VERSION]; /* [v]: version v's, when it differs */
+	uint32_t versions;			 /* bit v: known in version v */
 };
 
 #define V1 (1u << 1)
 #define V2 (1u << 2)
+#define V3 (1u << 3)
 
 static const struct sec_type sec_types[] = {
-	[EXTPROF_SECTION_DECLS] = {"DECLS", sizeof(struct extprof_dump_decl), XP_DUMP_V1_DECL_SIZE,
-				   V1 | V2},
-	[EXTPROF_SECTION_STRINGS] = {"STRINGS", 1, 0, V1 | V2},
-	[EXTPROF_SECTION_HIST_DENSE] = {"HIST_DENSE", sizeof(uint64_t), 0, V1},
-	[EXTPROF_SECTION_HIST_SPARSE] = {"HIST_SPARSE", sizeof(struct extprof_dump_hist_entry), 0,
-					 V1 | V2},
-	[EXTPROF_SECTION_CALLERS] = {"CALLERS", sizeof(struct extprof_dump_caller), 0, V1 | V2},
-	[EXTPROF_SECTION_HIST_ROWS] = {"HIST_ROWS", EXTPROF_HIST_ROW_BYTES, 0, V2},
+	[EXTPROF_SECTION_DECLS] = {"DECLS",
+				   sizeof(struct extprof_dump_decl),
+				   {[1] = XP_DUMP_V1_DECL_SIZE, [2] = XP_DUMP_V2_DECL_SIZE},
+				   V1 | V2 | V3},
+	[EXTPROF_SECTION_STRINGS] = {"STRINGS", 1, {0}, V1 | V2 | V3},
+	[EXTPROF_SECTION_HIST_DENSE] = {"HIST_DENSE", sizeof(uint64_t), {0}, V1},
+	[EXTPROF_SECTION_HIST_SPARSE] = {"HIST_SPARSE",
+					 sizeof(struct extprof_dump_hist_entry),
+					 {0},
+					 V1 | V2 | V3},
+	[EXTPROF_SECTION_CALLERS] = {"CALLERS",
+				     sizeof(struct extprof_dump_caller),
+				     {0},
+				     V1 | V2 | V3},
+	[EXTPROF_SECTION_HIST_ROWS] = {"HIST_ROWS", EXTPROF_HIST_ROW_BYTES, {0}, V2 | V3},
 };
 
 #define NTYPES (sizeof(sec_types) / sizeof(sec_types[0]))
 
 static uint32_t sec_entry_size(const struct xp_dump *d, uint32_t type)
 {
-	return d->hdr->version == 1 && sec_types[type].v1_size ? sec_types[type].v1_size
-							       : sec_types[type].entry_size;
+	uint32_t v = d->hdr->version;
+
+	return v < EXTPROF_DUMP_VERSION && sec_types[type].old_size[v] ? sec_types[type].old_size[v]
+								       : sec_types[type].entry_size;
 }
 
 static uint64_t sec_field_off(const struct xp_dump *d, uint32_t i, size_t field)

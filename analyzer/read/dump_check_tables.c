@@ -122,7 +122,7 @@ int xp_dump_upgrade_decls(struct xp_dump *d, struct xp_err *e)
 
 	if (d->decl_size == sizeof(struct extprof_dump_decl))
 		return 0;
-	/* version 1's is version 2's without its last fields: those are 0 */
+	/* an older version's is the current one without its last fields: those are 0 */
 	d->decls_v1 = calloc(d->ndecls + 1, sizeof(*d->decls_v1));
 	if (!d->decls_v1)
 		return xp_err_set(e, -ENOMEM, "%s: out of memory", d->path);

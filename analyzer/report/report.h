@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report: what a report says, built from a set of processes, and the
- * printers that say it as text, JSON, CSV, callgrind's format or pprof's.
+ * printers that say it as text, JSON, CSV (the other formats are export/'s).
  */
 #ifndef XP_REPORT_H
 #define XP_REPORT_H
@@ -24,6 +24,8 @@ enum xp_format {
 	XP_FORMAT_CSV,
 	XP_FORMAT_CALLGRIND,
 	XP_FORMAT_PPROF, /* binary: never onto a terminal */
+	XP_FORMAT_FOLDED,
+	XP_FORMAT_HTML,
 };
 enum xp_sort {
 	XP_SORT_COST,
@@ -53,7 +55,7 @@ struct xp_report_opts {
 void xp_report_opts_init(struct xp_report_opts *o);
 /* Parse the value of --format, --sort, --stat or --flag-ratio; 0 or -EINVAL with @e set. */
 int xp_report_opt_format(struct xp_report_opts *o, const char *v, struct xp_err *e);
-/* --format of a command that writes tables only (diff, doubling): text, json or csv. */
+/* --format of a command that writes tables only (diff, top): text, json or csv. */
 int xp_report_opt_format_table(struct xp_report_opts *o, const char *v, const char *cmd,
 			       struct xp_err *e);
 /* Parse --sort's value: 0 or -EINVAL with @e set. */
@@ -180,6 +182,7 @@ struct xp_report {
 	bool complete;
 	bool attached; /* counted while extprof attach was attached (from start_ns to end_ns) */
 	uint32_t callers_depth; /* the deepest EXTPROF_CALLERS of the processes; 0: none */
+	bool nesting;		/* every process recorded which declaration each one ran inside */
 	XP_GROUP(xp_report_program, program, XP_REPORT_PROGRAM);
 	size_t runs;	 /* runs aggregated (extprof run --repeat); 1 otherwise */
 	unsigned warmup; /* untimed runs before them */

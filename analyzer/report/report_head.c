@@ -60,6 +60,7 @@ static void head_first(struct xp_report *r, const struct xp_proc *p)
 	r->calibration_settled = true;
 	memcpy(r->window, h->window, sizeof(r->window));
 	r->complete = true;
+	r->nesting = true;
 	r->start_ns = p->start_ns;
 	r->end_ns = p->end_ns;
 	r->attached = h->flags & EXTPROF_DUMP_F_ATTACHED;
@@ -130,6 +131,9 @@ static void head_add(struct xp_report *r, const struct xp_proc *p)
 		r->callers_depth = h->callers_depth;
 	if (h->flags & EXTPROF_DUMP_F_ATTACHED)
 		r->attached = true;
+	/* the nesting of hooked calls is recorded from dump format 3 on */
+	if (h->version < 3)
+		r->nesting = false;
 }
 
 #define MIXED_HINT "; --allow-mixed merges them anyway"

@@ -3,9 +3,11 @@
  * report_json: the JSON report, whose keys keep their names, types and
  * meaning from one version to the next (docs/json.md lists them all).
  */
+#include <errno.h>
 #include <stdio.h>
 
 #include "util/json_out.h"
+#include "report/nest.h"
 #include "report/report.h"
 
 static void json_counter(struct xp_json *j, const struct xp_report *r)
@@ -72,6 +74,30 @@ static void json_head(struct xp_json *j, const struct xp_report *r)
 	xp_json_key_u64(j, "runs", r->runs);
 	xp_json_key_u64(j, "warmup", r->warmup);
 	xp_json_key_strs(j, "warnings", r->warnings, r->nwarnings);
+	xp_json_key_bool(j, "nesting", r->nesting);
+}
+
+/* "self_cost", "self_observed", "inside": [{kind, name, object, evaluations, cost, observed}] */
+static void json_nesting(struct xp_json *j, const struct xp_report *r, const struct xp_nest *n)
+{
+	xp_json_key_u64(j, "self_cost", n->self_cost);
+	xp_json_key_u64(j, "self_observed", n->self_observed);
+	xp_json_key_begin(j, "inside", '[');
+	for (size_t k = 0; k < n->nparts; k++) {
+		const struct xp_nest_part *p = &n->parts[k];
+
+		if (p->parent < 0)
+			continue;
+		xp_json_begin(j, '{');
+		xp_json_key_str(j, "kind", r->rows[p->parent].kind);
+		xp_json_key_str(j, "name", r->rows[p->parent].symbol);
+		xp_json_key_str(j, "object", r->rows[p->parent].object);
+		xp_json_key_u64(j, "evaluations", p->evaluations);
+		xp_json_key_u64(j, "cost", p->cost);
+		xp_json_key_u64(j, "observed", p->observed);
+		xp_json_end(j, '}');
+	}
+	xp_json_end(j, ']');
 }
 
 /* {"chain": ["search+0x1d@checker", ...], "evaluations": ...}; "other" has chain []. */
@@ -106,9 +132,12 @@ static void json_flags(struct xp_json *j, unsigned flags)
 	xp_json_end(j, ']');
 }
 
-static void json_row(struct xp_json *j, const struct xp_row *row, bool callers, bool sampled,
-		     bool translated)
+static void json_row(struct xp_json *j, const struct xp_report *r, size_t i,
+		     const struct xp_nest *nest)
 {
+	const struct xp_row *row = &r->rows[i];
+	bool callers = r->callers_depth > 0, sampled = r->sampled, translated = r->translated;
+
 	xp_json_begin(j, '{');
 	xp_json_key_str(j, "kind", row->kind);
 	xp_json_key_str(j, "name", row->symbol);
@@ -138,19 +167,29 @@ static void json_row(struct xp_json *j, const struct xp_row *row, bool callers, 
 	xp_json_key_u64(j, "histogram_lost", row->fin.hist_lost);
 	if (callers)
 		json_chains(j, row);
+	json_nesting(j, r, &nest[i]);
 	xp_json_end(j, '}');
 }
 
 int xp_report_json(const struct xp_report *r, FILE *out)
 {
+	struct xp_decl_index x;
+	struct xp_nest *nest = NULL;
 	struct xp_json j;
+	int err = xp_decl_index_build(&x, r);
 
+	if (!err)
+		err = xp_report_nest(r, &x, &nest);
+	xp_decl_index_free(&x);
+	if (err)
+		return err;
 	xp_json_start(&j, out);
 	json_head(&j, r);
 	xp_json_key_begin(&j, "declarations", '[');
 	for (size_t i = 0; i < r->nrows; i++)
-		json_row(&j, &r->rows[i], r->callers_depth > 0, r->sampled, r->translated);
+		json_row(&j, r, i, nest);
 	xp_json_end(&j, ']');
 	xp_json_finish(&j);
+	xp_nest_free(nest, r->nrows);
 	return 0;
 }

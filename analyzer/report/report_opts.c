@@ -26,12 +26,15 @@ static int pick(const char *v, const char *const *names, int n)
 
 int xp_report_opt_format(struct xp_report_opts *o, const char *v, struct xp_err *e)
 {
-	static const char *const names[] = {"text", "json", "csv", "callgrind", "pprof"};
-	int i = pick(v, names, 5);
+	static const char *const names[] = {"text",  "json",   "csv", "callgrind",
+					    "pprof", "folded", "html"};
+	int i = pick(v, names, 7);
 
 	if (i < 0)
 		return xp_err_set(e, -EINVAL,
-				  "--format %s: expected text, json, csv, callgrind or pprof", v);
+				  "--format %s: expected text, json, csv, callgrind, pprof, folded "
+				  "or html",
+				  v);
 	o->format = (enum xp_format)i;
 	return 0;
 }

@@ -5,9 +5,9 @@
  * per-eval is the --stat of the runs' per-evals (min: the least; median;
  * mean), evaluations, observed, the tallies and the percentiles are the
  * median of the runs' (the mean of the two middle ones, rounded, for an
- * even K), and cost = per-eval x evaluations.  A declaration is settled
- * when it was in every run that had it.  The header adds up processes,
- * workers and threads; the run total is the median of the runs'.
+ * even K), and cost = per-eval x evaluations; so are the nesting's figures.  A declaration is
+ * settled when it was in every run that had it.  The header adds up processes, workers and threads;
+ * the run total is the median of the runs'.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -190,13 +190,43 @@ static int repeat_chains(struct xp_row *row, const struct xp_row **in, size_t k,
 	return err;
 }
 
+/* The nesting: per parent, the median of the runs' evaluations and observed inside it. */
+static int repeat_parents(struct xp_row *row, const struct xp_row **in, size_t k, uint64_t *v)
+{
+	struct agg *h = NULL, *a;
+	const struct xp_chain *c, *tmp;
+	int err = 0;
+
+	for (size_t i = 0; i < k && !err; i++)
+		if (in[i])
+			HASH_ITER(hh, in[i]->fin.parents, c, tmp)
+			{
+				if (!err)
+					err = agg_put(&h, c->key, c->keylen, k, i, c);
+			}
+	for (a = h; a && !err; a = a->hh.next) {
+		struct xp_chain p = {
+			.key = a->key, .keylen = a->keylen, .floor = EXTPROF_FLOOR_NONE};
+		size_t n = gather(a, k, CHAIN_AT(evaluations), v);
+
+		p.depth = a->keylen ? 1 : 0;
+		p.evaluations = median(v, n);
+		n = gather(a, k, CHAIN_AT(sum), v);
+		p.sum = median(v, n);
+		err = xp_chains_put(&row->fin.parents, &p);
+	}
+	agg_free(&h);
+	return err;
+}
+
 #define ROW_AT(m) XP_U64_AT(struct xp_row, m)
 
 /* The figures of a row that are the median of the runs'. */
 static const size_t row_medians[] = {
-	ROW_AT(trimmed),       ROW_AT(fin.samples), ROW_AT(fin.observed), ROW_AT(fin.recursive),
-	ROW_AT(fin.abandoned), ROW_AT(fin.outside), ROW_AT(fin.negative), ROW_AT(fin.hist_lost),
-	ROW_AT(p50),	       ROW_AT(p99),
+	ROW_AT(trimmed),       ROW_AT(fin.samples),   ROW_AT(fin.observed),
+	ROW_AT(fin.recursive), ROW_AT(fin.abandoned), ROW_AT(fin.outside),
+	ROW_AT(fin.negative),  ROW_AT(fin.hist_lost), ROW_AT(p50),
+	ROW_AT(p99),	       ROW_AT(fin.inner),     ROW_AT(fin.inner_observed),
 };
 
 static int repeat_row(struct xp_report *r, struct xp_row *row, const struct agg *a, size_t k,
@@ -237,7 +267,8 @@ static int repeat_row(struct xp_report *r, struct xp_row *row, const struct agg 
 	row->observed_share = r->run_total ? (double)row->fin.observed / (double)r->run_total : 0.0;
 	row->settled = row->fin.hits >= 2;
 	row->flags = xp_row_flags(row, r);
-	return repeat_chains(row, (const struct xp_row **)a->in, k, r->opts.stat, v);
+	return repeat_parents(row, (const struct xp_row **)a->in, k, v)
+		       ?: repeat_chains(row, (const struct xp_row **)a->in, k, r->opts.stat, v);
 }
 
 static int repeat_rows(struct xp_report *r, const struct xp_report *runs, size_t k)
@@ -307,6 +338,7 @@ static void head_sum(struct xp_report *r, const struct xp_report *x)
 	r->threads = xp_sat_add(r->threads, x->threads);
 	r->lost = xp_sat_add(r->lost, x->lost);
 	r->complete = r->complete && x->complete;
+	r->nesting = r->nesting && x->nesting;
 	r->calibration_settled = r->calibration_settled && x->calibration_settled;
 	if (x->calibration < r->calibration)
 		r->calibration = x->calibration;
@@ -378,6 +410,7 @@ int xp_report_repeat(struct xp_report *r, const struct xp_report *runs, size_t k
 	r->calibration_max = x->calibration_max;
 	r->calibration_settled = true;
 	r->complete = true;
+	r->nesting = true;
 	r->runs = k;
 	r->warmup = warmup;
 	err = repeat_head(r, runs, k, e);

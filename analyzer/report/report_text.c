@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "util/num.h"
+#include "report/nest.h"
 #include "report/report.h"
 #include "util/text_table.h"
 
@@ -377,7 +378,7 @@ static const char *const sort_says[] = {
 	[XP_SORT_WEIGHT] = "observed where state-dependent, cost elsewhere",
 };
 
-static void text_legend(FILE *out, const struct xp_report *r, struct columns cols)
+static void text_legend(FILE *out, const struct xp_report *r, struct columns cols, bool nested)
 {
 	char a[XP_U64_BUF];
 
@@ -450,16 +451,47 @@ static void text_legend(FILE *out, const struct xp_report *r, struct columns col
 		      " refinement come from the rest\n"
 		      "                         (JSON: histogram_lost)\n",
 		      out);
+	if (nested)
+		fputs("self: cost and observed less those of the hooked functions that ran inside"
+		      " it; in F: its part\n"
+		      "that ran inside hooked function F (in no hooked function: the rest)\n",
+		      out);
 	if (r->opts.callers && r->callers_depth)
 		fprintf(out,
 			"callers: <- the nearest caller <- its caller ...; per chain,"
-			" per-eval is %s; (other callers): chains the shim had no room for\n",
+			" per-eval is %s; (other callers): chains\n"
+			"the shim had no room for, the lightest given up for heavier ones\n",
 			r->opts.stat == XP_STAT_MEAN ? "observed / evaluations"
 						     : "the chain's floor less calibration");
 }
 
+/*
+ * Where the rows ran (nest.h), when the shim recorded it and some ran
+ * inside others; NULL otherwise.  0 or -ENOMEM.
+ */
+static int text_nesting(const struct xp_report *r, struct xp_nest **nest)
+{
+	struct xp_decl_index x;
+	int err;
+
+	*nest = NULL;
+	if (!r->nesting)
+		return 0;
+	err = xp_decl_index_build(&x, r);
+	if (!err)
+		err = xp_report_nest(r, &x, nest);
+	xp_decl_index_free(&x);
+	if (!err && !xp_nest_any(*nest, r->nrows)) {
+		xp_nest_free(*nest, r->nrows);
+		*nest = NULL;
+	}
+	return err;
+}
+
 int xp_report_text(const struct xp_report *r, FILE *out, bool colour)
 {
+	struct xp_nest *nest;
+	bool nested;
 	static const char *const heads[] = {"kind",	"declaration", "evaluations",
 					    "per-eval", "cost",	       "share",
 					    "observed", "obs share",   "obs/cost"};
@@ -490,16 +522,21 @@ int xp_report_text(const struct xp_report *r, FILE *out, bool colour)
 	if (cols.abandoned)
 		xp_table_add(&t, "abandoned");
 	xp_table_add(&t, "flags");
-	for (size_t i = 0; i < r->nrows; i++) {
+	err = text_nesting(r, &nest);
+	for (size_t i = 0; i < r->nrows && !err; i++) {
 		text_row(&t, r, &r->rows[i], cols);
+		if (nest)
+			err = xp_nest_notes(&t, r, nest, i);
 		for (size_t k = 0; r->opts.callers && k < r->rows[i].nchains; k++)
 			text_chain(&t, r->rows[i].chains[k]);
 	}
-	err = t.err;
+	nested = nest != NULL;
+	xp_nest_free(nest, r->nrows);
+	err = err ? err : t.err;
 	if (!err)
 		xp_table_print(&t, out, c->bold, c->flag, c->off);
 	xp_table_free(&t);
 	if (!err)
-		text_legend(out, r, cols);
+		text_legend(out, r, cols, nested);
 	return err;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * extprof dump format, version 2: what the shim leaves behind and the
+ * extprof dump format, version 3: what the shim leaves behind and the
  * analyzer reads.  The one definition both sides share.
  *
  * One file per worker per process.  The shim maps it MAP_SHARED from the
@@ -27,7 +27,7 @@
 
 #define EXTPROF_DUMP_MAGIC     "XPROFDMP" /* 8 bytes, no NUL */
 #define EXTPROF_DUMP_MAGIC_LEN 8
-#define EXTPROF_DUMP_VERSION   2
+#define EXTPROF_DUMP_VERSION   3
 /* the oldest version the analyzer still reads (docs/dump-format.md, "Compatibility") */
 #define EXTPROF_DUMP_VERSION_OLDEST 1
 #define EXTPROF_DUMP_BYTE_ORDER	    0x01020304u
@@ -210,9 +210,25 @@ struct extprof_dump_decl {
 	uint64_t negative;    /* evaluations whose delta, less the nested hooks' overhead,
 			       * fell below zero: recorded as 0 */
 	uint32_t row;	      /* live dumps: its entry of HIST_ROWS; 0: none (yet) */
-	uint32_t reserved32;
-	uint64_t reserved[2];
+	/*
+	 * Version 3: the nesting of hooked activations.  parent is 1 + the
+	 * index of the declaration whose activation its nested evaluations
+	 * ran in (the one on top of the thread's shadow stack), 0 while none
+	 * did, EXTPROF_PARENT_SEVERAL once two differed; nested and
+	 * nested_sum count those evaluations and their deltas.  inner and
+	 * inner_sum count the evaluations of declarations that ran directly
+	 * inside this one's activations, and their deltas.
+	 */
+	uint32_t parent;
+	uint64_t nested;
+	uint64_t nested_sum;
+	uint64_t inner;
+	uint64_t inner_sum;
+	uint64_t reserved;
 };
+
+/* extprof_dump_decl.parent: its nested evaluations ran inside several declarations */
+#define EXTPROF_PARENT_SEVERAL UINT32_MAX
 
 struct extprof_dump_hist_entry {
 	uint32_t decl;

@@ -122,7 +122,8 @@ static void exports_read_back(const char *callers)
 	int n;
 
 	cg = export(dir, "callgrind", "checker.callgrind");
-	const char *annotate[] = {"callgrind_annotate", "--threshold=100", cg, NULL};
+	const char *annotate[] = {"callgrind_annotate", "--threshold=100", "--show=Evaluations",
+				  cg, NULL};
 	harness_run(annotate, NULL, &ann);
 	cr_assert_eq(ann.status, 0, "callgrind_annotate: %s", ann.err);
 	/* "  1,568 ( 2.74%)  ...  ???:consistent [/path/checker-truth-O2]" */

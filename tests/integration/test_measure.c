@@ -325,7 +325,35 @@ static void recursion(const char *counter)
 
 VAR_TEST(recursion)
 
-/* outer(5, 7): five hooked inner(7) and one unit of its own: 36, exactly. */
+/*
+ * The part of @name that ran inside @parent (JSON "inside", the nesting the
+ * shim records): @evaluations of them, costing @cost.
+ */
+static void expect_inside(json_t *report, const char *name, const char *parent,
+			  long long evaluations, long long cost)
+{
+	json_t *inside = json_object_get(decl(report, name), "inside"), *p;
+	size_t i;
+
+	cr_assert(json_is_array(inside), "%s has no \"inside\"", name);
+	json_array_foreach(inside, i, p)
+	{
+		if (strcmp(json_string_value(json_object_get(p, "name")), parent))
+			continue;
+		cr_expect_eq(harness_int(p, "evaluations"), evaluations,
+			     "%s inside %s: %lld evaluations, expected %lld", name, parent,
+			     harness_int(p, "evaluations"), evaluations);
+		cr_expect_eq(harness_int(p, "cost"), cost, "%s inside %s: cost %lld, expected %lld",
+			     name, parent, harness_int(p, "cost"), cost);
+		return;
+	}
+	cr_expect_fail("%s did not run inside %s", name, parent);
+}
+
+/*
+ * outer(5, 7): five hooked inner(7) and one unit of its own: 36, exactly;
+ * inner ran inside outer every time, and outer's self is its own unit.
+ */
 static void nested_exact(const char *counter)
 {
 	const struct setup u = {counter, "function:outer,function:inner", NULL, NULL};
@@ -338,6 +366,11 @@ static void nested_exact(const char *counter)
 	expect_exact(rep, "inner", 500, 7);
 	expect_truth(rep, &r, "outer");
 	expect_truth(rep, &r, "inner");
+	expect_inside(rep, "inner", "outer", 500, 500 * 7);
+	expect_field(rep, "outer", "self_cost", 100);
+	expect_field(rep, "outer", "self_observed", 100);
+	expect_field(rep, "inner", "self_cost", 500 * 7);
+	cr_expect_eq(json_array_size(json_object_get(decl(rep, "outer"), "inside")), 0);
 	json_decref(rep);
 	harness_free(&r);
 }
@@ -380,6 +413,10 @@ static void nested_leaves_the_caller_alone(const char *counter)
 		}
 		expect_field(both, "outer", "negative", 0);
 		expect_field(both, "inner", "per_eval", 100);
+		/* the nesting, from the stubs' fast path (callers 0) and the C path alike */
+		expect_inside(both, "inner", "outer", 10000, 10000 * 100);
+		expect_field(both, "outer", "self_cost",
+			     harness_int(decl(both, "outer"), "cost") - 10000 * 100);
 		json_decref(alone);
 		json_decref(both);
 	}

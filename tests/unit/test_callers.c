@@ -390,3 +390,52 @@ Test(callers, real_shim_two_frames_through_run)
 	free(shim_env);
 	free(data);
 }
+
+/*
+ * Twenty chains, seen once each, fill the slots before from_a's and
+ * from_b's: those two, the heaviest, are kept (the lightest given up to
+ * "other" as they come), not left in "other" as the first chains seen.
+ */
+Test(callers, real_shim_keeps_the_heaviest_chains)
+{
+	const char *shim = xt_real_shim();
+	char *data = xt_path(xt_dir, "data"), *shim_env, *out, *err;
+	json_t *root, *pred, *other = NULL, *c;
+	long long chains = 0, sum = 0;
+	int status;
+	size_t i;
+
+	if (!shim)
+		cr_skip_test("sanitized build: the shim cannot be preloaded");
+	cr_assert(asprintf(&shim_env, "EXTPROF_SHIM=%s", shim) > 0);
+	status = xt_run((const char *[]){"x", "run", "-o", data, "--callers", "1", "--counter",
+					 "var:xt_work", "-H", "function:pred", "--format", "json",
+					 "--", xt_target(false), "10", "0", "cold", NULL},
+			(const char *[]){shim_env, "EXTPROF_LOG=off", NULL}, &out, &err);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d: %s", status, err);
+	root = xt_json_parse(strstr(err, "{"));
+	pred = xt_json_decl(root, "pred");
+	cr_expect_eq(xt_json_int(pred, "evaluations"), 50);
+	cr_expect_eq(xt_json_int(real_chain(pred, "from_a", 1), "evaluations"), 10);
+	cr_expect_eq(xt_json_int(real_chain(pred, "from_a", 1), "per_eval"), 10);
+	cr_expect_eq(xt_json_int(real_chain(pred, "from_b", 1), "evaluations"), 20);
+	cr_expect_eq(xt_json_int(real_chain(pred, "from_b", 1), "cost"), 600);
+	json_array_foreach(json_object_get(pred, "callers"), i, c)
+	{
+		sum += xt_json_int(c, "evaluations");
+		if (json_array_size(json_object_get(c, "chain")))
+			chains++;
+		else
+			other = c;
+	}
+	/* 15 slots and "other": 13 cold chains kept, the 7 given up in "other" */
+	cr_expect_eq(chains, 15);
+	cr_assert_not_null(other);
+	cr_expect_eq(xt_json_int(other, "evaluations"), 7);
+	cr_expect_eq(sum, 50, "every evaluation is in some chain");
+	json_decref(root);
+	free(out);
+	free(err);
+	free(shim_env);
+	free(data);
+}

@@ -639,3 +639,208 @@ Test(doubling_build, options_after_the_runs_and_help)
 	free(a);
 	free(b);
 }
+
+/* ---- the plot --------------------------------------------------------------- */
+
+/* A path of the plot's SVG: its style, and the points of its M and L steps. */
+struct svg_path {
+	char style[400];
+	double x[16], y[16];
+	int n;
+};
+
+/* The paths of @svg, at most @max, into @out: how many. */
+static int svg_paths(const char *svg, struct svg_path *out, int max)
+{
+	int n = 0;
+
+	for (const char *p = svg; n < max && (p = strstr(p, "<path style=\"")); n++) {
+		const char *st = p + 13, *st_end = strchr(st, '"'), *d;
+		struct svg_path *x = &out[n];
+
+		memset(x, 0, sizeof(*x));
+		snprintf(x->style, sizeof(x->style), "%.*s", (int)(st_end - st), st);
+		d = strstr(st_end, "d=\"");
+		cr_assert(d);
+		for (d += 3; *d != '"' && x->n < 16;) {
+			char *end;
+
+			if (*d != 'M' && *d != 'L')
+				break;
+			x->x[x->n] = strtod(d + 1, &end);
+			x->y[x->n++] = strtod(end, &end);
+			d = end + strspn(end, " ");
+		}
+		p = d;
+	}
+	return n;
+}
+
+/* A doubling of four sizes and two declarations, values by hand; the caller fills pts. */
+struct plot_case {
+	struct xp_dbl_size sizes[4];
+	struct xp_dbl_point pts[2][4];
+	struct xp_dbl_decl decls[2];
+	struct xp_doubling d;
+};
+
+static void plot_case(struct plot_case *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; i < 4; i++)
+		c->sizes[i].n = 100u << i;
+	for (int k = 0; k < 2; k++)
+		c->decls[k] = (struct xp_dbl_decl){.kind = "function",
+						   .symbol = k ? "b" : "a",
+						   .object = "prog",
+						   .pts = c->pts[k]};
+	c->d = (struct xp_doubling){.nsizes = 4, .sizes = c->sizes, .ndecls = 2, .decls = c->decls};
+	xp_report_opts_init(&c->d.opts);
+	snprintf(c->d.counter_name, sizeof(c->d.counter_name), "var:work");
+	snprintf(c->d.counter_unit, sizeof(c->d.counter_unit), "units");
+}
+
+/* Declaration @k at size @i: @v per evaluation (one evaluation), its runs from @lo to @hi. */
+static void plot_point(struct plot_case *c, int k, int i, uint64_t v, uint64_t lo, uint64_t hi)
+{
+	struct xp_dbl_point *pt = &c->pts[k][i];
+
+	pt->present = true;
+	pt->v[XP_DBL_PER_EVAL] = pt->v[XP_DBL_COST] = v;
+	pt->v[XP_DBL_EVALUATIONS] = 1;
+	pt->lo[XP_DBL_PER_EVAL] = lo;
+	pt->hi[XP_DBL_PER_EVAL] = hi;
+}
+
+/* The plot of per-eval as SVG, its paths into @paths: how many. */
+static int plot_svg(const struct plot_case *c, struct svg_path *paths, int max)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int n;
+
+	cr_assert(f);
+	cr_assert_eq(xp_dbl_plot_stream(&c->d, XP_DBL_PER_EVAL, true, f), 0);
+	cr_assert_eq(fclose(f), 0);
+	n = svg_paths(buf, paths, max);
+	free(buf);
+	return n;
+}
+
+/* The line of a series: stroke width 2, as many points as sizes. */
+static bool series_line(const struct svg_path *p)
+{
+	return strstr(p->style, "stroke-width:2;") && p->n == 4;
+}
+
+#define MAX_PATHS 4096
+
+/* Two declarations of the same values: drawn apart, in another colour and another dash. */
+Test(doubling_plot, overlapping_series_stay_apart)
+{
+	struct svg_path *paths = calloc(MAX_PATHS, sizeof(*paths));
+	const struct svg_path *line[2] = {NULL, NULL};
+	struct plot_case c;
+	int n, lines = 0;
+
+	cr_assert(paths);
+	plot_case(&c);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 4; i++)
+			plot_point(&c, k, i, 1000u << (2 * i), 1000u << (2 * i), 1000u << (2 * i));
+	n = plot_svg(&c, paths, MAX_PATHS);
+	for (int i = 0; i < n; i++)
+		if (series_line(&paths[i]) && lines < 2)
+			line[lines++] = &paths[i];
+	cr_assert_eq(lines, 2, "two series lines");
+	cr_expect_eq(memcmp(line[0]->y, line[1]->y, sizeof(line[0]->y)), 0, "the same points");
+	cr_expect(strstr(line[1]->style, "stroke-dasharray:") &&
+			  (!strstr(line[0]->style, "stroke-dasharray:") ||
+			   strcmp(strstr(line[0]->style, "stroke-dasharray:"),
+				  strstr(line[1]->style, "stroke-dasharray:"))),
+		  "the series on top hides the other: %s / %s", line[0]->style, line[1]->style);
+	free(paths);
+}
+
+/* The N, N², N³ guides go through a point of the data, not from the plot's corner. */
+Test(doubling_plot, guides_go_through_a_point)
+{
+	struct svg_path *paths = calloc(MAX_PATHS, sizeof(*paths));
+	const struct svg_path *line[2] = {NULL, NULL};
+	struct plot_case c;
+	int n, lines = 0, guides = 0, through = 0;
+
+	cr_assert(paths);
+	plot_case(&c);
+	for (int i = 0; i < 4; i++) {
+		plot_point(&c, 0, i, 10u << i, 0, 0);		/* a: 10 N, low */
+		plot_point(&c, 1, i, 100000u << (2 * i), 0, 0); /* b: N², high */
+	}
+	n = plot_svg(&c, paths, MAX_PATHS);
+	for (int i = 0; i < n; i++)
+		if (series_line(&paths[i]) && lines < 2)
+			line[lines++] = &paths[i];
+	cr_assert_eq(lines, 2);
+	for (int i = 0; i < n; i++) {
+		const struct svg_path *g = &paths[i];
+		double dx, dy;
+
+		if (!strstr(g->style, "stroke:rgb(40%,40%,40%)") || g->n != 2)
+			continue;
+		guides++;
+		/* the guides run through a series' first point: one of the two lines' */
+		dx = g->x[1] - g->x[0];
+		dy = g->y[1] - g->y[0];
+		for (int k = 0; k < 2; k++) {
+			double cross =
+				(line[k]->x[0] - g->x[0]) * dy - (line[k]->y[0] - g->y[0]) * dx;
+
+			through += fabs(cross) / hypot(dx, dy) < 0.05;
+		}
+	}
+	cr_expect_eq(guides, 3, "N, N², N³");
+	cr_expect_eq(through, 3, "not every guide goes through the data");
+	free(paths);
+}
+
+/* With repeats that differ, a bar at each such point spans the least to the largest run. */
+Test(doubling_plot, the_spread_of_the_runs_is_drawn)
+{
+	struct svg_path *paths = calloc(MAX_PATHS, sizeof(*paths));
+	const struct svg_path *line = NULL;
+	const char *colour;
+	size_t colour_len;
+	struct plot_case c;
+	int n, bars = 0;
+
+	cr_assert(paths);
+	plot_case(&c);
+	c.d.ndecls = 1;
+	plot_point(&c, 0, 0, 1000, 900, 1500);
+	plot_point(&c, 0, 1, 2000, 2000, 2000);
+	plot_point(&c, 0, 2, 4000, 3000, 6000);
+	plot_point(&c, 0, 3, 8000, 8000, 8000);
+	n = plot_svg(&c, paths, MAX_PATHS);
+	for (int i = 0; i < n && !line; i++)
+		if (series_line(&paths[i]))
+			line = &paths[i];
+	cr_assert(line);
+	colour = strstr(line->style, "stroke:rgb(");
+	cr_assert(colour);
+	colour_len = strcspn(colour, ";");
+	for (int i = 0; i < n; i++) {
+		const struct svg_path *b = &paths[i];
+		const char *c2 = strstr(b->style, "stroke:rgb(");
+
+		if (!c2 || strncmp(c2, colour, colour_len))
+			continue;
+		/* vertical, in the series' colour, through a point of it, as tall as the spread */
+		for (int k = 0; b->n == 2 && b->x[0] == b->x[1] && k < 4; k++)
+			bars += fabs(b->x[0] - line->x[k]) < 0.01 && b->y[0] != b->y[1] &&
+				fmin(b->y[0], b->y[1]) < line->y[k] &&
+				fmax(b->y[0], b->y[1]) > line->y[k];
+	}
+	cr_expect_eq(bars, 2, "the points whose runs differ: 2, bars %d", bars);
+	free(paths);
+}

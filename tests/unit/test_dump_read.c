@@ -34,6 +34,12 @@ static void fill(struct dump_map *m)
 	m->decls[1].outside = 9;
 	/* decls[2] is never evaluated */
 	m->hdr->lost = 3;
+	/* version 3: 60 of can_vote's evaluations ran inside quorum_agrees */
+	m->decls[1].parent = 1;
+	m->decls[1].nested = 60;
+	m->decls[1].nested_sum = 60 * 7;
+	m->decls[0].inner = 60;
+	m->decls[0].inner_sum = 60 * 7;
 }
 
 static void read_ok(struct xp_dump *d, const char *path)
@@ -67,7 +73,8 @@ static void check_header(const struct xp_dump *d, bool compact)
 	cr_expect_eq(d->sparse != NULL, compact);
 }
 
-static void check_decls(const struct xp_dump *d)
+/* The declarations fill() wrote; their nesting, unless @version is older than 3. */
+static void check_decls(const struct xp_dump *d, unsigned version)
 {
 	struct xp_acc acc[3];
 
@@ -99,6 +106,21 @@ static void check_decls(const struct xp_dump *d)
 	cr_expect_eq(acc[2].evaluations, 0);
 	cr_expect_eq(acc[2].floor, EXTPROF_FLOOR_NONE);
 	cr_expect_eq(acc[2].hist.n, 0);
+	if (version >= 3) {
+		static const char parent[] = "invariant\x1fquorum_agrees\x1f" "checker";
+
+		cr_assert_eq(HASH_COUNT(acc[1].parents), 1);
+		cr_expect_eq(acc[1].parents->keylen, strlen(parent));
+		cr_expect_eq(memcmp(acc[1].parents->key, parent, strlen(parent)), 0);
+		cr_expect_eq(acc[1].parents->evaluations, 60);
+		cr_expect_eq(acc[1].parents->sum, 420);
+		cr_expect_eq(acc[0].inner, 60);
+		cr_expect_eq(acc[0].inner_sum, 420);
+	} else {
+		cr_expect_null(acc[1].parents, "no nesting before version 3");
+		cr_expect_eq(acc[0].inner, 0);
+	}
+	cr_expect_null(acc[0].parents);
 	for (int i = 0; i < 3; i++)
 		xp_acc_free(&acc[i]);
 }
@@ -123,7 +145,7 @@ static void round_trip(bool compact)
 	write_filled(path, compact);
 	read_ok(&d, path);
 	check_header(&d, compact);
-	check_decls(&d);
+	check_decls(&d, EXTPROF_DUMP_VERSION);
 	xp_dump_free(&d);
 	free(path);
 }
@@ -232,7 +254,7 @@ Test(dump_read, histogram_buckets_are_exact_below_128_and_within_one_percent)
 	}
 }
 
-/* ---- version 1: read as it was written before version 2 ---- */
+/* ---- versions 1 and 2: read as they were written before version 3 ---- */
 
 static void put(unsigned char **p, size_t *n, const void *what, size_t len)
 {
@@ -245,11 +267,13 @@ static void put(unsigned char **p, size_t *n, const void *what, size_t len)
 }
 
 /*
- * The dump at @from as version 1 wrote it, into @to: 112-byte declarations,
- * and a live dump's histogram dense (a row for every declaration).
+ * The dump at @from as version @version wrote it, into @to: version 1's
+ * 112-byte declarations and a live dump's histogram dense (a row for every
+ * declaration); version 2's 136-byte declarations and its rows.
  */
-static void write_v1(const char *from, const char *to)
+static void write_old(const char *from, const char *to, unsigned version)
 {
+	uint32_t size = version == 1 ? XP_DUMP_V1_DECL_SIZE : XP_DUMP_V2_DECL_SIZE;
 	struct extprof_dump_section sec[4];
 	struct extprof_dump_header h;
 	unsigned char *out = NULL;
@@ -258,16 +282,20 @@ static void write_v1(const char *from, const char *to)
 
 	read_ok(&d, from);
 	h = *d.hdr;
-	h.version = 1;
+	h.version = version;
 	put(&out, &n, &h, sizeof(h));
 	put(&out, &n, sec, sizeof(sec));
-	sec[0] = (struct extprof_dump_section){EXTPROF_SECTION_DECLS, XP_DUMP_V1_DECL_SIZE, n,
-					       d.ndecls};
-	for (uint64_t i = 0; i < d.ndecls; i++)
-		put(&out, &n, &d.decls[i], XP_DUMP_V1_DECL_SIZE);
+	sec[0] = (struct extprof_dump_section){EXTPROF_SECTION_DECLS, size, n, d.ndecls};
+	for (uint64_t i = 0; i < d.ndecls; i++) {
+		struct extprof_dump_decl x = d.decls[i];
+
+		/* what was reserved before version 3 was 0 */
+		memset((char *)&x + XP_DUMP_V2_DECL_SIZE - 20, 0, 20);
+		put(&out, &n, &x, size);
+	}
 	sec[1] = (struct extprof_dump_section){EXTPROF_SECTION_STRINGS, 1, n, d.nstrings};
 	put(&out, &n, d.strings, d.nstrings);
-	if (d.rows) {
+	if (d.rows && version == 1) {
 		sec[2] = (struct extprof_dump_section){EXTPROF_SECTION_HIST_DENSE, 8, n,
 						       d.ndecls * EXTPROF_HIST_BUCKETS};
 		for (uint64_t i = 0; i < d.ndecls; i++) {
@@ -276,6 +304,10 @@ static void write_v1(const char *from, const char *to)
 
 			put(&out, &n, row ? row : zero, EXTPROF_HIST_ROW_BYTES);
 		}
+	} else if (d.rows) {
+		sec[2] = (struct extprof_dump_section){EXTPROF_SECTION_HIST_ROWS,
+						       EXTPROF_HIST_ROW_BYTES, n, d.nrows};
+		put(&out, &n, d.rows, d.nrows * EXTPROF_HIST_ROW_BYTES);
 	} else {
 		sec[2] = (struct extprof_dump_section){EXTPROF_SECTION_HIST_SPARSE,
 						       sizeof(*d.sparse), n, d.nsparse};
@@ -291,30 +323,40 @@ static void write_v1(const char *from, const char *to)
 	xp_dump_free(&d);
 }
 
-static void version_1(bool compact)
+static void version_old(bool compact, unsigned version)
 {
-	char *path = xt_path(xt_dir, "w.xpd"), *v1 = xt_path(xt_dir, "v1.xpd");
+	char *path = xt_path(xt_dir, "w.xpd"), *old = xt_path(xt_dir, "old.xpd");
 	struct xp_dump d;
 
 	write_filled(path, compact);
-	write_v1(path, v1);
-	read_ok(&d, v1);
-	cr_expect_eq(d.hdr->version, 1);
-	cr_expect_eq(d.decl_size, XP_DUMP_V1_DECL_SIZE);
-	cr_expect_eq(d.dense != NULL, !compact);
-	cr_expect_eq(d.rows, NULL);
-	check_decls(&d);
+	write_old(path, old, version);
+	read_ok(&d, old);
+	cr_expect_eq(d.hdr->version, version);
+	cr_expect_eq(d.decl_size, version == 1 ? XP_DUMP_V1_DECL_SIZE : XP_DUMP_V2_DECL_SIZE);
+	cr_expect_eq(d.dense != NULL, !compact && version == 1);
+	cr_expect_eq(d.rows != NULL, !compact && version == 2);
+	check_decls(&d, version);
 	xp_dump_free(&d);
 	free(path);
-	free(v1);
+	free(old);
 }
 
 Test(dump_read, version_1_live_dump_is_read)
 {
-	version_1(false);
+	version_old(false, 1);
 }
 
 Test(dump_read, version_1_compact_dump_is_read)
 {
-	version_1(true);
+	version_old(true, 1);
+}
+
+Test(dump_read, version_2_live_dump_is_read)
+{
+	version_old(false, 2);
+}
+
+Test(dump_read, version_2_compact_dump_is_read)
+{
+	version_old(true, 2);
 }

@@ -142,15 +142,16 @@ static void expect_callgrind_lines(const char *s, size_t len)
 	}
 }
 
-/* Run callgrind_annotate on @path; its stdout (malloc'd). */
-static char *annotate(const char *path)
+/* Run callgrind_annotate on @path, showing event @show first; its stdout (malloc'd). */
+static char *annotate(const char *path, const char *show)
 {
 	char *cmd, *out = NULL;
 	size_t len = 0, n;
 	char buf[4096];
 	FILE *p;
 
-	cr_assert(asprintf(&cmd, "callgrind_annotate --threshold=100 '%s' 2>&1", path) > 0);
+	cr_assert(asprintf(&cmd, "callgrind_annotate --threshold=100 --show=%s '%s' 2>&1", show,
+			   path) > 0);
 	p = popen(cmd, "r");
 	cr_assert(p);
 	FILE *m = open_memstream(&out, &len);
@@ -182,9 +183,11 @@ Test(export, callgrind_hostile_names)
 	cr_expect(strstr(cg, "cmd: /opt/odd dir/prog\n"));
 	cr_expect(strstr(cg, ") /opt/odd dir/prog\n") && !strstr(cg, ") prog\n"),
 		  "the executable by its path:\n%s", cg);
+	/* cost first: what callgrind_annotate sorts by and KCachegrind opens on */
+	cr_expect(strstr(cg, "\nevents: Cost Evaluations Observed\n"), "%s", cg);
 	cgpath = xt_path(xt_dir, "hostile.cg");
 	spit_text(cgpath, cg, len);
-	ann = annotate(cgpath);
+	ann = annotate(cgpath, "Evaluations");
 	/* every declaration with its evaluations (100 + i), self cost (10 + i) x that */
 	for (int i = 0; i < NHOSTILE; i++) {
 		char want[64], *name;
@@ -290,8 +293,9 @@ Test(export, pprof_hostile_names)
 	cr_expect_str_eq(pb_str(p, p->mapping[0]->filename), "/opt/odd dir/prog");
 	cr_expect_str_eq(pb_str(p, p->mapping[0]->build_id), "deadbeef");
 	cr_expect(p->mapping[0]->has_functions);
-	/* one sample per chain: each declaration's, its name exact, its stack 3 deep */
-	cr_assert_eq(p->n_sample, NHOSTILE);
+	/* one sample per chain: each declaration's, its name exact, its stack 3 deep; and
+	 * one of what no hooked function took */
+	cr_assert_eq(p->n_sample, NHOSTILE + (r.run_total > 0));
 	for (int i = 0; i < NHOSTILE; i++) {
 		const char *want = hostile[i] ? hostile[i] : longsym;
 		bool found = false;
@@ -362,8 +366,8 @@ Test(export, a_very_large_report)
 	cr_assert_eq(r.nrows, n);
 	gz = render(&r, xp_report_pprof, &len);
 	p = unpack(gz, len);
-	cr_expect_eq(p->n_sample, n);
-	cr_expect_eq(p->n_function, n);
+	cr_expect_eq(p->n_sample, n + (r.run_total > 0));
+	cr_expect_eq(p->n_function, n + (r.run_total > 0));
 	for (size_t k = 0; k < p->n_sample; k++)
 		evals += (uint64_t)p->sample[k]->value[0];
 	cr_expect_eq(evals, (uint64_t)n * (n + 1) / 2);
@@ -374,10 +378,10 @@ Test(export, a_very_large_report)
 	expect_callgrind_lines(cg, len);
 	for (const char *s = cg; (s = strstr(s, "\nfn=(")); s++)
 		fns++;
-	cr_expect_eq(fns, n);
+	cr_expect_eq(fns, n + (r.run_total > 0));
 	cgpath = xt_path(xt_dir, "many.cg");
 	spit_text(cgpath, cg, len);
-	ann = annotate(cgpath);
+	ann = annotate(cgpath, "Evaluations");
 	cr_expect(strstr(ann, "200,010,000 (100.0%)"), "the total of evaluations: %.2000s", ann);
 	cr_expect(strstr(ann, "_ZN2ns5klassILi19999EE6methodEv"));
 	free(ann);
@@ -407,7 +411,7 @@ Test(export, an_empty_report)
 	cr_expect(strstr(cg, "\ntotals: 0 0 0\n"), "%s", cg);
 	cgpath = xt_path(xt_dir, "empty.cg");
 	spit_text(cgpath, cg, len);
-	ann = annotate(cgpath);
+	ann = annotate(cgpath, "Cost");
 	free(ann);
 	free(cgpath);
 	free(cg);
@@ -430,7 +434,7 @@ Test(export, the_binary_writes_o_file)
 	cr_assert_eq(stat(out, &st), 0);
 	gz = xt_slurp(out, &len);
 	Perftools__Profiles__Profile *p = unpack(gz, len);
-	cr_expect_eq(p->n_sample, 3);
+	cr_expect_eq(p->n_sample, 3 + 1, "3 declarations and what no hooked function took");
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	free(gz);
 	free(so);
@@ -445,5 +449,186 @@ Test(export, the_binary_writes_o_file)
 	free(so);
 	free(se);
 	free(out);
+	free(path);
+}
+
+/*
+ * Nesting (dump format 3), var: with no calibration, run total 20000:
+ *   outer  10 x 1000   at the top
+ *   mid    10 x 300    inside outer
+ *   leaf   20 x 50     inside mid
+ *   both   20 x 20     inside several: 5 inside outer, 15 inside mid (their
+ *                      inner, less what the others explain, says which)
+ */
+static char *nesting_dump(void)
+{
+	static const struct dump_decl_info decls[] = {
+		{"function", "outer", "prog", 0x100},
+		{"function", "mid", "prog", 0x200},
+		{"function", "leaf", "prog", 0x300},
+		{"function", "both", "prog", 0x400},
+	};
+	struct dump_meta meta;
+	struct dump_map m;
+	char *path = xt_path(xt_dir, "nesting.xpd");
+
+	xt_meta(&meta, NULL, 0, 77, 0x77);
+	xt_create(&m, path, &meta, decls, 4, 0);
+	xt_record(&m, 0, 1000, 10);
+	xt_record(&m, 1, 300, 10);
+	xt_record(&m, 2, 50, 20);
+	xt_record(&m, 3, 20, 20);
+	m.decls[1].parent = 1;
+	m.decls[1].nested = 10;
+	m.decls[1].nested_sum = 3000;
+	m.decls[2].parent = 2;
+	m.decls[2].nested = 20;
+	m.decls[2].nested_sum = 1000;
+	m.decls[3].parent = EXTPROF_PARENT_SEVERAL;
+	m.decls[3].nested = 20;
+	m.decls[3].nested_sum = 400;
+	m.decls[0].inner = 15;
+	m.decls[0].inner_sum = 3000 + 100;
+	m.decls[1].inner = 35;
+	m.decls[1].inner_sum = 1000 + 300;
+	m.hdr->run_total = 20000;
+	xt_finish(&m, true);
+	return path;
+}
+
+/* The text report, without colour. */
+static int text_plain(const struct xp_report *r, FILE *out)
+{
+	return xp_report_text(r, out, false);
+}
+
+/* nesting_dump()'s stacks, folded: each callee under its caller, "both" in each of its two. */
+static const char nesting_folded[] = "outer@prog 6900\n"
+				     "outer@prog;mid@prog 1700\n"
+				     "outer@prog;mid@prog;leaf@prog 1000\n"
+				     "outer@prog;mid@prog;both@prog 300\n"
+				     "outer@prog;both@prog 100\n"
+				     "(not hooked) 10000\n";
+
+/* A callee under its caller, its share of several callers from their inner: exact. */
+Test(export, nesting_is_drawn_as_stacks)
+{
+	char *path = nesting_dump(), *folded, *cg, *cgpath, *ann, *text;
+	struct xp_report r;
+	size_t len;
+
+	build(&r, path);
+	cr_assert(r.nesting);
+	folded = render(&r, xp_report_folded, &len);
+	cr_expect_str_eq(folded, nesting_folded);
+	/* callgrind: outer's inclusive cost is its cost, 50 % of the run */
+	cg = render(&r, xp_report_callgrind, &len);
+	expect_callgrind_lines(cg, len);
+	cgpath = xt_path(xt_dir, "nesting.cg");
+	spit_text(cgpath, cg, len);
+	ann = annotate(cgpath, "Cost --inclusive=yes");
+	cr_expect(strstr(ann, "10,000 (50.00%)  ???:outer [prog]"), "%s", ann);
+	cr_expect(strstr(ann, "3,000 (15.00%)  ???:mid [prog]"), "%s", ann);
+	cr_expect(strstr(ann, "20,000 (100.0%)  PROGRAM TOTALS"), "%s", ann);
+	free(ann);
+	/* the text report says where each ran, and each one's self */
+	text = render(&r, text_plain, &len);
+	cr_expect(strstr(text, "    self   cost 6,900 (34.5%)  observed 6,900 (34.5%)"), "%s",
+		  text);
+	cr_expect(strstr(text, "    in outer@prog   evaluations 5  cost 100  observed 100\n"), "%s",
+		  text);
+	cr_expect(strstr(text, "    in mid@prog   evaluations 15  cost 300  observed 300\n"), "%s",
+		  text);
+	free(text);
+	free(cgpath);
+	free(cg);
+	free(folded);
+	xp_report_free(&r);
+	free(path);
+}
+
+/* Hostile names in the folded stacks: one line a frame path, split where readers split. */
+Test(export, folded_hostile_names)
+{
+	char *longsym = long_symbol(), *path = hostile_dump(longsym), *folded;
+	struct xp_report r;
+	size_t len, lines = 0;
+
+	build(&r, path);
+	folded = render(&r, xp_report_folded, &len);
+	cr_expect(strstr(folded, "main?next@prog;caller \"one\"@obj with space;new?line@"),
+		  "%s", folded);
+	for (char *line = folded; *line; lines++) {
+		char *nl = strchr(line, '\n'), *sp;
+
+		cr_assert(nl, "the last line has no newline");
+		*nl = '\0';
+		sp = strrchr(line, ' ');
+		cr_assert(sp && sp[1] >= '1' && sp[1] <= '9', "no value at the end: %s", line);
+		for (char *p = line; *p; p++)
+			cr_assert((unsigned char)*p >= 0x20, "a control character in %s", line);
+		line = nl + 1;
+	}
+	/* each declaration under its two callers, and what no hooked function took */
+	cr_expect_eq(lines, NHOSTILE + (r.run_total > 0));
+	free(folded);
+	xp_report_free(&r);
+	free(path);
+	free(longsym);
+}
+
+/* Hostile names in the page: escaped in the table, and unable to close the data's script. */
+Test(export, html_hostile_names)
+{
+	static const struct dump_decl_info decls[] = {
+		{"function", "</script><script>alert(1)</script>", "prog", 0x100},
+		{"function", "a&b<c>\"d'", "prog", 0x200},
+	};
+	char *path = xt_path(xt_dir, "page.xpd"), *page;
+	struct dump_meta meta;
+	struct dump_map m;
+	struct xp_report r;
+	size_t len;
+
+	xt_meta(&meta, NULL, 0, 88, 0x88);
+	xt_create(&m, path, &meta, decls, 2, 0);
+	xt_record(&m, 0, 10, 3);
+	xt_record(&m, 1, 20, 3);
+	m.hdr->run_total = 1000;
+	xt_finish(&m, true);
+	build(&r, path);
+	page = render(&r, xp_report_html, &len);
+	cr_expect(!strstr(page, "<script>alert"), "a name closed a script");
+	cr_expect(strstr(page, "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;@prog"),
+		  "the table's cell");
+	cr_expect(strstr(page, "\\u003c/script\\u003e\\u003cscript\\u003ealert(1)"),
+		  "the flame graph's data");
+	cr_expect(strstr(page, "a&amp;b&lt;c&gt;&quot;d&#39;@prog"));
+	cr_expect(!strstr(page, "http://") && !strstr(page, "https://"), "the page fetches");
+	/* one script of ours, one of data */
+	cr_expect_eq(strstr(strstr(page, "<script>") + 1, "<script>"), NULL);
+	free(page);
+	xp_report_free(&r);
+	free(path);
+}
+
+/* Runs made into one (run --repeat) keep their nesting: the median of the runs'. */
+Test(export, nesting_of_repeated_runs)
+{
+	char *path = nesting_dump(), *folded;
+	struct xp_report runs[3], r;
+	struct xp_err e = {""};
+	size_t len;
+
+	for (int i = 0; i < 3; i++)
+		build(&runs[i], path);
+	cr_assert_eq(xp_report_repeat(&r, runs, 3, 0, &e), 0, "%s", e.msg);
+	cr_expect(r.nesting);
+	folded = render(&r, xp_report_folded, &len);
+	cr_expect_str_eq(folded, nesting_folded);
+	free(folded);
+	xp_report_free(&r);
+	for (int i = 0; i < 3; i++)
+		xp_report_free(&runs[i]);
 	free(path);
 }

@@ -82,7 +82,7 @@ static void d_magic(unsigned char *b)
 }
 static void d_version(unsigned char *b)
 {
-	xt_hdr(b)->version = 3;
+	xt_hdr(b)->version = 4;
 }
 static void d_offset_outside(unsigned char *b)
 {
@@ -127,7 +127,7 @@ static const struct hostile cases[] = {
 	{"short", "truncated: 5 bytes, shorter than the magic (offset 5)", 5, NULL},
 	{"truncated", "truncated: 1300 bytes of the ", 1300, NULL},
 	{"magic", "not an extprof dump (bad magic) (offset 0)", 0, d_magic},
-	{"version", "unsupported format version 3 (this extprof reads versions 1 to 2) (offset 8)",
+	{"version", "unsupported format version 4 (this extprof reads versions 1 to 3) (offset 8)",
 	 0, d_version},
 	{"offset", "(STRINGS): ", 0, d_offset_outside},
 	{"length", "(HIST_SPARSE): ", 0, d_length_outside},

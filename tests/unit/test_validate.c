@@ -140,16 +140,16 @@ Test(validate, wrong_version)
 {
 	unsigned char *b = copy();
 
-	xt_hdr(b)->version = 3;
+	xt_hdr(b)->version = 4;
 	expect_bad(b, good_size,
-		   "unsupported format version 3 (this extprof reads versions 1 to 2) (offset 8)");
+		   "unsupported format version 4 (this extprof reads versions 1 to 3) (offset 8)");
 	b = copy();
 	xt_hdr(b)->version = 0;
 	expect_bad(b, good_size,
-		   "unsupported format version 0 (this extprof reads versions 1 to 2) (offset 8)");
+		   "unsupported format version 0 (this extprof reads versions 1 to 3) (offset 8)");
 }
 
-/* A version 2 dump that says it is version 1: its declarations are not version 1's. */
+/* A version 3 dump that says it is version 1 or 2: its declarations are not theirs. */
 Test(validate, version_1_with_version_2_tables)
 {
 	unsigned char *b = copy();
@@ -158,6 +158,11 @@ Test(validate, version_1_with_version_2_tables)
 	xt_hdr(b)->version = 1;
 	snprintf(want, sizeof(want), "(DECLS): entry_size %zu, expected %u",
 		 sizeof(struct extprof_dump_decl), XP_DUMP_V1_DECL_SIZE);
+	expect_bad(b, good_size, want);
+	b = copy();
+	xt_hdr(b)->version = 2;
+	snprintf(want, sizeof(want), "(DECLS): entry_size %zu, expected %u",
+		 sizeof(struct extprof_dump_decl), XP_DUMP_V2_DECL_SIZE);
 	expect_bad(b, good_size, want);
 }
 
@@ -267,7 +272,7 @@ Test(validate, section_type_and_entry_size)
 	expect_bad(b, good_size, "section 0: unknown type 42");
 	b = copy();
 	xt_section(b, EXTPROF_SECTION_DECLS)->entry_size = 8;
-	expect_bad(b, good_size, "(DECLS): entry_size 8, expected 136");
+	expect_bad(b, good_size, "(DECLS): entry_size 8, expected 160");
 	b = copy();
 	sec(b, 1)->type = sec(b, 0)->type;
 	sec(b, 1)->entry_size = sec(b, 0)->entry_size;
@@ -444,7 +449,7 @@ Test(validate, live_rows)
 	expect_bad(b, n, "(HIST_ROWS): ");
 	live_rows(&b, &n);
 	xt_section(b, EXTPROF_SECTION_HIST_ROWS)->type = EXTPROF_SECTION_HIST_DENSE;
-	expect_bad(b, n, "type 3 (HIST_DENSE) is not one of version 2");
+	expect_bad(b, n, "type 3 (HIST_DENSE) is not one of version 3");
 	/* a compact dump has no rows */
 	b = copy();
 	((struct extprof_dump_decl *)(b + xt_section(b, EXTPROF_SECTION_DECLS)->offset))[1].row = 1;
@@ -530,7 +535,7 @@ Test(validate, dump_command_reports_one_line)
 	status = xt_run((const char *[]){"extprof", "dump", path, NULL}, NULL, &out, &err);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d", status);
 	snprintf(want, sizeof(want),
-		 "extprof: %s: unsupported format version 7 (this extprof reads versions 1 to 2) "
+		 "extprof: %s: unsupported format version 7 (this extprof reads versions 1 to 3) "
 		 "(offset 8)\n",
 		 path);
 	cr_assert_str_eq(err, want);

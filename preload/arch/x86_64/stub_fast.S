@@ -27,7 +27,8 @@
  *   | record: evaluations, sum, max,|
  *   |   floor and hits, histogram   |
  *   |   (through its row), negative,|
- *   |   the parent's nested         |
+ *   |   the parent's nested, the    |
+ *   |   nesting (parent and inner)  |
  *   |   (a first floor without a row: call xp_eval_take_row, in C)
  *   | restore; ret      -> R1       |
  *   | literals: tpoff, &xp, var,    |
@@ -233,6 +234,31 @@
 	jz 2f
 	addq .L\name\()_lits+LIT_NEST(%rip), %rdx
 	addq %rdx, XF_NESTED-XF_SIZE(%rdi)
+	/* the nesting (eval_record_nesting): the parent's inner and our
+	 * nested, unless the parent is not counted (its idx may lie past
+	 * the table); rcx = its idx, rdx = the worker's declarations */
+	testl $XF_UNCOUNTED, XF_FLAGS-XF_SIZE(%rdi)
+	jnz 2f
+	movl XF_IDX-XF_SIZE(%rdi), %ecx
+	movq %fs:XT_WORKER(%rsi), %rdx
+	movq XW_DECLS(%rdx), %rdx
+	imulq $XD_SIZE, %rcx, %rdi
+	incq XD_INNER(%rdx,%rdi)
+	addq %rax, XD_INNER_SUM(%rdx,%rdi)
+	imulq $XD_SIZE, %r8, %rdi
+	addq %rdx, %rdi
+	incq XD_NESTED(%rdi)
+	addq %rax, XD_NESTED_SUM(%rdi)
+	/* parent = idx + 1 while it is the only one seen, else SEVERAL (~0) */
+	incl %ecx
+	movl XD_PARENT(%rdi), %edx
+	testl %edx, %edx
+	cmovz %ecx, %edx
+	cmpl %ecx, %edx
+	je 9f
+	movl $-1, %edx
+9:
+	movl %edx, XD_PARENT(%rdi)
 2:
 	/* eval_record: rsi = the worker, rdi = its declaration, r8 = idx (the
 	 * entry's: a tail-called function returns through its caller's stub) */

@@ -24,6 +24,7 @@
 #define XF_IDX	  32
 #define XF_FLAGS  36
 #define XF_SIZE	  40
+#define XF_UNCOUNTED 2 /* XP_FRAME_UNCOUNTED */
 
 /* struct xp_worker: its dump_map's pointers */
 #define XW_DECLS  32
@@ -40,7 +41,12 @@
 #define XD_FLOOR_LIMIT 96
 #define XD_NEGATIVE    104
 #define XD_ROW	       112
-#define XD_SIZE	       136
+#define XD_PARENT      116
+#define XD_NESTED      120
+#define XD_NESTED_SUM  128
+#define XD_INNER       136
+#define XD_INNER_SUM   144
+#define XD_SIZE	       160
 
 /* struct xp_state (the global xp) */
 #define XS_FINISHED 1
