@@ -373,7 +373,8 @@ static void eval_record_nesting(struct xp_worker *w, uint32_t idx, const struct 
 	struct extprof_dump_decl *d = &w->map.decls[idx], *p;
 	uint32_t id = parent->idx + 1;
 
-	if (parent->flags & XP_FRAME_UNCOUNTED)
+	/* nor a signal handler's call, where the parent's count holds none of it (steps) */
+	if (parent->flags & (XP_FRAME_UNCOUNTED | XP_FRAME_SIGNALED))
 		return;
 	p = &w->map.decls[parent->idx];
 	p->inner++;

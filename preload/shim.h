@@ -55,6 +55,8 @@ struct xp_frame {
 #define XP_FRAME_RESTORED  (1u << 4) /* R1 put back in its slot for an unwinder */
 #define XP_FRAME_STEPPED   (1u << 5) /* steps: single-stepped from its first instruction */
 #define XP_FRAME_STEP_EXIT (1u << 6) /* steps: and still when it reached its stub's exit */
+/* steps' code cache: a signal handler runs over it, whose counts are none of its */
+#define XP_FRAME_SIGNALED (1u << 7)
 
 struct xp_worker;
 

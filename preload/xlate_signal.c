@@ -293,6 +293,7 @@ static void xs_on_signal(int sig, siginfo_t *si, void *uc)
 	struct xl_thread *x = &xl_self;
 	struct xs_state s;
 	uint64_t before, added;
+	uint32_t depth;
 	int saved = errno;
 
 	memset(&s, 0, sizeof(s));
@@ -312,6 +313,10 @@ static void xs_on_signal(int sig, siginfo_t *si, void *uc)
 	x->via = 0;
 	x->exited = 0;
 	t->step.depth = 0;
+	/* its evaluations nest in none of the interrupted ones: their counts hold none of it */
+	depth = t->stack ? t->depth : 0;
+	if (depth)
+		t->stack[depth - 1].flags |= XP_FRAME_SIGNALED;
 	before = t->step.count;
 	errno = saved;
 	xs_call(sig, si, uc);
@@ -322,6 +327,8 @@ static void xs_on_signal(int sig, siginfo_t *si, void *uc)
 	 * start from it), and the run's total keeps it.
 	 */
 	added = t->step.count - before;
+	if (depth && depth <= t->depth)
+		t->stack[depth - 1].flags &= ~XP_FRAME_SIGNALED;
 	if (added && t->worker && t->worker->map.hdr)
 		t->worker->map.hdr->run_total += added;
 	t->step = s.step;
