@@ -32,6 +32,7 @@
  * caller-saved general register because gcc's -fipa-ra lets a caller keep
  * values in registers it knows F does not clobber.
  */
+#include "asm_gprs.h"
 #include "stub_layout.h"
 #include "stub_offsets.h"
 #include "xlate_offsets.h"
@@ -42,12 +43,6 @@
 
 	.text
 
-#define SAVE_GPRS \
-	push %rax; push %rcx; push %rdx; push %rsi; push %rdi; \
-	push %r8; push %r9; push %r10; push %r11
-#define RESTORE_GPRS \
-	pop %r11; pop %r10; pop %r9; pop %r8; pop %rdi; \
-	pop %rsi; pop %rdx; pop %rcx; pop %rax
 
 /*
  * Return into the code cache (preload/xlate.h) instead of the stub: the

@@ -568,24 +568,30 @@ static void xb_push_ret(struct xb_out *o, uint64_t ret)
 	o->lit[o->nlit++] = ret;
 }
 
-/* The count: plainly where the flags are dead, else through rax. */
-static void xb_emit_add(struct xb_out *o, uint32_t n, bool keep)
+/*
+ * @d added to the count without touching the flags (XK_ADD_KEEP's layout):
+ * mov %rax,save; mov count,%rax; lea d(%rax),%rax (a disp32, for a fixed
+ * layout); mov %rax,count; mov save,%rax.
+ */
+static void xb_emit_count_keep(struct xb_out *o, int32_t d)
 {
 	int32_t count = (int32_t)xl_cfg.tp_count;
 
-	if (!keep) {
-		o->p = xe_add_fs_imm(o->p, count, n);
-		return;
-	}
 	o->p = xe_store_fs(o->p, XR_RAX, XL_OFF(save_rax));
 	o->p = xe_load_fs(o->p, XR_RAX, count);
-	/* lea n(%rax), %rax, with a disp32 for a fixed layout */
-	o->p = xe_u8(o->p, 0x48);
-	o->p = xe_u8(o->p, 0x8d);
-	o->p = xe_u8(o->p, 0x80);
-	o->p = xe_u32(o->p, n);
+	o->p = xe_bytes(o->p, "\x48\x8d\x80", 3);
+	o->p = xe_u32(o->p, (uint32_t)d);
 	o->p = xe_store_fs(o->p, XR_RAX, count);
 	o->p = xe_load_fs(o->p, XR_RAX, XL_OFF(save_rax));
+}
+
+/* The count: plainly where the flags are dead, else through rax. */
+static void xb_emit_add(struct xb_out *o, uint32_t n, bool keep)
+{
+	if (keep)
+		xb_emit_count_keep(o, (int32_t)n);
+	else
+		o->p = xe_add_fs_imm(o->p, (int32_t)xl_cfg.tp_count, n);
 }
 
 /*
@@ -772,25 +778,14 @@ static bool xb_emit_insn(struct xb_out *o, const struct xb_ctx *c, const struct 
  */
 static void xb_emit_sides(struct xb_out *o, struct xl_block *b)
 {
-	int32_t count = (int32_t)xl_cfg.tp_count;
-
 	for (uint32_t i = 0; i < o->nside; i++) {
 		const struct xb_side *sd = &o->side[i];
 		uint16_t sub_off = (uint16_t)(o->p - b->code);
 		uint8_t *field;
 
 		xe_set_rel32(sd->field, (uint64_t)o->p);
-		if (sd->rem) {
-			o->p = xe_store_fs(o->p, XR_RAX, XL_OFF(save_rax));
-			o->p = xe_load_fs(o->p, XR_RAX, count);
-			/* lea -rem(%rax), %rax, with a disp32 for a fixed layout */
-			o->p = xe_u8(o->p, 0x48);
-			o->p = xe_u8(o->p, 0x8d);
-			o->p = xe_u8(o->p, 0x80);
-			o->p = xe_u32(o->p, (uint32_t) - (int32_t)sd->rem);
-			o->p = xe_store_fs(o->p, XR_RAX, count);
-			o->p = xe_load_fs(o->p, XR_RAX, XL_OFF(save_rax));
-		}
+		if (sd->rem)
+			xb_emit_count_keep(o, -(int32_t)sd->rem);
 		o->p = xe_jmp32(o->p, &field);
 		xb_aim_exit(o, field, sd->target, sub_off, sd->rem);
 	}
@@ -817,9 +812,7 @@ static void xb_emit_exits(struct xb_out *o, struct xl_block *b, const struct xl_
 		xe_set_rel32(o->fix[i].field, (uint64_t)stub);
 		o->p = xe_store_fs(o->p, XR_RAX, XL_OFF(save_rax));
 		/* lea stub(%rip), %rax */
-		o->p = xe_u8(o->p, 0x48);
-		o->p = xe_u8(o->p, 0x8d);
-		o->p = xe_u8(o->p, 0x05);
+		o->p = xe_bytes(o->p, "\x48\x8d\x05", 3);
 		o->p = xe_u32(o->p, (uint32_t)(int32_t)(stub - (o->p + 4)));
 		o->p = xe_jmp(o->p, (uint64_t)r->dispatch);
 		/* room to be made a jmp *0(%rip); .quad when linked out of reach */

@@ -30,6 +30,13 @@ static inline uint8_t *xe_u8(uint8_t *p, uint8_t v)
 	return p + 1;
 }
 
+/* @n bytes of an instruction written out whole ("\x48\x8d\x0c\x09": lea (%rcx,%rcx),%rcx) */
+static inline uint8_t *xe_bytes(uint8_t *p, const char *bytes, size_t n)
+{
+	memcpy(p, bytes, n);
+	return p + n;
+}
+
 static inline uint8_t *xe_u32(uint8_t *p, uint32_t v)
 {
 	memcpy(p, &v, 4);

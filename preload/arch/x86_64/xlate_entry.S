@@ -12,6 +12,8 @@
  *                flags, rax, rcx, rdx, rsi, rdi, r8, r9, r10, r11
  *                (8 to align)  -> xp_call_preserving(xlate_dispatch, 0)
  */
+#include "asm_gprs.h"
+
 	.text
 	.globl xlate_dispatch_entry
 	.hidden xlate_dispatch_entry
@@ -19,15 +21,7 @@
 xlate_dispatch_entry:
 	.cfi_startproc
 	pushfq
-	push %rax
-	push %rcx
-	push %rdx
-	push %rsi
-	push %rdi
-	push %r8
-	push %r9
-	push %r10
-	push %r11
+	SAVE_GPRS
 	cld
 	/* 8 (return) + 80 pushed from a 16-byte aligned top: 8 more */
 	subq $8, %rsp
@@ -35,15 +29,7 @@ xlate_dispatch_entry:
 	xorl %esi, %esi
 	call xp_call_preserving
 	addq $8, %rsp
-	pop %r11
-	pop %r10
-	pop %r9
-	pop %r8
-	pop %rdi
-	pop %rsi
-	pop %rdx
-	pop %rcx
-	pop %rax
+	RESTORE_GPRS
 	popfq
 	ret
 	.cfi_endproc

@@ -67,35 +67,16 @@ size_t arch_xl_routines(uint8_t *at, struct xl_routines *r)
 	p = xe_store_fs(p, XR_RDX, XL_OFF(save_rdx));
 	xr_mark(r, at, p, S_RAX | S_RCX | S_RDX, XL_R_LOOKUP);
 	p = xe_load_fs(p, XR_RAX, XL_OFF(tgt));
-	/* movzwl %ax, %ecx */
-	p = xe_u8(p, 0x0f);
-	p = xe_u8(p, 0xb7);
-	p = xe_u8(p, 0xc8);
-	/* lea (%rcx,%rcx), %rcx: two words an entry */
-	p = xe_u8(p, 0x48);
-	p = xe_u8(p, 0x8d);
-	p = xe_u8(p, 0x0c);
-	p = xe_u8(p, 0x09);
+	/* movzwl %ax, %ecx; lea (%rcx,%rcx), %rcx: two words an entry */
+	p = xe_bytes(p, "\x0f\xb7\xc8", 3);
+	p = xe_bytes(p, "\x48\x8d\x0c\x09", 4);
 	p = xe_load_fs(p, XR_RDX, XL_OFF(table));
-	/* lea (%rdx,%rcx,8), %rdx */
-	p = xe_u8(p, 0x48);
-	p = xe_u8(p, 0x8d);
-	p = xe_u8(p, 0x14);
-	p = xe_u8(p, 0xca);
-	/* not %rax */
-	p = xe_u8(p, 0x48);
-	p = xe_u8(p, 0xf7);
-	p = xe_u8(p, 0xd0);
-	/* mov (%rdx), %rcx */
-	p = xe_u8(p, 0x48);
-	p = xe_u8(p, 0x8b);
-	p = xe_u8(p, 0x0a);
+	/* lea (%rdx,%rcx,8), %rdx; not %rax; mov (%rdx), %rcx */
+	p = xe_bytes(p, "\x48\x8d\x14\xca", 4);
+	p = xe_bytes(p, "\x48\xf7\xd0", 3);
+	p = xe_bytes(p, "\x48\x8b\x0a", 3);
 	/* lea 1(%rcx,%rax), %rcx: e->pc - tgt */
-	p = xe_u8(p, 0x48);
-	p = xe_u8(p, 0x8d);
-	p = xe_u8(p, 0x4c);
-	p = xe_u8(p, 0x01);
-	p = xe_u8(p, 0x01);
+	p = xe_bytes(p, "\x48\x8d\x4c\x01\x01", 5);
 	hit = p;
 	p = xe_jrcxz(p, 0);
 	/* miss */
@@ -112,10 +93,7 @@ size_t arch_xl_routines(uint8_t *at, struct xl_routines *r)
 	hit[1] = (uint8_t)(p - (hit + 2));
 	xr_mark(r, at, p, S_RAX | S_RCX | S_RDX, XL_R_LOOKUP);
 	/* mov 8(%rdx), %rcx */
-	p = xe_u8(p, 0x48);
-	p = xe_u8(p, 0x8b);
-	p = xe_u8(p, 0x4a);
-	p = xe_u8(p, 0x08);
+	p = xe_bytes(p, "\x48\x8b\x4a\x08", 4);
 	p = xe_store_fs(p, XR_RCX, XL_OFF(jmp));
 	p = xe_load_fs(p, XR_RAX, XL_OFF(save_rax));
 	xr_mark(r, at, p, S_RCX | S_RDX, XL_R_LOOKUP);
