@@ -189,6 +189,12 @@ void step_exit_mark(struct xp_frame *f, uint64_t slot)
 		xlate_mark_exit(f, slot);
 }
 
+void step_longjmp(uint64_t sp)
+{
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE && xp.counter.kind == EXTPROF_COUNTER_STEPS)
+		xlate_longjmp(&xp_self, sp);
+}
+
 void step_abandon(const struct xp_frame *f)
 {
 	if (step_cfg.engine == STEP_ENGINE_TRANSLATE)

@@ -79,6 +79,9 @@ int step_exit(struct xp_thread *t, const struct xp_frame *f);
  */
 void step_exit_mark(struct xp_frame *f, uint64_t slot);
 
+/* The calling thread longjmps to stack pointer @sp. */
+void step_longjmp(uint64_t sp);
+
 /* Activation @f, of the calling thread, is abandoned (a longjmp, an exception past it). */
 void step_abandon(const struct xp_frame *f);
 

@@ -205,6 +205,12 @@ void xlate_end(struct xp_thread *t);
  * indirect branch (its lookup table emptied).
  */
 void xlate_abandon(struct xp_thread *t, const struct xp_frame *f);
+/*
+ * Thread @t longjmps to stack pointer @sp: off the dispatcher's stack, out
+ * of a signal handler that interrupted the dispatcher, whose work is given
+ * up (its busy hold let go, translation allowed again).
+ */
+void xlate_longjmp(struct xp_thread *t, uint64_t sp);
 /* The calling thread ends (or the process does): its session ends, its cache is given back. */
 void xlate_thread_exit(struct xp_thread *t);
 /* In a fork child: no session (the child leaves the cache at the fork); its cache is kept. */

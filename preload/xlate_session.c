@@ -162,3 +162,18 @@ void xlate_abandon(struct xp_thread *t, const struct xp_frame *f)
 	for (uint32_t k = 0; c && k < (1u << XL_TABLE_BITS); k++)
 		c->table[k].pc = 0;
 }
+
+void xlate_longjmp(struct xp_thread *t, uint64_t sp)
+{
+	struct xl_thread *x = &xl_self;
+	uint64_t top = x->dstack, bottom = x->cache ? (uint64_t)x->cache->dstack : 0;
+
+	if (!x->in_disp || (sp >= bottom && sp < top))
+		return;
+	if (x->disp_busy) {
+		x->disp_busy = 0;
+		t->busy--;
+	}
+	x->in_disp = 0;
+	x->no_xlate = 0;
+}

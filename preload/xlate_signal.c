@@ -307,8 +307,11 @@ static void xs_on_signal(int sig, siginfo_t *si, void *uc)
 	 */
 	if (x->in_disp)
 		x->no_xlate = 1;
-	if (x->disp_busy)
+	if (x->disp_busy) {
+		/* let go for the handler; a longjmp out of it has nothing to let go again */
 		t->busy--;
+		x->disp_busy = 0;
+	}
 	x->active = 0;
 	x->via = 0;
 	x->exited = 0;
