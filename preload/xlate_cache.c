@@ -27,6 +27,8 @@
  * that needs one.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -394,10 +396,18 @@ void xlate_cache_ready(void *arg)
 	struct xl_ready *g = arg;
 	struct xl_thread *x = &xl_self;
 	int saved = errno;
+	sigset_t all, old;
 
+	/*
+	 * Signals wait: a handler that longjmps would leave a cache half made
+	 * (its mmaps near the code take a while), and the thread busy.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	if (!x->cache)
 		x->cache = xlate_cache_get(g->t, g->near);
 	else if (x->cache->epoch != __atomic_load_n(&xl_code_epoch, __ATOMIC_ACQUIRE))
 		xlate_cache_flush(x->cache);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
 }
