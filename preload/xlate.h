@@ -73,8 +73,7 @@ struct xl_thread {
 	uint64_t in_disp;  /* the dispatcher runs: a signal handler does not translate */
 	uint64_t resume;   /* where a thunk returns to go on in the cache */
 	/* C only */
-	struct xl_cache *cache; /* the cache of this thread's worker */
-	uint64_t flushes;	/* times this thread's cache was flushed */
+	struct xl_cache *cache; /* this thread's cache */
 	uint32_t no_xlate;	/* a signal handler interrupted the dispatcher */
 	uint32_t disp_busy;	/* the dispatcher holds one of xp_self.busy */
 };
@@ -172,9 +171,7 @@ struct xl_cache {
 	uint32_t nhash;
 	struct xl_entry *table; /* what the translated lookup reads */
 	uint8_t *dstack;	/* the dispatcher's stack */
-	uint64_t flushes;
-	uint64_t translated; /* blocks */
-	uint64_t dispatches;
+	uint64_t flushes;	/* times it was flushed: the signal path's translations are older */
 };
 
 /* The translation engine's settings (step_setup reads them). */

@@ -296,7 +296,6 @@ static struct xl_block *xc_translate_in(struct xl_cache *c, struct xl_arena *a, 
 	a->index[-(int64_t)a->nblocks - 1] = (uint32_t)((uint8_t *)b - a->base);
 	__atomic_store_n(&a->nblocks, a->nblocks + 1, __ATOMIC_RELEASE);
 	xc_hash_add(c, b);
-	c->translated++;
 
 	return b;
 }

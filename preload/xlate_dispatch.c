@@ -51,7 +51,6 @@ void xlate_dispatch(void *unused)
 			tgt = e->target;
 	}
 	x->jmp = tgt;
-	c->dispatches++;
 	/* no session: the outermost hooked call is gone (a longjmp, an exception) */
 	if (!x->active || !t->step.depth)
 		goto out;

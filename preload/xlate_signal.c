@@ -338,7 +338,6 @@ static void xs_on_signal(int sig, siginfo_t *si, void *uc)
 	if (s.x.disp_busy)
 		t->busy++;
 	s.x.cache = x->cache;
-	s.x.flushes = x->flushes;
 	*x = s.x;
 	if (s.translated)
 		xs_to_cache(&s, uc);
