@@ -35,6 +35,22 @@ struct functab;
  */
 int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, const struct functab *t,
 		      uint64_t base, struct arch_hook *h, char *why, size_t whylen);
+
+/*
+ * The same plan, dry: for the function whose @size bytes are @code, at
+ * address @addr in an object whose offset 0 is at @base, with its
+ * functions @t (NULL: judged alone) and their bytes by offset from @bytes.
+ * Nothing is built: the shim builds it (arch_build_hook), `extprof symbols`
+ * says what it found.  Returns 0, or -EINVAL with the reason in @why.
+ */
+int arch_plan_hook(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t base,
+		   const struct functab *t,
+		   const uint8_t *(*bytes)(uint64_t start, uint64_t size, void *arg), void *arg,
+		   struct arch_plan *plan, char *why, size_t whylen);
+
+/* Build the stub of @plan for the function at @addr, with @idx baked in: 0, or -errno with @why. */
+int arch_build_hook(uint64_t addr, const struct arch_plan *plan, uint32_t idx, struct arch_hook *h,
+		    char *why, size_t whylen);
 /* Write the patch @h planned, so that calls go through its stub: 0, or -errno with @why. */
 int arch_commit_hook(const struct arch_hook *h, char *why, size_t whylen);
 
@@ -120,6 +136,9 @@ void arch_step_self(bool on);
 /* Set or clear the trap flag in a signal handler's saved context @uc. */
 void arch_ctx_step(void *uc, bool on);
 
+/* The instruction pointer of a signal handler's saved context @uc. */
+uint64_t arch_ctx_pc(const void *uc);
+
 /* System calls without errno: the evaluation path leaves the program's alone. */
 long arch_syscall4(long nr, long a, long b, long c, long d);
 /* The same with six arguments. */
@@ -151,12 +170,12 @@ uint64_t arch_step_thunk(const void *uc, bool *exit);
 bool arch_step_look(struct xp_step *s, void *uc);
 
 /*
- * The context a libunwind walk starts from (@uc, an unw_context_t): the
- * caller of a hooked function as its exit thunk found it, returning to
- * @ret from the return address at @slot, with the callee-saved registers
- * @regs that xp_thunk_exit_callers saved.
+ * Start the libunwind walk @cursor (an unw_cursor_t) at the caller of a
+ * hooked function as its exit thunk found it: returning to @ret from the
+ * return address at @slot, with the callee-saved registers @regs that
+ * xp_thunk_exit_callers saved.  Returns 0, or -1 when libunwind refuses.
  */
-void arch_unwind_context(void *uc, const uint64_t *regs, uint64_t ret, uint64_t slot);
+int arch_unwind_start(void *cursor, const uint64_t *regs, uint64_t ret, uint64_t slot);
 
 
 /* ---- the code cache, for the steps counter's translation engine (preload/xlate*.c, arch/CPU_FAMILY/xlate*.c) ---- */
@@ -203,9 +222,7 @@ int arch_xl_native_ctx(const struct xl_block *b, const struct xl_routines *r, vo
 /* Call @fn(@arg) on the stack whose top is @top (16-byte aligned). */
 void arch_call_on_stack(void (*fn)(void *), void *arg, uint64_t top);
 
-/* The pc of a signal's saved context @uc. */
-uint64_t arch_ctx_pc(const void *uc);
-/* Set the pc of @uc. */
+/* Set the pc of a signal's saved context @uc (arch_ctx_pc reads it). */
 void arch_ctx_set_pc(void *uc, uint64_t pc);
 /* Copy the general registers, pc and flags of @uc into @regs (room for ARCH_CTX_NREGS), or back. */
 #define ARCH_CTX_NREGS 23

@@ -447,6 +447,8 @@ static void attach_finish_workers(void)
 			t->worker = NULL;
 		}
 		w->map.hdr->end_ns = extprof_attach.end_ns;
+		if (xp.counter.kind == EXTPROF_COUNTER_STEPS)
+			xp_eval_record_held(w);
 		if (w->map.path[0]) {
 			err = dump_write_compact(&w->map, EXTPROF_DUMP_F_COMPLETE);
 			if (err)

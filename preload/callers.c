@@ -11,7 +11,6 @@
  * without a symbol by its start from .eh_frame, "0x1a2b+0x1d@obj", as
  * hooking names it ("0x1a2b@obj").
  */
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <libunwind.h>
 #include <link.h>
@@ -25,14 +24,12 @@
 uint32_t callers_walk(const uint64_t *regs, uint64_t ret, uint64_t slot, uint64_t *pcs,
 		      uint32_t depth)
 {
-	unw_context_t uc;
 	unw_cursor_t cursor;
 	uint32_t n = 1;
 
 	pcs[0] = ret;
-	arch_unwind_context(&uc, regs, ret, slot);
 	unwind_restore_frames();
-	if (!unw_init_local(&cursor, &uc)) {
+	if (!arch_unwind_start(&cursor, regs, ret, slot)) {
 		while (n < depth && unw_step(&cursor) > 0) {
 			unw_word_t ip;
 

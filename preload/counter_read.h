@@ -85,8 +85,8 @@ static inline uint64_t counter_read_pmu(const struct xp_thread *t)
 	return count;
 }
 
-/* One read of the chosen counter (xp.counter), as it stands. */
-static inline uint64_t counter_read_inline(void)
+/* One read of the chosen counter (xp.counter) on thread @t, the caller's own state. */
+static inline uint64_t counter_read_of(const struct xp_thread *t)
 {
 	switch (xp.counter.kind) {
 	case EXTPROF_COUNTER_TSC:
@@ -99,13 +99,27 @@ static inline uint64_t counter_read_inline(void)
 		return counter_read_ns();
 	case EXTPROF_COUNTER_INSTRUCTIONS:
 	case EXTPROF_COUNTER_CYCLES:
-		return counter_read_pmu(&xp_self);
+		return counter_read_pmu(t);
 	case EXTPROF_COUNTER_STEPS:
-		/* the instructions the SIGTRAP handler counted on this thread (step.c) */
-		return xp_self.step.count;
+		/* the instructions counted on this thread: the code cache's blocks, or the SIGTRAP handler (step.c) */
+		return t->step.count;
 	default:
 		return 0;
 	}
+}
+
+/* Whether each thread has a count of its own (a PMU's, steps'), not a clock or a variable. */
+static inline bool counter_per_thread(void)
+{
+	return xp.counter.kind == EXTPROF_COUNTER_INSTRUCTIONS ||
+	       xp.counter.kind == EXTPROF_COUNTER_CYCLES ||
+	       xp.counter.kind == EXTPROF_COUNTER_STEPS;
+}
+
+/* The same on xp_self's block, the calling thread's unless it is shared (clone.c). */
+static inline uint64_t counter_read_inline(void)
+{
+	return counter_read_of(&xp_self);
 }
 
 /*
@@ -114,11 +128,11 @@ static inline uint64_t counter_read_inline(void)
  * around the libunwind walk.  An activation's second read is a plain
  * counter_read_inline() after the thunk's fence.
  */
-static inline uint64_t counter_read_ordered(void)
+static inline uint64_t counter_read_ordered(const struct xp_thread *t)
 {
 	if (xp.ordered)
 		arch_fence();
-	return counter_read_inline();
+	return counter_read_of(t);
 }
 
 #endif

@@ -12,6 +12,7 @@
 #include "hooks.h"
 #include "interpose.h"
 #include "shim.h"
+#include "step.h"
 
 typedef void *(*dlopen_fn)(const char *file, int mode);
 
@@ -28,11 +29,11 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 		pthread_mutex_lock(&xp.decls_lock);
 		/* nothing hooked at start-up: calibrated first, its calls counted (init.c) */
 		if (!init_calibrate()) {
+			/* other threads lay out their dumps meanwhile (worker.c says how) */
 			xp_self.busy++;
-			/* no dump is laid out meanwhile (worker.c says how) */
-			worker_pause_layouts();
 			hooks_rescan();
-			worker_resume_layouts();
+			/* steps: the new objects' lazy binding, if they are bound lazily */
+			step_find_resolvers();
 			xp_self.busy--;
 		}
 		pthread_mutex_unlock(&xp.decls_lock);

@@ -17,6 +17,7 @@
 
 #include "ehframe.h"
 #include "elfsyms.h"
+#include "hookable.h"
 
 struct elfobj_walk {
 	struct elf_object *objs;
@@ -66,12 +67,14 @@ static int elfobj_visit(struct dl_phdr_info *info, size_t size, void *arg)
 	o->name = slash ? slash + 1 : o->path;
 	o->base = info->dlpi_addr;
 	o->tls_data = info->dlpi_tls_data;
-	o->is_shim = !strncmp(o->name, "libextprof.so", 13);
+	o->is_shim = hookable_is_shim(o->name);
 	o->text_lo = UINT64_MAX;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
 
+		if (ph->p_type == PT_DYNAMIC)
+			o->dynamic = lo;
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
 			continue;
 		if (lo < o->text_lo)
@@ -89,12 +92,58 @@ bool elfobj_in_text(const struct elf_object *o, uint64_t addr, uint64_t size)
 	return addr >= o->text_lo && addr + size <= o->text_hi && addr + size >= addr;
 }
 
+/*
+ * Whether @o's DT_NEEDED names @soname.  The dynamic linker has relocated
+ * the DT_STRTAB address in place (glibc does, where the section is
+ * writable); one below the load bias is still the file's.
+ */
+static bool elfobj_needs(const struct elf_object *o, const char *soname)
+{
+	const ElfW(Dyn) *d = (const ElfW(Dyn) *)o->dynamic;
+	uint64_t strtab = 0;
+
+	if (!d)
+		return false;
+	for (const ElfW(Dyn) *e = d; e->d_tag != DT_NULL; e++) {
+		if (e->d_tag == DT_STRTAB)
+			strtab = e->d_un.d_ptr < o->base ? o->base + e->d_un.d_ptr : e->d_un.d_ptr;
+	}
+	for (; strtab && d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_NEEDED && !strcmp((const char *)strtab + d->d_un.d_val, soname))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The libraries the shim brought in (libZydis): the ones the shim needs
+ * and no other loaded object needs.  Hooked, their functions would be the
+ * shim's calls counted as the program's.
+ */
+static void elfobj_mark_shim_libs(struct elf_object *objs, int n)
+{
+	const struct elf_object *shim = NULL;
+
+	for (int k = 0; k < n && !shim; k++)
+		shim = objs[k].is_shim ? &objs[k] : NULL;
+	for (int i = 0; shim && i < n; i++) {
+		bool other = false;
+
+		if (objs[i].is_main || objs[i].is_shim || !elfobj_needs(shim, objs[i].name))
+			continue;
+		for (int k = 0; k < n && !other; k++)
+			other = k != i && !objs[k].is_shim && elfobj_needs(&objs[k], objs[i].name);
+		objs[i].is_shim = !other;
+	}
+}
+
 /* The loaded objects, the main program first.  Returns how many. */
 int elfobj_list(struct elf_object *objs, int max)
 {
 	struct elfobj_walk w = {objs, max, 0};
 
 	dl_iterate_phdr(elfobj_visit, &w);
+	elfobj_mark_shim_libs(objs, w.n);
 	return w.n;
 }
 

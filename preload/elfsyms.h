@@ -16,8 +16,9 @@ struct elf_object {
 	void *tls_data;	  /* the calling thread's PT_TLS block, if any */
 	uint64_t text_lo; /* executable PT_LOAD segments span [text_lo, text_hi) */
 	uint64_t text_hi;
+	uint64_t dynamic; /* its PT_DYNAMIC in memory; 0 if none */
 	bool is_main;
-	bool is_shim;
+	bool is_shim; /* libextprof.so, or a library only it needs (libZydis) */
 };
 
 /* Which table a symbol comes from. */

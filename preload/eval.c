@@ -99,10 +99,11 @@ static void eval_reap_unwound(struct xp_thread *t, uint64_t ret, uint64_t slot)
  * the process finishing, no room): said in the dumps' "lost".  An atomic
  * add, but only here, never for a counted evaluation.
  */
-static __attribute__((cold)) int eval_lost(void)
+static __attribute__((cold)) int eval_lost(struct xp_thread *t)
 {
 	__atomic_add_fetch(&xp_lost, 1, __ATOMIC_RELAXED);
-	step_pass(&xp_self);
+	if (t)
+		step_pass(t);
 	return 1;
 }
 
@@ -137,10 +138,15 @@ static inline void eval_push_end(struct xp_thread *t, uint32_t i, uint32_t filli
 static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_t ret,
 							   uint64_t slot)
 {
-	struct xp_thread *t = &xp_self;
-	struct xp_worker *w = t->worker;
+	/* a thread without TLS of its own has its own state, or none: lost */
+	struct xp_thread *t = state_self(slot, true);
+	struct xp_worker *w;
 	struct xp_frame *f;
 	uint32_t flags = 0, old, i;
+
+	if (!t)
+		return xp.enabled ? eval_lost(NULL) : 1;
+	w = t->worker;
 
 	/*
 	 * The shim's own calls (a slow path below, the callers' walk, a dlopen
@@ -155,7 +161,7 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 		if (!(xp.enabled || xp.calibrating))
 			return 1;
 		if (t->released || xp.finished)
-			return eval_lost();
+			return eval_lost(t);
 		struct eval_slow s = {t, NULL};
 
 		t->busy = 1;
@@ -163,13 +169,13 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 		t->busy = 0;
 		w = s.w;
 		if (!w || !t->stack)
-			return eval_lost();
+			return eval_lost(t);
 	}
 	/* idx past the worker's table: a declaration added (dlopen) after the
 	 * worker's dump ran out of room for more */
 	if (__builtin_expect(xp.finished | (idx >= w->map.ndecls), 0)) {
 		flags = XP_FRAME_UNCOUNTED;
-		eval_lost();
+		eval_lost(t);
 	}
 	/* interrupting a push (we are a signal handler): the frames below live */
 	if (!t->filling)
@@ -179,7 +185,7 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 		xp_call_preserving(eval_slow_grow, t);
 		t->busy = 0;
 		if (t->depth + 1 >= t->cap)
-			return eval_lost();
+			return eval_lost(t);
 	}
 
 	/*
@@ -205,7 +211,7 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	eval_push_end(t, i, old);
 	if (xp.counter.kind == EXTPROF_COUNTER_STEPS)
 		return step_enter(t, f, slot);
-	f->start = counter_read_ordered();
+	f->start = counter_read_ordered(t);
 	return 0;
 }
 
@@ -223,8 +229,9 @@ int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
 	struct xp_frame *f;
 	uint32_t depth = t->depth;
 
-	if (__builtin_expect(!w || (t->busy | t->filling | xp.finished | (idx >= w->map.ndecls) |
-				    (depth + 1 >= t->cap) | (xp.window_decl != UINT32_MAX)),
+	if (__builtin_expect(!w || (t->busy | t->filling | t->shared | xp.finished |
+				    (idx >= w->map.ndecls) | (depth + 1 >= t->cap) |
+				    (xp.window_decl != UINT32_MAX)),
 			     0))
 		return eval_enter_slow(idx, ret, slot);
 	/* a frame at or below our slot was unwound past (longjmp, ...) */
@@ -235,7 +242,7 @@ int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
 	eval_push_end(t, depth, 0);
 	if (xp.counter.kind == EXTPROF_COUNTER_STEPS)
 		return step_enter(t, f, slot);
-	f->start = counter_read_ordered();
+	f->start = counter_read_ordered(t);
 	return 0;
 }
 
@@ -282,9 +289,8 @@ static void eval_slow_row(void *p)
  * dump another thread may be writing at exit.  Without a row, the deltas
  * go to row 0, nobody's.
  */
-void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w)
+static void eval_take_row(struct xp_thread *t, struct extprof_dump_decl *d, struct xp_worker *w)
 {
-	struct xp_thread *t = &xp_self;
 	struct eval_row a = {w, (uint32_t)(d - w->map.decls)};
 
 	if (d->row || t->busy || xp.finished)
@@ -292,6 +298,12 @@ void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w)
 	t->busy = 1;
 	xp_call_preserving(eval_slow_row, &a);
 	t->busy = 0;
+}
+
+/* The stubs' fast path: never on a shared block (clone.c), so xp_self is the caller's. */
+void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w)
+{
+	eval_take_row(&xp_self, d, w);
 }
 
 /* The floor and its hits (see "settled" in docs/floors.md); whether the floor fell. */
@@ -310,13 +322,32 @@ static bool eval_floor(uint64_t *floor, uint64_t *hits, uint64_t delta)
 }
 
 /*
+ * One delta of declaration @d of worker @w: its sum, max, floor and
+ * histogram, whose row thread @t takes if it has none (NULL: at exit, too
+ * late to take one: row 0).
+ */
+static void eval_sample(struct xp_thread *t, struct xp_worker *w, struct extprof_dump_decl *d,
+			uint64_t delta)
+{
+	d->sum += delta;
+	if (delta > d->max)
+		d->max = delta;
+	/* floor_limit: what the stubs' fast path compares a delta with (stub_fast.S) */
+	if (eval_floor(&d->floor, &d->floor_hits, delta))
+		d->floor_limit = delta + extprof_floor_margin(xp.counter.kind, delta);
+	if (__builtin_expect(!d->row && t, 0))
+		eval_take_row(t, d, w);
+	w->map.rows[(uint64_t)d->row * EXTPROF_HIST_BUCKETS + extprof_hist_bucket(delta)]++;
+}
+
+/*
  * Record the activation @f, whose counter moved by @raw: an evaluation's
  * delta (into @deltap) is @raw less its nested hooks' overhead, and one
  * that would go below zero is a measurement error, recorded as 0 and
  * counted in "negative".  False when @f was not an evaluation.
  */
-static bool eval_record(struct xp_worker *w, const struct xp_frame *f, uint64_t raw,
-			uint64_t *deltap)
+static bool eval_record(struct xp_thread *t, struct xp_worker *w, const struct xp_frame *f,
+			uint64_t raw, uint64_t *deltap)
 {
 	struct extprof_dump_decl *d = &w->map.decls[f->idx];
 	uint64_t delta = raw - f->nested;
@@ -335,18 +366,20 @@ static bool eval_record(struct xp_worker *w, const struct xp_frame *f, uint64_t 
 	}
 	*deltap = delta;
 	d->evaluations++;
-	/* steps: only a stepped evaluation has a delta (step.h) */
-	if (xp.counter.kind == EXTPROF_COUNTER_STEPS && !step_sampled(f))
-		return false;
-	d->sum += delta;
-	if (delta > d->max)
-		d->max = delta;
-	/* floor_limit: what the stubs' fast path compares a delta with (stub_fast.S) */
-	if (eval_floor(&d->floor, &d->floor_hits, delta))
-		d->floor_limit = delta + extprof_floor_margin(xp.counter.kind, delta);
-	if (__builtin_expect(!d->row, 0))
-		xp_eval_take_row(d, w);
-	w->map.rows[(uint64_t)d->row * EXTPROF_HIST_BUCKETS + extprof_hist_bucket(delta)]++;
+	/* steps: only a stepped evaluation has a delta, and one that bound a
+	 * symbol lazily is held back (step.h) */
+	if (xp.counter.kind == EXTPROF_COUNTER_STEPS) {
+		if (!step_sampled(f))
+			return false;
+		if (step_hold(d, f, deltap)) {
+			/* its row now, while one may be taken: at exit it is too late */
+			if (__builtin_expect(!d->row, 0))
+				eval_take_row(t, d, w);
+			return false;
+		}
+		delta = *deltap;
+	}
+	eval_sample(t, w, d, delta);
 	return true;
 }
 
@@ -382,6 +415,20 @@ static void eval_record_nesting(struct xp_worker *w, uint32_t idx, const struct 
 	d->nested++;
 	d->nested_sum += delta;
 	d->parent = !d->parent || d->parent == id ? id : EXTPROF_PARENT_SEVERAL;
+}
+
+void xp_eval_record_held(struct xp_worker *w)
+{
+	for (uint32_t i = 0; w->map.base && i < w->map.ndecls; i++) {
+		struct extprof_dump_decl *d = &w->map.decls[i];
+
+		if (d->step_held) {
+			uint64_t delta = d->step_held - 1;
+
+			d->step_held = 0;
+			eval_sample(NULL, w, d, delta);
+		}
+	}
 }
 
 /* No memcmp here: libc's uses vector registers. */
@@ -486,11 +533,27 @@ static void eval_window_span(struct xp_thread *t, struct xp_worker *w, uint64_t 
  */
 static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *regs, uint64_t now)
 {
-	struct xp_thread *t = &xp_self;
-	struct xp_worker *w = t->worker;
+	struct xp_thread *t = state_self((uint64_t)slot, false);
+	struct xp_worker *w;
 	struct xp_frame *f, fr;
 	uint64_t delta = 0, walk = 0;
-	uint32_t i = t->depth;
+	uint32_t i;
+
+	if (__builtin_expect(t != &xp_self, 0)) {
+		/*
+		 * A thread without TLS of its own (clone.c): its activation
+		 * was pushed on its own state, which it keeps until its
+		 * function returns, so it is found; a count of its own is
+		 * read there (a clock's read stands: read again, it would
+		 * hold the finding).
+		 */
+		if (!t)
+			t = &xp_self;
+		else if (counter_per_thread())
+			now = counter_read_of(t);
+	}
+	w = t->worker;
+	i = t->depth;
 
 	/* Ours is the activation whose slot this is; any above it were left
 	 * by a longjmp out of a signal handler and are abandoned. */
@@ -516,7 +579,7 @@ static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *r
 		__atomic_sub_fetch(&xp_window_open, 1, __ATOMIC_RELAXED);
 	if (xp.window_decl != UINT32_MAX && !(f->flags & XP_FRAME_OUTSIDE))
 		eval_window_span(t, w, f->start, now);
-	if (!eval_record(w, f, now - f->start, &delta))
+	if (!eval_record(t, w, f, now - f->start, &delta))
 		regs = NULL;
 	else if (t->depth && t->filling != t->depth)
 		eval_record_nesting(w, f->idx, &t->stack[t->depth - 1], delta);
@@ -536,13 +599,13 @@ static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *r
 			 * not calibrated, and subtracted from the caller with the
 			 * rest of this hook.
 			 */
-			uint64_t before = counter_read_ordered();
+			uint64_t before = counter_read_ordered(t);
 
 			t->busy = 1;
 			xp_call_preserving(eval_slow_callers, &a);
 			t->busy = 0;
 			eval_record_caller(w, f->idx, a.pcs, a.depth, delta);
-			walk = counter_read_ordered() - before;
+			walk = counter_read_ordered(t) - before;
 		} else {
 			eval_record_caller(w, f->idx, a.pcs, a.depth, delta);
 		}
@@ -563,9 +626,13 @@ int xp_eval_exit(uint64_t *slot)
 	struct xp_thread *t = &xp_self;
 	struct xp_worker *w = t->worker;
 	uint32_t depth = t->depth;
-	struct xp_frame f = t->stack[depth - 1];
+	struct xp_frame f;
 	uint64_t delta;
 
+	/* a shared block's stack is not the caller's to read (clone.c) */
+	if (__builtin_expect(t->shared, 0))
+		return eval_exit(slot, NULL, now);
+	f = t->stack[depth - 1];
 	/* steps: a counted evaluation (STEPPED, the code cache's every one) is common too */
 	if (__builtin_expect((f.slot != (uint64_t)slot) | (f.flags & ~XP_FRAME_STEPPED) |
 				     (xp.window_decl != UINT32_MAX),
@@ -579,7 +646,7 @@ int xp_eval_exit(uint64_t *slot)
 	t->depth = depth - 1;
 	w->map.decls[f.idx].open--;
 	/* the parent, unless it is the entry an interrupted push is filling */
-	if (eval_record(w, &f, now - f.start, &delta) && depth > 1 && t->filling != depth - 1)
+	if (eval_record(t, w, &f, now - f.start, &delta) && depth > 1 && t->filling != depth - 1)
 		eval_record_nesting(w, f.idx, &t->stack[depth - 2], delta);
 	if (depth > 1 && t->filling != depth - 1)
 		t->stack[depth - 2].nested += f.nested + xp.meta.nested_overhead;

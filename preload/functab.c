@@ -8,6 +8,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,31 +25,65 @@ struct functab_build {
 	struct functab *t;
 	size_t cap;
 	size_t fde_cap;
+	size_t label_cap;
 	int err;
-	uint64_t plt[4][2]; /* .plt, .plt.got, .plt.sec: [start, end) */
-	int nplt;
+	struct gocode_syms go;
 };
 
+/*
+ * Room for one more item of @size bytes in the array *@pv, which holds @n
+ * of *@cap: doubled when full, @first at first (the shim's side of the
+ * analyzer's xp_grow, which it does not link).  0 or -ENOMEM.
+ */
+static int functab_grow(void *pv, size_t *cap, size_t n, size_t size, size_t first)
+{
+	size_t ncap = *cap ? *cap * 2 : first;
+	void *v;
+
+	if (n < *cap)
+		return 0;
+	if (ncap < *cap || ncap > SIZE_MAX / size)
+		return -ENOMEM;
+	/* *pv is a T *: read and written as bytes, whatever T is */
+	memcpy(&v, pv, sizeof(v));
+	v = realloc(v, ncap * size);
+	if (!v)
+		return -ENOMEM;
+	memcpy(pv, &v, sizeof(v));
+	*cap = ncap;
+	return 0;
+}
+
 /* Where @elf's PLT sections lie. */
-static void functab_find_plt(Elf *elf, struct functab_build *b)
+static void functab_find_plt(Elf *elf, struct functab *t)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return;
-	while ((scn = elf_nextscn(elf, scn)) && b->nplt < 4) {
+	while ((scn = elf_nextscn(elf, scn)) && t->nplt < 4) {
 		const char *name;
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
 			continue;
 		if (!strncmp(name, ".plt", 4)) {
-			b->plt[b->nplt][0] = sh.sh_addr;
-			b->plt[b->nplt][1] = sh.sh_addr + sh.sh_size;
-			b->nplt++;
+			t->plt[t->nplt][0] = sh.sh_addr;
+			t->plt[t->nplt][1] = sh.sh_addr + sh.sh_size;
+			t->nplt++;
 		}
 	}
+}
+
+/* Whether @addr lies in a PLT section. */
+static bool functab_in_plt(const struct functab *t, uint64_t addr)
+{
+	for (int i = 0; i < t->nplt; i++) {
+		if (addr >= t->plt[i][0] && addr < t->plt[i][1])
+			return true;
+	}
+	return false;
 }
 
 static const char *functab_intern(struct functab *t, const char *s, int *err)
@@ -76,28 +111,51 @@ static const char *functab_intern(struct functab *t, const char *s, int *err)
 	return p;
 }
 
+/*
+ * A label: a symbol that names an address but no sized function (an asm
+ * entry point without .size, a NOTYPE symbol).  Code may be entered there,
+ * so the padding a label marks is never patched.
+ */
+static int functab_visit_label(const struct elf_sym *s, struct functab_build *b)
+{
+	struct functab *t = b->t;
+
+	if (!s->name[0] || s->shndx == SHN_ABS || s->shndx == SHN_COMMON)
+		return 0;
+	if ((b->err = functab_grow(&t->labels, &b->label_cap, t->nlabels, sizeof(*t->labels), 256)))
+		return 1;
+	t->labels[t->nlabels].value = s->value;
+	t->labels[t->nlabels].name = functab_intern(t, s->name, &b->err);
+	if (b->err)
+		return 1;
+	t->nlabels++;
+	return 0;
+}
+
 static int functab_visit(const struct elf_sym *s, void *arg)
 {
 	struct functab_build *b = arg;
 	struct functab *t = b->t;
 	struct functab_sym *x;
 
-	if (!s->defined || (s->type != STT_FUNC && s->type != STT_GNU_IFUNC))
+	if (!s->defined)
 		return 0;
-	/* an IFUNC's size is its resolver's, and may be 0 in hand-written ones */
-	if (!s->size && s->type == STT_FUNC)
-		return 0;
-	if (t->nsyms == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 1024;
-		struct functab_sym *v = realloc(t->syms, cap * sizeof(*v));
-
-		if (!v) {
-			b->err = -ENOMEM;
-			return 1;
-		}
-		t->syms = v;
-		b->cap = cap;
+	if (!strncmp(s->name, "runtime.", 8)) {
+		/* Go's: where its function table and its text are */
+		if (!strcmp(s->name + 8, "pclntab"))
+			b->go.pclntab = s->value;
+		else if (!strcmp(s->name + 8, "text"))
+			b->go.text = s->value;
+		else if (!strcmp(s->name + 8, "etext"))
+			b->go.etext = s->value;
 	}
+	if (s->type == STT_NOTYPE || (s->type == STT_FUNC && !s->size))
+		return functab_visit_label(s, b);
+	/* an IFUNC's size is its resolver's, and may be 0 in hand-written ones */
+	if (s->type != STT_FUNC && s->type != STT_GNU_IFUNC)
+		return 0;
+	if ((b->err = functab_grow(&t->syms, &b->cap, t->nsyms, sizeof(*t->syms), 1024)))
+		return 1;
 	x = &t->syms[t->nsyms];
 	memset(x, 0, sizeof(*x));
 	x->name = functab_intern(t, s->name, &b->err);
@@ -125,21 +183,10 @@ static void functab_visit_fde(uint64_t start, uint64_t size, void *arg)
 	if (b->err)
 		return;
 	/* the PLT has an FDE, but it is the dynamic linker's trampolines, not a function */
-	for (int i = 0; i < b->nplt; i++) {
-		if (start >= b->plt[i][0] && start < b->plt[i][1])
-			return;
-	}
-	if (t->nfdes == b->fde_cap) {
-		size_t cap = b->fde_cap ? b->fde_cap * 2 : 1024;
-		struct functab_fde *v = realloc(t->fdes, cap * sizeof(*v));
-
-		if (!v) {
-			b->err = -ENOMEM;
-			return;
-		}
-		t->fdes = v;
-		b->fde_cap = cap;
-	}
+	if (functab_in_plt(t, start))
+		return;
+	if ((b->err = functab_grow(&t->fdes, &b->fde_cap, t->nfdes, sizeof(*t->fdes), 1024)))
+		return;
 	t->fdes[t->nfdes].start = start;
 	t->fdes[t->nfdes].size = size;
 	t->nfdes++;
@@ -222,10 +269,36 @@ static void functab_dedup(struct functab *t)
 	t->nsyms = out;
 }
 
+static int functab_cmp_label(const void *a, const void *b)
+{
+	const struct functab_label *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * Static functions of several files may share a name (glibc has eight
+ * round_and_return): each is a function of its own, and its declaration
+ * must be too, or one's calls would be taken for another's.
+ */
+static void functab_mark_homonyms(struct functab *t)
+{
+	for (size_t i = 1; i < t->nsyms; i++) {
+		struct functab_sym *a = &t->syms[i - 1], *b = &t->syms[i];
+
+		if (a->value != b->value && !strcmp(a->name, b->name) && a->hidden == b->hidden &&
+		    !strcmp(a->version ? a->version : "", b->version ? b->version : ""))
+			a->homonym = b->homonym = true;
+	}
+}
+
 static int functab_index(struct functab *t)
 {
 	qsort(t->syms, t->nsyms, sizeof(*t->syms), functab_cmp_name);
 	functab_dedup(t);
+	functab_mark_homonyms(t);
 	t->by_value = malloc((t->nsyms + 1) * sizeof(*t->by_value));
 	if (!t->by_value)
 		return -ENOMEM;
@@ -233,6 +306,7 @@ static int functab_index(struct functab *t)
 		t->by_value[i] = &t->syms[i];
 	qsort(t->by_value, t->nsyms, sizeof(*t->by_value), functab_cmp_value);
 	qsort(t->fdes, t->nfdes, sizeof(*t->fdes), functab_cmp_fde);
+	qsort(t->labels, t->nlabels, sizeof(*t->labels), functab_cmp_label);
 	return 0;
 }
 
@@ -248,7 +322,7 @@ static bool functab_relocatable(Elf *elf, uint64_t *entry)
 
 int functab_read_elf(struct functab *t, Elf *elf, bool no_debug)
 {
-	struct functab_build b = {t, 0, 0, 0, {{0}}, 0};
+	struct functab_build b = {t, 0, 0, 0, 0, {0, 0, 0}};
 	int dfd;
 	Elf *delf;
 
@@ -262,7 +336,8 @@ int functab_read_elf(struct functab *t, Elf *elf, bool no_debug)
 		elfsym_each_symtab(delf, ELFSYM_DEBUG, functab_visit, &b);
 		elfsym_close(dfd, delf);
 	}
-	functab_find_plt(elf, &b);
+	functab_find_plt(elf, t);
+	gocode_find(elf, &b.go, &t->go);
 	/* a relocatable object's FDEs point nowhere yet */
 	if (!b.err && !functab_relocatable(elf, &t->entry) &&
 	    elffde_each(elf, functab_visit_fde, &b) < 0)
@@ -302,6 +377,7 @@ void functab_free(struct functab *t)
 	free(t->syms);
 	free(t->by_value);
 	free(t->fdes);
+	free(t->labels);
 	free(t->jumps);
 	memset(t, 0, sizeof(*t));
 }
@@ -399,10 +475,14 @@ uint64_t functab_size_at(const struct functab *t, uint64_t value)
 
 const char *functab_sym_name(const struct functab_sym *s, char *buf, size_t len)
 {
+	int n;
+
 	if (s->hidden && s->version)
-		snprintf(buf, len, "%s@%s", s->name, s->version);
+		n = snprintf(buf, len, "%s@%s", s->name, s->version);
 	else
-		snprintf(buf, len, "%s", s->name);
+		n = snprintf(buf, len, "%s", s->name);
+	if (s->homonym && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "@0x%llx", (unsigned long long)s->value);
 	return buf;
 }
 
@@ -423,22 +503,16 @@ static void functab_visit_branch(uint64_t from, uint64_t target, void *arg)
 	struct functab_scan *s = arg;
 	struct functab *t = s->t;
 
-	if (s->err || functab_is_start(t, target))
+	/*
+	 * A call or tail call to a function's start is a call, and a branch to
+	 * the PLT one of the dynamic linker's: any other lands inside a
+	 * function's bytes or in the padding between two, which the patch
+	 * of the function after it may use.
+	 */
+	if (s->err || functab_is_start(t, target) || functab_in_plt(t, target))
 		return;
-	/* only branches into code a function holds matter */
-	if (!functab_fde_holding(t, target) && !functab_sym_holding(t, target))
+	if ((s->err = functab_grow(&t->jumps, &s->cap, t->njumps, sizeof(*t->jumps), 256)))
 		return;
-	if (t->njumps == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		struct functab_jump *v = realloc(t->jumps, cap * sizeof(*v));
-
-		if (!v) {
-			s->err = -ENOMEM;
-			return;
-		}
-		t->jumps = v;
-		s->cap = cap;
-	}
 	t->jumps[t->njumps].target = target;
 	t->jumps[t->njumps].from = from;
 	t->njumps++;
@@ -458,7 +532,7 @@ int functab_scan_jumps(struct functab *t, functab_code_fn code, void *arg, funct
 	struct functab_scan s = {t, 0, 0};
 
 	if (t->jumps_scanned)
-		return 0;
+		return t->jumps_err;
 	t->jumps_scanned = true;
 	for (size_t i = 0; i < t->nfdes && !s.err; i++) {
 		const uint8_t *p = code(t->fdes[i].start, t->fdes[i].size, arg);
@@ -466,14 +540,20 @@ int functab_scan_jumps(struct functab *t, functab_code_fn code, void *arg, funct
 		if (p)
 			each(p, t->fdes[i].size, t->fdes[i].start, functab_visit_branch, &s);
 	}
-	for (size_t i = 0; !t->nfdes && i < t->nsyms && !s.err; i++) {
-		const struct functab_sym *f = &t->syms[i];
-		const uint8_t *p = f->type == STT_FUNC ? code(f->value, f->size, arg) : NULL;
+	/* and the named functions no FDE describes (hand-written ones without CFI) */
+	for (size_t i = 0; i < t->nsyms && !s.err; i++) {
+		const struct functab_sym *f = t->by_value[i];
+		const uint8_t *p;
 
+		if (f->type != STT_FUNC || functab_fde_holding(t, f->value) ||
+		    (i && t->by_value[i - 1]->value == f->value))
+			continue;
+		p = code(f->value, f->size, arg);
 		if (p)
 			each(p, f->size, f->value, functab_visit_branch, &s);
 	}
 	qsort(t->jumps, t->njumps, sizeof(*t->jumps), functab_cmp_jump);
+	t->jumps_err = s.err;
 	return s.err;
 }
 
@@ -493,29 +573,49 @@ const struct functab_jump *functab_jump_into(const struct functab *t, uint64_t l
 	return a < t->njumps && t->jumps[a].target < hi ? &t->jumps[a] : NULL;
 }
 
-uint64_t functab_gap_start(const struct functab *t, uint64_t value)
+bool functab_code_before(const struct functab *t, uint64_t value, uint64_t *start, uint64_t *end)
 {
 	long i = value ? functab_fde_floor(t, value - 1) : -1;
 	size_t k = functab_value_upper(t, value ? value - 1 : 0);
-	uint64_t end = 0;
 	bool known = false;
 
-	/* ranges rarely nest: the last few before @value decide */
+	*start = *end = 0;
+	/* ranges rarely nest: the last few before @value decide; an FDE first */
 	for (int steps = 0; i >= 0 && steps < 8; i--, steps++) {
 		uint64_t e = t->fdes[i].start + t->fdes[i].size;
 
+		if (!known || e > *end) {
+			*start = t->fdes[i].start;
+			*end = e;
+		}
 		known = true;
-		if (e > end)
-			end = e;
 	}
 	for (int steps = 0; value && k > 0 && steps < 8; k--, steps++) {
 		const struct functab_sym *s = t->by_value[k - 1];
 
 		if (s->value >= value)
 			continue;
+		if (!known || s->value + s->size > *end) {
+			*start = s->value;
+			*end = s->value + s->size;
+		}
 		known = true;
-		if (s->value + s->size > end)
-			end = s->value + s->size;
 	}
-	return !known || end > value ? value : end;
+	return known && *end <= value;
+}
+
+const char *functab_label_in(const struct functab *t, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = t->nlabels;
+
+	/* the first label at or above lo */
+	while (a < b) {
+		size_t mid = (a + b) / 2;
+
+		if (t->labels[mid].value < lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < t->nlabels && t->labels[a].value < hi ? t->labels[a].name : NULL;
 }

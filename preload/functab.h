@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "elfsyms.h"
+#include "gocode.h"
 
 struct functab_sym {
 	const char *name;    /* without its version */
@@ -25,11 +26,18 @@ struct functab_sym {
 	uint32_t shndx; /* the section its symbol points into */
 	bool hidden;	/* name@VERSION, not the default */
 	bool global;	/* STB_GLOBAL or STB_WEAK */
+	bool homonym;	/* another function of the object has the same name (statics) */
 };
 
 struct functab_fde {
 	uint64_t start;
 	uint64_t size;
+};
+
+/* A symbol that names no sized function: a NOTYPE symbol, a FUNC of size 0. */
+struct functab_label {
+	uint64_t value;
+	const char *name;
 };
 
 /* A branch into a function's inside from another function (shared asm labels). */
@@ -44,14 +52,20 @@ struct functab {
 	struct functab_sym **by_value; /* the same, by value */
 	struct functab_fde *fdes;      /* by start */
 	size_t nfdes;
-	bool fdes_bad;	 /* .eh_frame ended at a malformed entry */
-	uint64_t entry;	 /* the ELF header's e_entry, 0 when none */
-	bool has_symtab; /* the file's own .symtab */
-	bool has_debug;	 /* names from its debug file */
+	struct functab_label *labels; /* by value */
+	size_t nlabels;
+	uint64_t plt[4][2]; /* .plt, .plt.got, .plt.sec: [start, end) */
+	int nplt;
+	bool fdes_bad;	  /* .eh_frame ended at a malformed entry */
+	uint64_t entry;	  /* the ELF header's e_entry, 0 when none */
+	struct gocode go; /* where its Go code lies, if any */
+	bool has_symtab;  /* the file's own .symtab */
+	bool has_debug;	  /* names from its debug file */
 	char debug_path[256];
 	struct functab_jump *jumps; /* by target; after functab_scan_jumps */
 	size_t njumps;
 	bool jumps_scanned;
+	int jumps_err; /* the scan's: -ENOMEM leaves the list short */
 	char *strings; /* the names, in chunks */
 	size_t strings_used, strings_cap;
 };
@@ -86,10 +100,11 @@ typedef void (*functab_branches_fn)(const uint8_t *code, uint64_t size, uint64_t
 				    void *arg);
 
 /*
- * Decode every function (each FDE's range, or each symbol's without them)
- * and keep the branches that land inside another function rather than at
- * its start: glibc's hand-written string functions jump from one entry
- * point into the next one's first bytes.  0 or -ENOMEM.
+ * Decode every function (each FDE's range, and each named function no FDE
+ * holds) and keep the branches that land neither at a function's start nor
+ * in the PLT: inside another function (glibc's hand-written string
+ * functions jump from one entry point into the next one's first bytes), or
+ * in the padding between two.  0 or -ENOMEM.
  */
 int functab_scan_jumps(struct functab *t, functab_code_fn code, void *arg,
 		       functab_branches_fn each);
@@ -97,13 +112,24 @@ int functab_scan_jumps(struct functab *t, functab_code_fn code, void *arg,
 const struct functab_jump *functab_jump_into(const struct functab *t, uint64_t lo, uint64_t hi);
 
 /*
- * Where the bytes before the function at @value stop belonging to another
- * function: the end of the nearest function before it, or @value itself
- * when one reaches it or none is known before it.
+ * The code just before the function at @value: the function that ends
+ * nearest before it (by its FDE, else by its symbol), [*@start, *@end).
+ * False when none is known, or one reaches @value or past it.  The bytes
+ * from *@end to @value belong to no function: the padding before it.
  */
-uint64_t functab_gap_start(const struct functab *t, uint64_t value);
+bool functab_code_before(const struct functab *t, uint64_t value, uint64_t *start, uint64_t *end);
 
-/* "name", or "name@VERSION" for a version other than the default, into @buf. */
+/*
+ * A symbol that names no sized function (a label: a NOTYPE symbol, a FUNC
+ * of size 0) at an address in [@lo, @hi): its name, or NULL.
+ */
+const char *functab_label_in(const struct functab *t, uint64_t lo, uint64_t hi);
+
+/*
+ * "name", or "name@VERSION" for a version other than the default, into
+ * @buf; a homonym's offset after it, "name@0x43770": the name of one
+ * function, as a declaration must be (hooks_entry.c matches it back).
+ */
 const char *functab_sym_name(const struct functab_sym *s, char *buf, size_t len);
 
 #endif

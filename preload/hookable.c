@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * hookable: the list, and why each is on it.
+ * hookable: the list, and why each is on it; then the verdict, which the
+ * shim and `extprof symbols` both ask (hookable_target, hookable_plan).
  *
  * Returns twice.  The stub moves the caller's return address to the shadow
  * stack and pops it when the function returns; a second return (a longjmp
@@ -32,11 +33,17 @@
  * evaluation, a shadow stack that grows, callers) run with the thread's
  * busy flag set, and the hooked functions they call pass through.
  */
+#include <elf.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "extprof/dump.h"
 #include "hookable.h"
+
+#ifndef STT_GNU_IFUNC
+#define STT_GNU_IFUNC 10
+#endif
 
 const struct hookable_rule hookable_rules[] = {
 	{"setjmp", HOOKABLE_TWICE, 0},
@@ -117,4 +124,115 @@ const char *hookable_reason(const struct hookable_rule *r, const char *symbol, c
 bool hookable_is_shim(const char *basename)
 {
 	return !strncmp(basename, "libextprof.so", 13);
+}
+
+void hookable_obj_rules(struct hookable_obj *o)
+{
+	o->ndenied = 0;
+	for (size_t i = 0; i < o->t->nsyms && o->ndenied < HOOKABLE_DENIED_MAX; i++) {
+		const struct functab_sym *s = &o->t->syms[i];
+		const struct hookable_rule *r = hookable_rule_for(s->name, o->counter);
+		uint64_t at = s->value;
+
+		if (!r || (s->type == STT_GNU_IFUNC &&
+			   (!o->resolve || !o->resolve(s->value, &at, o->arg))))
+			continue;
+		o->denied[o->ndenied] = at;
+		o->denied_rule[o->ndenied++] = r;
+	}
+}
+
+/* A refusal whatever the function's bytes say, into @v; false when none. */
+static bool hookable_by_rule(const struct hookable_obj *o, const char *name, uint64_t value,
+			     struct hookable_verdict *v)
+{
+	const struct hookable_rule *r = name ? hookable_rule_for(name, o->counter) : NULL;
+	char hex[32];
+
+	for (size_t i = 0; !r && i < o->ndenied; i++) {
+		if (o->denied[i] == value)
+			r = o->denied_rule[i];
+	}
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)value);
+	if (o->shim)
+		snprintf(v->why, sizeof(v->why), "%s", HOOKABLE_SHIM_REASON);
+	else if (value && value == o->t->entry)
+		snprintf(v->why, sizeof(v->why), "%s", HOOKABLE_ENTRY_REASON);
+	else if (r)
+		hookable_reason(r, name ? name : hex, v->why, sizeof(v->why));
+	else if (gocode_holds(&o->t->go, value))
+		snprintf(v->why, sizeof(v->why), "%s",
+			 o->t->go.kind == GOCODE_UNKNOWN ? HOOKABLE_GO_UNKNOWN_REASON
+							 : HOOKABLE_GO_REASON);
+	else
+		return false;
+	v->outcome = HOOKABLE_REFUSED;
+	return true;
+}
+
+/* An IFUNC's choice on this CPU in @v: false when refused or not known here. */
+static bool hookable_choice(struct hookable_obj *o, const char *name, uint64_t value,
+			    struct hookable_verdict *v)
+{
+	const struct functab_sym *at;
+
+	v->ifunc = true;
+	if (!o->resolve || !o->resolve(value, &v->value, o->arg)) {
+		v->outcome = HOOKABLE_PENDING;
+		snprintf(v->why, sizeof(v->why),
+			 "an IFUNC: the shim hooks what its resolver picks when the program loads "
+			 "it (extprof run says which)");
+		return false;
+	}
+	v->size = functab_size_at(o->t, v->value);
+	at = functab_sym_at(o->t, v->value);
+	if (at)
+		functab_sym_name(at, v->impl, sizeof(v->impl));
+	else
+		snprintf(v->impl, sizeof(v->impl), "0x%llx", (unsigned long long)v->value);
+	if (hookable_by_rule(o, name, v->value, v))
+		return false;
+	if (!v->size) {
+		v->outcome = HOOKABLE_REFUSED;
+		snprintf(v->why, sizeof(v->why),
+			 "is an IFUNC whose choice on this CPU, %.200s, has no size (no symbol, no "
+			 ".eh_frame entry)",
+			 v->impl);
+		return false;
+	}
+	return true;
+}
+
+bool hookable_target(struct hookable_obj *o, const char *name, uint64_t value, uint64_t size,
+		     bool ifunc, struct hookable_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->outcome = HOOKABLE_OK;
+	v->value = value;
+	v->size = size;
+	return !hookable_by_rule(o, name, value, v) &&
+	       (!ifunc || hookable_choice(o, name, value, v));
+}
+
+bool hookable_plan(struct hookable_obj *o, struct hookable_verdict *v)
+{
+	const uint8_t *code = o->code(v->value, v->size, o->arg);
+
+	v->outcome = HOOKABLE_REFUSED;
+	if (!code) {
+		snprintf(v->why, sizeof(v->why), "is not in an executable segment");
+		return false;
+	}
+	/* the object's branches, once, at the first function planned (before any patch) */
+	if (!o->alone && functab_scan_jumps(o->t, o->code, o->arg, arch_each_branch)) {
+		snprintf(v->why, sizeof(v->why),
+			 "cannot be planned: no memory to scan its object's branches");
+		return false;
+	}
+	if (arch_plan_hook(code, v->size, o->base + v->value, o->base, o->alone ? NULL : o->t,
+			   o->code, o->arg, &v->plan, v->why, sizeof(v->why)))
+		return false;
+	v->outcome = HOOKABLE_OK;
+	v->why[0] = '\0';
+	return true;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hookable: the functions the shim refuses whatever their bytes say, one
- * list for the shim and `extprof symbols` alike: functions that return
- * twice, functions that look at their caller, and the ones the shim itself
- * calls while it counts.  (The shim's own object is refused as a whole.)
+ * hookable: the shim's verdict on a function, one code for the shim and
+ * `extprof symbols` alike.  First the functions it refuses whatever their
+ * bytes say: functions that return twice, functions that look at their
+ * caller, the ones the shim itself calls while it counts, Go code (and the
+ * shim's own object as a whole); then the architecture's plan of the patch.
  */
 #ifndef EXTPROF_PRELOAD_HOOKABLE_H
 #define EXTPROF_PRELOAD_HOOKABLE_H
@@ -11,6 +12,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "arch.h"
+#include "functab.h"
 
 enum hookable_kind {
 	HOOKABLE_TWICE,	   /* returns twice: setjmp, vfork, getcontext */
@@ -49,5 +53,77 @@ const char *hookable_reason(const struct hookable_rule *r, const char *symbol, c
 
 /* Whether @basename is the shim's object (libextprof.so, and versions of it). */
 bool hookable_is_shim(const char *basename);
+
+/* The reason for a function of Go code (gocode.h says why). */
+#define HOOKABLE_GO_REASON                                                                         \
+	"is Go code: Go's runtime walks goroutine stacks by their return addresses (to grow "      \
+	"them, to collect garbage) and would meet the stub's (\"unknown caller pc\")"
+#define HOOKABLE_GO_UNKNOWN_REASON                                                                 \
+	"is in a Go object whose Go code cannot be told from its C code (no .gopclntab, no "       \
+	"runtime.text): Go's runtime walks goroutine stacks by their return addresses"
+
+#define HOOKABLE_DENIED_MAX 64
+
+/*
+ * One object as the verdict sees it: its functions, and how to reach its
+ * code and its IFUNCs' choices; the shim fills it from the loaded object,
+ * `extprof symbols` from the file.
+ */
+struct hookable_obj {
+	struct functab *t;
+	const char *name; /* its basename */
+	bool shim;	  /* the shim's own: libextprof.so, or a library only it needs */
+	uint32_t counter; /* enum extprof_counter_kind */
+	uint64_t base;	  /* where its offset 0 is: the load base, or 0 in a file */
+	bool alone;	  /* judge each function alone (a .o: its branches are not relocated) */
+	/* @size bytes of code at offset @value, or NULL when the object has none there */
+	const uint8_t *(*code)(uint64_t value, uint64_t size, void *arg);
+	/* the offset an IFUNC's resolver at @value picks on this CPU; false: cannot call it */
+	bool (*resolve)(uint64_t value, uint64_t *impl, void *arg);
+	void *arg;
+	/* the addresses hookable_rules name (aliases and IFUNC choices too), and the rules */
+	uint64_t denied[HOOKABLE_DENIED_MAX];
+	const struct hookable_rule *denied_rule[HOOKABLE_DENIED_MAX];
+	size_t ndenied;
+};
+
+/* Find the addresses of @o's functions that hookable_rules name (after filling @o). */
+void hookable_obj_rules(struct hookable_obj *o);
+
+enum hookable_outcome {
+	HOOKABLE_OK,	  /* patched as planned */
+	HOOKABLE_REFUSED, /* why says why */
+	HOOKABLE_PENDING, /* an IFUNC whose choice is made only where the object is loaded */
+};
+
+/* The verdict on one function, and what the shim needs to patch it. */
+struct hookable_verdict {
+	uint8_t outcome; /* enum hookable_outcome (OK too between the two steps) */
+	bool ifunc;	 /* the function is an IFUNC: value is its choice */
+	uint64_t value;	 /* the offset patched */
+	uint64_t size;	 /* and its size */
+	char impl[300];	 /* the IFUNC's choice, named */
+	char why[400];	 /* refused or pending: one phrase */
+	struct arch_plan plan;
+};
+
+/*
+ * The shim's verdict on the function @name (its plain name, without its
+ * version; NULL for one named 0xOFFSET) at offset @value of @o, @size
+ * bytes, an IFUNC when @ifunc, in two steps.  First what it is: every
+ * rule above, and an IFUNC's choice (@v's value and size then are the
+ * choice's); false when that refuses it (or, an IFUNC not loaded here,
+ * leaves it pending), with the reason in @v.
+ */
+bool hookable_target(struct hookable_obj *o, const char *name, uint64_t value, uint64_t size,
+		     bool ifunc, struct hookable_verdict *v);
+
+/*
+ * Then, unless the caller knows better (the same function hooked already:
+ * its entry is patched), the architecture's plan of its patch, into @v:
+ * true when it can be patched, else false with the reason.  What else
+ * depends on the run (the limit of declarations) is the shim's own.
+ */
+bool hookable_plan(struct hookable_obj *o, struct hookable_verdict *v);
 
 #endif

@@ -52,7 +52,6 @@ struct hooks_match {
 	bool window;
 	bool late;
 	unsigned found;
-	const char *name; /* the symbol being looked at, without its version; NULL: an offset */
 };
 
 /*
@@ -144,11 +143,15 @@ static int hooks_commit(const struct arch_hook *h, uint32_t idx, char *why, size
 	return arch_commit_hook(h, why, whylen);
 }
 
-/* Register and patch one function; @symbol is the declaration's name. */
-static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, uint64_t size)
+/*
+ * Register and patch one function, @symbol its declaration's name, which
+ * hookable_target found in @v; or say why not.
+ */
+static void hooks_add(struct hooks_match *m, const char *symbol, struct hookable_verdict *v)
 {
 	struct hooks_tally *t = m->tally;
 	const char *kind = m->window ? "window" : m->w->kind;
+	uint64_t addr = m->o->base + v->value;
 	struct xp_decl *d, fresh;
 	struct arch_hook h;
 	uint32_t idx;
@@ -156,6 +159,13 @@ static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, 
 	int dup;
 
 	t->tried++;
+	if (v->ifunc && v->outcome == HOOKABLE_OK)
+		hooks_tally_ifunc(t, symbol, v->impl);
+	if (v->outcome != HOOKABLE_OK) {
+		hooks_tally_refuse(t, symbol, v->why);
+		return;
+	}
+	/* before the plan: an alias hooked already has its entry patched */
 	dup = hooks_find_address(addr);
 	if (dup >= 0) {
 		/* an alias, or a second entry naming the same function */
@@ -168,8 +178,8 @@ static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, 
 		}
 		return;
 	}
-	if (!elfobj_in_text(m->o, addr, size)) {
-		hooks_tally_refuse(t, symbol, "is not in an executable segment");
+	if (!hookable_plan(&m->tab->judge, v)) {
+		hooks_tally_refuse(t, symbol, v->why);
 		return;
 	}
 	dup = hooks_find_key(kind, symbol, m->o->name);
@@ -189,27 +199,19 @@ static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, 
 	snprintf(d->symbol, sizeof(d->symbol), "%s", symbol);
 	snprintf(d->object, sizeof(d->object), "%s", m->o->name);
 	d->address = addr;
-	d->offset = addr - m->o->base;
-	d->size = size;
+	d->offset = v->value;
+	d->size = v->size;
 	d->window = m->window;
-	/* the object's branches, once, at its first function hooked */
-	if (m->tab &&
-	    functab_scan_jumps(&m->tab->tab, hooks_code_at, (void *)m->o, arch_each_branch))
-		log_msg("%s: out of memory scanning its branches", m->o->name);
-	if (arch_prepare_hook(addr, size, idx, m->tab ? &m->tab->tab : NULL, m->o->base, &h, why,
-			      sizeof(why))) {
+	if (arch_build_hook(addr, &v->plan, idx, &h, why, sizeof(why))) {
 		hooks_tally_refuse(t, symbol, why);
 		return;
 	}
 	d->stub = h.stub;
-	xp.decls[idx] = fresh;
+	/* in every dump before any thread can reach it */
+	worker_publish_decl(idx, &fresh);
 	hooks_hash_put(hooks_by_addr, hooks_hash_u64(addr), idx);
-	if (dup < 0) {
+	if (dup < 0)
 		hooks_hash_put(hooks_by_key, hooks_hash_key(kind, symbol, m->o->name), idx);
-		/* in every dump before any thread can reach it */
-		worker_add_decl(idx);
-		__atomic_store_n(&xp.ndecls, xp.ndecls + 1, __ATOMIC_RELEASE);
-	}
 	if (m->window)
 		xp.window_decl = idx;
 	if (hooks_commit(&h, idx, why, sizeof(why))) {
@@ -221,44 +223,13 @@ static void hooks_add(struct hooks_match *m, const char *symbol, uint64_t addr, 
 }
 
 /* An IFUNC's choice on this CPU: its resolver called as the loader calls it. */
-static uint64_t hooks_resolve_ifunc(const struct elf_object *o, uint64_t value)
+static bool hooks_resolve_ifunc(uint64_t value, uint64_t *impl, void *arg)
 {
+	const struct elf_object *o = arg;
 	uint64_t (*resolver)(void) = (uint64_t(*)(void))(o->base + value);
 
-	return resolver() - o->base;
-}
-
-/*
- * The rule of hookable.c that refuses the function at @value of @tab, by
- * one of its names or another name at the same address; NULL when none.
- */
-static const struct hookable_rule *hooks_denied(const struct hooks_table *tab, uint64_t value,
-						const char *name)
-{
-	const struct hookable_rule *r = name ? hookable_rule_for(name, xp.counter.kind) : NULL;
-
-	if (r)
-		return r;
-	for (size_t i = 0; i < tab->ndenied; i++) {
-		if (tab->denied[i] == value)
-			return tab->denied_rule[i];
-	}
-	return NULL;
-}
-
-/* The addresses hookable.c's rules name in @tab's object. */
-static void hooks_find_denied(struct hooks_table *tab, const struct elf_object *o)
-{
-	for (size_t i = 0; i < tab->tab.nsyms && tab->ndenied < HOOKS_DENIED_MAX; i++) {
-		const struct functab_sym *s = &tab->tab.syms[i];
-		const struct hookable_rule *r = hookable_rule_for(s->name, xp.counter.kind);
-
-		if (!r)
-			continue;
-		tab->denied[tab->ndenied] =
-			s->type == STT_GNU_IFUNC ? hooks_resolve_ifunc(o, s->value) : s->value;
-		tab->denied_rule[tab->ndenied++] = r;
-	}
+	*impl = resolver() - o->base;
+	return true;
 }
 
 struct hooks_table *hooks_table_of(int i)
@@ -266,10 +237,21 @@ struct hooks_table *hooks_table_of(int i)
 	struct hooks_table *tab = &hooks_tabs[i];
 
 	if (!tab->read) {
+		struct hookable_obj *j = &tab->judge;
+
 		tab->read = true;
 		tab->err = functab_read(&tab->tab, hooks_objs[i].path);
-		if (!tab->err)
-			hooks_find_denied(tab, &hooks_objs[i]);
+		if (tab->err)
+			return NULL;
+		j->t = &tab->tab;
+		j->name = hooks_objs[i].name;
+		j->shim = hooks_objs[i].is_shim;
+		j->counter = xp.counter.kind;
+		j->base = hooks_objs[i].base;
+		j->code = hooks_code_at;
+		j->resolve = hooks_resolve_ifunc;
+		j->arg = &hooks_objs[i];
+		hookable_obj_rules(j);
 	}
 	return tab->err ? NULL : tab;
 }
@@ -283,34 +265,13 @@ static void hooks_tables_free(void)
 	}
 }
 
-/* Refused by hookable.c, said; false when it may be hooked. */
-static bool hooks_refused_by_rule(struct hooks_match *m, const char *symbol, uint64_t value)
-{
-	const struct hookable_rule *r = hooks_denied(m->tab, value, m->name);
-	char why[256];
-
-	if (hookable_is_shim(m->o->name) || (value && value == m->tab->tab.entry)) {
-		m->tally->tried++;
-		hooks_tally_refuse(m->tally, symbol,
-				   value == m->tab->tab.entry ? HOOKABLE_ENTRY_REASON
-							      : HOOKABLE_SHIM_REASON);
-		return true;
-	}
-	if (!r)
-		return false;
-	m->tally->tried++;
-	hooks_tally_refuse(m->tally, symbol,
-			   hookable_reason(r, m->name ? m->name : symbol, why, sizeof(why)));
-	return true;
-}
-
 /* One function of the table that answers to the entry. */
 static void hooks_add_sym(struct hooks_match *m, const struct functab_sym *s)
 {
 	const struct functab *t = &m->tab->tab;
 	const struct functab_sym *best;
-	uint64_t value = s->value, size = s->size;
-	char symbol[300], impl[300];
+	struct hookable_verdict v;
+	char symbol[300];
 
 	m->found++;
 	/* of aliases that all answer (a glob), the best name is the one hooked */
@@ -318,39 +279,8 @@ static void hooks_add_sym(struct hooks_match *m, const struct functab_sym *s)
 	if (best && best != s && best->type == s->type && hooks_want_matches(m->w, best))
 		return;
 	functab_sym_name(s, symbol, sizeof(symbol));
-	m->name = s->name;
-	if (hookable_is_shim(m->o->name) || hooks_denied(m->tab, value, s->name) ||
-	    value == t->entry) {
-		hooks_refused_by_rule(m, symbol, value);
-		return;
-	}
-	if (s->type == STT_GNU_IFUNC) {
-		const struct functab_sym *at;
-
-		value = hooks_resolve_ifunc(m->o, s->value);
-		size = functab_size_at(t, value);
-		at = functab_sym_at(t, value);
-		if (at)
-			functab_sym_name(at, impl, sizeof(impl));
-		else
-			snprintf(impl, sizeof(impl), "0x%llx", (unsigned long long)value);
-		if (!size) {
-			char why[400];
-
-			m->tally->tried++;
-			snprintf(
-				why, sizeof(why),
-				"is an IFUNC whose choice on this CPU, %s, has no size (no symbol, "
-				"no .eh_frame entry)",
-				impl);
-			hooks_tally_refuse(m->tally, symbol, why);
-			return;
-		}
-		if (hooks_refused_by_rule(m, symbol, value))
-			return;
-		hooks_tally_ifunc(m->tally, symbol, impl);
-	}
-	hooks_add(m, symbol, m->o->base + value, size);
+	hookable_target(&m->tab->judge, s->name, s->value, s->size, s->type == STT_GNU_IFUNC, &v);
+	hooks_add(m, symbol, &v);
 }
 
 /*
@@ -363,6 +293,7 @@ static void hooks_add_offset(struct hooks_match *m)
 	const struct hooks_want *w = m->w;
 	const struct functab_sym *at = functab_sym_at(t, w->off), *in;
 	const struct functab_fde *fde = functab_fde_holding(t, w->off);
+	struct hookable_verdict v;
 	char name[300], why[400];
 	uint64_t size = functab_size_at(t, w->off);
 
@@ -372,8 +303,8 @@ static void hooks_add_offset(struct hooks_match *m)
 	else
 		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)w->off);
 	if (size && (at || (fde && fde->start == w->off))) {
-		if (!hooks_refused_by_rule(m, name, w->off))
-			hooks_add(m, name, m->o->base + w->off, size);
+		hookable_target(&m->tab->judge, at ? at->name : NULL, w->off, size, false, &v);
+		hooks_add(m, name, &v);
 		return;
 	}
 	if (!w->forced) {
@@ -413,8 +344,8 @@ static void hooks_add_offset(struct hooks_match *m)
 		if (size > HOOKS_OFFSET_SCAN)
 			size = HOOKS_OFFSET_SCAN;
 	}
-	if (!hooks_refused_by_rule(m, name, w->off))
-		hooks_add(m, name, m->o->base + w->off, size);
+	hookable_target(&m->tab->judge, NULL, w->off, size, false, &v);
+	hooks_add(m, name, &v);
 }
 
 static bool hooks_object_matches(const struct hooks_want *w, const struct elf_object *o)
@@ -570,6 +501,18 @@ static enum hooks_found hooks_entry_any(const struct spec_entry *e)
 	return w.object[0] && !any_object ? HOOKS_LATER : HOOKS_NONE;
 }
 
+/* Say what a round of hooking did (hooks_tally_lines), @where after its counts. */
+static void hooks_say(const struct hooks_tally *t, const char *where)
+{
+	char ifuncs[800], line[1000];
+
+	hooks_tally_lines(t, where, ifuncs, sizeof(ifuncs), line, sizeof(line));
+	if (ifuncs[0])
+		log_msg("%s", ifuncs);
+	if (line[0])
+		log_msg("%s", line);
+}
+
 /* What hooks_any() found nothing for, for hooks_say_unmatched(). */
 static const struct spec_list *hooks_unmatched;
 static const char *hooks_unmatched_window;
@@ -640,7 +583,7 @@ int hooks_install(const struct spec_list *list, const char *window)
 	xp.meta.late_decls = named_objects ? HOOKS_LATE_DECLS : 0;
 	hooks_remember_objects();
 	hooks_tables_free();
-	hooks_tally_say(&tally, "");
+	hooks_say(&tally, "");
 	return (int)tally.hooked;
 }
 
@@ -672,5 +615,5 @@ void hooks_rescan(void)
 	hooks_remember_objects();
 	hooks_tables_free();
 	arch_seal_code();
-	hooks_tally_say(&tally, where);
+	hooks_say(&tally, where);
 }

@@ -44,11 +44,34 @@ void hooks_want_parse(struct hooks_want *w, const struct spec_entry *e)
 	w->bad_offset = end == w->pattern + 2 || *end;
 }
 
+/*
+ * A version that is 0xOFFSET: one of several functions of the same name,
+ * named as its declaration is (functab_sym_name): the one at that offset.
+ */
+static bool hooks_want_homonym(const struct hooks_want *w, const struct functab_sym *s,
+			       bool *matches)
+{
+	char *end;
+	unsigned long long off;
+
+	if (strncmp(w->version, "0x", 2))
+		return false;
+	off = strtoull(w->version + 2, &end, 16);
+	if (end == w->version + 2 || *end)
+		return false;
+	*matches = s->value == off;
+	return true;
+}
+
 bool hooks_want_matches(const struct hooks_want *w, const struct functab_sym *s)
 {
 	char qualified[256];
+	bool at;
 
-	if (w->version[0]) {
+	if (hooks_want_homonym(w, s, &at)) {
+		if (!at)
+			return false;
+	} else if (w->version[0]) {
 		if (!s->version || fnmatch(w->version, s->version, 0))
 			return false;
 		if (w->default_only && s->hidden)

@@ -10,6 +10,9 @@
  *   memcpy@GLIBC_2.2.5@*        that version, in any object
  *   0x1a2b30@libc.so.6          the function that starts there
  *   0x1a2b35!@libc.so.6         there, though no function starts there
+ *   round_and_return@0x43770@libc.so.6   of several functions of that name
+ *                               (statics), the one at 0x43770: the name its
+ *                               declaration has
  *
  * The object is always last, so a plain name@X is name in object X.
  */

@@ -15,17 +15,12 @@
 #include "hookable.h"
 #include "hooks_entry.h"
 
-#define HOOKS_DENIED_MAX 64
-
 /* A loaded object's functions, read at the first entry that needs them. */
 struct hooks_table {
 	struct functab tab;
 	bool read;
 	int err;
-	/* the addresses hookable.c's rules name in it, and the rules */
-	uint64_t denied[HOOKS_DENIED_MAX];
-	const struct hookable_rule *denied_rule[HOOKS_DENIED_MAX];
-	size_t ndenied;
+	struct hookable_obj judge; /* the object as the verdict sees it (hookable.h) */
 };
 
 /* The table of loaded object @i (hooks.c), or NULL when it cannot be read. */

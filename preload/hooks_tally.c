@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * hooks_tally: count what was hooked and refused, group the refusals by
- * reason, and say it all in one line.  Startup code: snprintf is fine.
+ * reason, and put it all in one line.  Startup code (and the analyzer's):
+ * snprintf is fine.
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "hooks_tally.h"
-#include "log.h"
 
 const char *hooks_num(unsigned long long n, char *buf, size_t len)
 {
@@ -26,24 +26,56 @@ const char *hooks_num(unsigned long long n, char *buf, size_t len)
 }
 
 /*
- * The reason with its particulars taken out, so that refusals group:
- * numbers become N ("is N bytes"), and a reason naming another function
- * keeps only what it says of it.
+ * The group a reason falls in, said of many: each reason the shim gives,
+ * with what it says of one function, in the plural.  The first that the
+ * reason holds wins: the longer forms come before their shorter ones.
+ */
+static const struct {
+	const char *has, *key;
+} hooks_groups[] = {
+	{"is already hooked as", "are aliases of functions already hooked"},
+	{"is inside ", "are inside a function, not at its start"},
+	{"is in no function the object describes", "are in no function the object describes"},
+	{" by another name:", "are aliases of functions that are never hooked"},
+	{"too short for the 5-byte jump", "are too short for the 5-byte jump to their stub"},
+	{"lands inside the patched bytes, and ",
+	 "are jumped into by another function within their first 5 bytes, with no padding "
+	 "before them to take the jump"},
+	{"a jump from ", "are jumped into within their first bytes by another function"},
+	{"a jump at +", "jump back into their own first 5 bytes"},
+	{"returns at +", "return within their first 5 bytes"},
+	{"calls at +", "call within their first 5 bytes, whose return would land in the patch"},
+	{"cannot move '", "begin with an instruction that cannot be moved to a stub"},
+	{"cannot decode", "begin with bytes that do not decode"},
+	{"returns twice", "return twice (as setjmp, vfork, getcontext)"},
+	{"looks at its caller", "look at their caller's address (as dlsym, dlopen)"},
+	{"is entered by a jump", "are entered by a jump, not called (lazy binding, a signal's "
+				 "return)"},
+	{"is what the shim calls", "are what the shim calls while it counts"},
+	{"is the shim's own", "are the shim's own"},
+	{"is the object's entry point", "are the object's entry point"},
+	{"is Go code", "are Go code, whose stacks Go's runtime walks by their return addresses"},
+	{"is in a Go object", "are in a Go object whose Go code cannot be told from its C code"},
+	{"is an IFUNC whose choice", "are IFUNCs whose choice on this CPU has no size"},
+	{"is not in an executable segment", "are not in an executable segment"},
+	{"is past the limit", "are past the limit of declarations"},
+	{"finds no room left", "find no room left in the dumps already made"},
+	{"no memory for its stub", "find no memory for their stub within 2 GiB"},
+	{"rip-relative operand is out of reach", "have a rip-relative operand out of their stub's "
+						 "reach"},
+};
+
+/*
+ * The reason's group: its words for many, or else the reason with its
+ * particulars taken out (numbers become N), so that the same ones group.
  */
 static void hooks_group_key(const char *why, char *key, size_t len)
 {
-	static const struct {
-		const char *has, *key;
-	} cut[] = {
-		{"is already hooked as", "are aliases of functions already hooked"},
-		{"is inside ", "are inside a function, not at its start"},
-		{" by another name:", "are aliases of functions that are never hooked"},
-	};
 	size_t o = 0;
 
-	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
-		if (strstr(why, cut[i].has)) {
-			snprintf(key, len, "%s", cut[i].key);
+	for (size_t i = 0; i < sizeof(hooks_groups) / sizeof(hooks_groups[0]); i++) {
+		if (strstr(why, hooks_groups[i].has)) {
+			snprintf(key, len, "%s", hooks_groups[i].key);
 			return;
 		}
 	}
@@ -73,7 +105,7 @@ void hooks_tally_refuse(struct hooks_tally *t, const char *symbol, const char *w
 {
 	size_t used = strlen(t->refusals);
 	struct hooks_group *g = NULL;
-	char key[128];
+	char key[160];
 
 	t->refused++;
 	if (t->refused <= HOOKS_REFUSALS_SHOWN)
@@ -88,6 +120,7 @@ void hooks_tally_refuse(struct hooks_tally *t, const char *symbol, const char *w
 		g = &t->groups[t->ngroups++];
 		snprintf(g->key, sizeof(g->key), "%s", key);
 		snprintf(g->example, sizeof(g->example), "%s", symbol);
+		snprintf(g->why, sizeof(g->why), "%s", why);
 	}
 	if (!g) {
 		/* the last group takes what no other could */
@@ -123,25 +156,28 @@ static int hooks_group_cmp(const struct hooks_group *a, const struct hooks_group
 	return a->count != b->count ? (a->count > b->count ? -1 : 1) : strcmp(a->key, b->key);
 }
 
-void hooks_tally_say(const struct hooks_tally *t, const char *where)
+void hooks_tally_lines(const struct hooks_tally *t, const char *where, char *ifuncs, size_t ilen,
+		       char *line, size_t len)
 {
 	struct hooks_group g[HOOKS_GROUPS];
-	char line[1000], a[32], b[32], c[32];
+	char groups[900], a[32], b[32], c[32];
 	size_t used;
 
+	ifuncs[0] = line[0] = '\0';
 	if (t->ifuncs)
-		log_msg("IFUNC%s resolved as on this CPU%s: %s", t->ifuncs > 1 ? "s" : "", where,
-			t->ifunc_list);
+		snprintf(ifuncs, ilen, "IFUNC%s resolved as on this CPU%s: %s",
+			 t->ifuncs > 1 ? "s" : "", where, t->ifunc_list);
 	if (!t->tried)
 		return;
 	if (!t->refused) {
-		log_msg("hooked %s/%s%s", hooks_num(t->hooked, a, sizeof(a)),
-			hooks_num(t->tried, b, sizeof(b)), where);
+		snprintf(line, len, "hooked %s/%s%s", hooks_num(t->hooked, a, sizeof(a)),
+			 hooks_num(t->tried, b, sizeof(b)), where);
 		return;
 	}
 	if (t->refused <= HOOKS_REFUSALS_SHOWN) {
-		log_msg("hooked %s/%s%s; refused %u: %s", hooks_num(t->hooked, a, sizeof(a)),
-			hooks_num(t->tried, b, sizeof(b)), where, t->refused, t->refusals);
+		snprintf(line, len, "hooked %s/%s%s; refused %u: %s",
+			 hooks_num(t->hooked, a, sizeof(a)), hooks_num(t->tried, b, sizeof(b)),
+			 where, t->refused, t->refusals);
 		return;
 	}
 	/* by reason, the most frequent first */
@@ -154,20 +190,24 @@ void hooks_tally_say(const struct hooks_tally *t, const char *where)
 			g[j] = g[j - 1];
 		g[j] = x;
 	}
-	line[0] = '\0';
+	groups[0] = '\0';
 	used = 0;
-	for (unsigned i = 0; i < t->ngroups && used + 40 < sizeof(line); i++) {
-		int n = snprintf(line + used, sizeof(line) - used, "%s%s %s (%s%s)", i ? "; " : "",
-				 hooks_num(g[i].count, c, sizeof(c)), g[i].key,
-				 g[i].count > 1 ? "e.g. " : "", g[i].example);
+	for (unsigned i = 0; i < t->ngroups && used + 40 < sizeof(groups); i++) {
+		/* a group of one is its refusal, word for word */
+		int n = g[i].count == 1 ? snprintf(groups + used, sizeof(groups) - used, "%s%s %s",
+						   i ? "; " : "", g[i].example, g[i].why)
+					: snprintf(groups + used, sizeof(groups) - used,
+						   "%s%s %s (e.g. %s)", i ? "; " : "",
+						   hooks_num(g[i].count, c, sizeof(c)), g[i].key,
+						   g[i].example);
 
-		if (n < 0 || (size_t)n >= sizeof(line) - used) {
-			snprintf(line + used, sizeof(line) - used, "; ...");
+		if (n < 0 || (size_t)n >= sizeof(groups) - used) {
+			snprintf(groups + used, sizeof(groups) - used, "; ...");
 			break;
 		}
 		used += (size_t)n;
 	}
-	log_msg("hooked %s/%s%s%s; refused %s: %s", hooks_num(t->hooked, a, sizeof(a)),
-		hooks_num(t->tried, b, sizeof(b)), where, hooks_limited(t) ? ": the limit" : "",
-		hooks_num(t->refused, c, sizeof(c)), line);
+	snprintf(line, len, "hooked %s/%s%s%s; refused %s: %s", hooks_num(t->hooked, a, sizeof(a)),
+		 hooks_num(t->tried, b, sizeof(b)), where, hooks_limited(t) ? ": the limit" : "",
+		 hooks_num(t->refused, c, sizeof(c)), groups);
 }

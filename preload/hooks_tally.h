@@ -2,12 +2,15 @@
 /*
  * hooks_tally: what a round of hooking did, said in one line at the end:
  *
- *   extprof: hooked 6/7; refused 1: tiny4 is 4 bytes
- *   extprof: hooked 9,940/18,528; refused 8,588: 8,100 a jump at +0xN lands inside
- *            the patched bytes (e.g. _ZN4llvm3fooEv); 488 is N bytes (e.g. ...)
+ *   extprof: hooked 6/7; refused 1: tiny4 is 4 bytes, too short for the 5-byte
+ *            jump to its stub
+ *   extprof: hooked 17,318/17,923; refused 605: 605 are too short for the 5-byte
+ *            jump to their stub (e.g. _ZN4llvm10AsmPrinter21PrintAsmMemoryOperand...)
  *
- * up to four refusals word for word, more summed up by reason; and the
- * IFUNCs that were resolved, in a line of their own before it.
+ * up to four refusals word for word, more summed up by reason, each group
+ * in words of its own; and the IFUNCs that were resolved, in a line of
+ * their own before it.  The shim says it; `extprof symbols OBJECT GLOB`
+ * says the same of its dry run.
  */
 #ifndef EXTPROF_PRELOAD_HOOKS_TALLY_H
 #define EXTPROF_PRELOAD_HOOKS_TALLY_H
@@ -18,8 +21,9 @@
 #define HOOKS_GROUPS	     24
 
 struct hooks_group {
-	char key[128];	  /* the reason, its numbers written N */
+	char key[160];	  /* the reason as a group says it */
 	char example[96]; /* the first symbol refused so */
+	char why[200];	  /* and its reason, said alone when it is the only one */
 	unsigned count;
 };
 
@@ -38,8 +42,13 @@ struct hooks_tally {
 void hooks_tally_refuse(struct hooks_tally *t, const char *symbol, const char *why);
 /* The IFUNC @symbol was resolved to @impl on this CPU. */
 void hooks_tally_ifunc(struct hooks_tally *t, const char *symbol, const char *impl);
-/* Say it: "hooked H/T...", @where after the counts (" in libfoo.so"). */
-void hooks_tally_say(const struct hooks_tally *t, const char *where);
+/*
+ * What to say: the resolved IFUNCs into @ifuncs ("" when none), "hooked
+ * H/T..." into @line ("" when nothing was tried), @where after the counts
+ * (" in libfoo.so").
+ */
+void hooks_tally_lines(const struct hooks_tally *t, const char *where, char *ifuncs, size_t ilen,
+		       char *line, size_t len);
 
 /* @n with thousands separators, into @buf. */
 const char *hooks_num(unsigned long long n, char *buf, size_t len);

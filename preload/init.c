@@ -60,12 +60,21 @@ static bool init_env_set(const char *name)
 
 static void init_after_fork_child(void)
 {
+	uint32_t busy = xp_self.busy;
+
 	if (!xp.enabled)
 		return;
+	/*
+	 * The shim's own calls (getpid, munmap) pass through uncounted: hooked,
+	 * they would count into the parent's dumps, and munmap's would write
+	 * into the tables it had just unmapped.
+	 */
+	xp_self.busy = 1;
 	/* first: a fork from inside a stepped function leaves the child stepped */
 	step_reset_after_fork();
 	process_fill_ids(&xp.meta);
 	worker_reset_after_fork();
+	xp_self.busy = busy;
 	/* EXTPROF_CHILDREN=0: the first process only; a fork child's calls pass */
 	if (xp.children_off)
 		xp.enabled = false;
@@ -73,10 +82,20 @@ static void init_after_fork_child(void)
 
 static void init_at_exit(void)
 {
+	struct xp_thread *t;
+
 	if (!xp.enabled || xp.finished)
 		return;
+	/*
+	 * exit() in a child that clone() made with CLONE_VM but not as a
+	 * thread (or in a vfork child): the memory, and the dumps, are its
+	 * parent's, which counts on.
+	 */
+	if ((uint64_t)getpid() != xp.meta.pid)
+		return;
 	/* exit() from inside a stepped function: the dumps are not stepped through */
-	step_stop_self();
+	t = state_self((uint64_t)__builtin_frame_address(0), false);
+	step_stop(t ? t : &xp_self);
 	worker_finish_all();
 }
 

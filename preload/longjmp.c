@@ -23,13 +23,15 @@
 
 static void longjmp_reap(const void *env)
 {
-	struct xp_thread *t = &xp_self;
+	struct xp_thread *t = state_self((uint64_t)__builtin_frame_address(0), false);
 	uint64_t sp = arch_jmpbuf_sp(env);
 	bool known;
 
-	/* a signal handler leaving the code cache's dispatcher it interrupted */
-	step_longjmp(sp);
-	if (!t->stack)
+	/* a signal handler leaving the code cache's dispatcher it interrupted
+	 * (the cache is the thread's own: never a shared block's other thread) */
+	if (t == &xp_self)
+		step_longjmp(sp);
+	if (!t || !t->stack)
 		return;
 	/* the shim's own calls (reading /proc/self/maps) are not the program's */
 	t->busy++;

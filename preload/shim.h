@@ -48,15 +48,16 @@ struct xp_frame {
 	uint32_t flags;
 };
 
-#define XP_FRAME_RECURSIVE (1u << 0)
-#define XP_FRAME_UNCOUNTED (1u << 1) /* inherited across fork, or the shim's own */
-#define XP_FRAME_OUTSIDE   (1u << 2) /* no window activation was in progress */
-#define XP_FRAME_WINDOW	   (1u << 3) /* an activation of the window function */
-#define XP_FRAME_RESTORED  (1u << 4) /* R1 put back in its slot for an unwinder */
-#define XP_FRAME_STEPPED   (1u << 5) /* steps: single-stepped from its first instruction */
-#define XP_FRAME_STEP_EXIT (1u << 6) /* steps: and still when it reached its stub's exit */
+#define XP_FRAME_RECURSIVE  (1u << 0)
+#define XP_FRAME_UNCOUNTED  (1u << 1) /* inherited across fork, or the shim's own */
+#define XP_FRAME_OUTSIDE    (1u << 2) /* no window activation was in progress */
+#define XP_FRAME_WINDOW	    (1u << 3) /* an activation of the window function */
+#define XP_FRAME_RESTORED   (1u << 4) /* R1 put back in its slot for an unwinder */
+#define XP_FRAME_STEPPED    (1u << 5) /* steps: single-stepped from its first instruction */
+#define XP_FRAME_STEP_EXIT  (1u << 6) /* steps: and still when it reached its stub's exit */
+#define XP_FRAME_STEP_BOUND (1u << 7) /* steps: the dynamic loader bound a symbol lazily in it */
 /* steps' code cache: a signal handler runs over it, whose counts are none of its */
-#define XP_FRAME_SIGNALED (1u << 7)
+#define XP_FRAME_SIGNALED (1u << 8)
 
 struct xp_worker;
 
@@ -92,6 +93,10 @@ struct xp_thread {
 	uint32_t busy;	   /* inside the shim's own slow path: do not count */
 	uint32_t filling;  /* 1 + the entry a push is filling, 0 when none: see eval.c */
 	uint32_t released; /* the thread is exiting: no new worker */
+	/* threads clone() made without TLS of their own run on this block too
+	 * (clone.c): every call takes the C path, which finds the caller's own
+	 * state (state_self) */
+	uint32_t shared;
 	uint64_t stack_lo; /* the thread's own stack, to tell a sigaltstack apart */
 	uint64_t stack_hi;
 	uint64_t run_start; /* counter when this thread took its worker */
@@ -102,8 +107,19 @@ struct xp_thread {
 	/* PMU counters: the perf mmap page and fd of this thread */
 	void *pmu_page;
 	int pmu_fd;
-	uint32_t stack_known; /* stack_lo and stack_hi are set (worker_know_stack) */
+	uint32_t stack_known;	  /* stack_lo and stack_hi are set (worker_know_stack) */
+	int32_t tid;		  /* shared: the kernel's id of the thread whose block this is */
+	uint32_t shared_in_stack; /* shared: another thread's stack lies inside stack_lo..hi */
 	struct xp_step step;
+};
+
+/* Threads without TLS of their own at once (clone.c); the calls of any more are lost. */
+#define XP_MAX_FOREIGN 64
+
+/* The state of such a thread, found by its kernel thread id. */
+struct xp_foreign {
+	int32_t tid; /* 0: free; taken and given back by atomic operations */
+	struct xp_thread t;
 };
 
 /* A worker: one accumulator and its dump, used by one thread at a time. */
@@ -154,7 +170,27 @@ extern __thread struct xp_thread xp_self __attribute__((tls_model("initial-exec"
 extern volatile int64_t xp_window_open;	  /* activations of the window in progress */
 extern volatile uint64_t xp_window_epoch; /* times the window went from closed to open */
 extern uint64_t xp_lost;		  /* calls that could not be counted */
-extern int64_t xp_stub_fast_ret;	  /* R2 of the stubs' fast path from their head, 0: none */
+extern struct xp_foreign xp_foreign[XP_MAX_FOREIGN];
+extern int64_t xp_stub_fast_ret; /* R2 of the stubs' fast path from their head, 0: none */
+
+/* ---- state.c: whose state a call is ---- */
+
+/*
+ * The state of the thread that runs on xp_self's block @t and whose stack
+ * holds @sp, where @t is shared: @t's own thread's (told by the stack when
+ * no other's lies in it, else by the thread id), or another's in
+ * xp_foreign, taken for it when @claim.  NULL: another's, with none (not
+ * @claim, or no room).
+ */
+struct xp_thread *state_find_thread(struct xp_thread *t, uint64_t sp, bool claim);
+
+/* The calling thread's own state (@sp an address on its stack): state_find_thread's say. */
+static inline struct xp_thread *state_self(uint64_t sp, bool claim)
+{
+	struct xp_thread *t = &xp_self;
+
+	return __builtin_expect(t->shared, 0) ? state_find_thread(t, sp, claim) : t;
+}
 
 /* ---- eval.c: the evaluation path, called from the thunks ---- */
 
@@ -168,6 +204,8 @@ int xp_eval_exit_callers(uint64_t *slot, const uint64_t *regs);
 void xp_eval_exit_now(uint64_t *slot, uint64_t now);
 /* Give declaration @d of worker @w its histogram row, at its first evaluation there. */
 void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w);
+/* steps, at exit: every sample worker @w still holds back (step_hold) recorded. */
+void xp_eval_record_held(struct xp_worker *w);
 
 /* ---- worker.c: the pool of accumulators ---- */
 
@@ -177,12 +215,10 @@ int worker_init_pool(void);
 struct xp_worker *worker_acquire(struct xp_thread *t);
 /* Learn thread @t's own stack, unless on a sigaltstack: whether it is known. */
 bool worker_know_stack(struct xp_thread *t);
-/* Hold new workers' dumps back while a dlopen adds declarations. */
-void worker_pause_layouts(void);
-/* Let new workers' dumps be laid out again. */
-void worker_resume_layouts(void);
 /* The calling thread is exiting: its activations abandoned, its worker back to the pool. */
 void worker_release_self(void);
+/* The same for thread @t, the caller's own state (xp_self's or xp_foreign's). */
+void worker_release(struct xp_thread *t);
 /* A clean exit: every worker's run closed and its dump written compact, complete. */
 void worker_finish_all(void);
 /* In a fork child: forget the parent's workers, keep the shadow stack, uncounted. */
@@ -191,8 +227,8 @@ void worker_reset_after_fork(void);
 void worker_grow_stack(struct xp_thread *t);
 /* After calibration: drop the calling thread's worker and its counts. */
 void worker_forget_self(void);
-/* Add declaration @idx to every dump made before it existed. */
-void worker_add_decl(uint32_t idx);
+/* Write declaration @idx as @d; a new one goes into every dump made so far, then xp.ndecls. */
+void worker_publish_decl(uint32_t idx, const struct xp_decl *d);
 /* Whether every dump made so far has room for one more declaration. */
 bool worker_room_for_decl(void);
 /* Add thread @t's share of the run so far to worker @w's run total. */

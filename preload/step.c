@@ -47,12 +47,18 @@
 struct step_config step_cfg = {STEP_FIRST_DEFAULT, STEP_EVERY_DEFAULT, STEP_LIMIT_DEFAULT,
 			       STEP_ENGINE_TRAP};
 
-/* Is evaluation number i (from 0) of @f's declaration on this worker to be stepped? */
+uint64_t step_resolvers[STEP_RESOLVERS];
+
+/*
+ * Is evaluation number i (from 0) of @f's declaration on this worker to be
+ * stepped?  Also when a sample is held back (step_hold): in its place.
+ */
 static bool step_due(const struct xp_thread *t, const struct xp_frame *f)
 {
-	uint64_t i = t->worker->map.decls[f->idx].evaluations;
+	const struct extprof_dump_decl *d = &t->worker->map.decls[f->idx];
+	uint64_t i = d->evaluations;
 
-	if (i < step_cfg.first)
+	if (i < step_cfg.first || d->step_held)
 		return true;
 	return step_cfg.every && (i - step_cfg.first + 1) % step_cfg.every == 0;
 }
@@ -162,6 +168,27 @@ int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot)
 	s->limit = s->count + step_cfg.limit;
 	s->prev = 0;
 	return 2;
+}
+
+bool step_hold(struct extprof_dump_decl *d, const struct xp_frame *f, uint64_t *delta)
+{
+	uint64_t least;
+
+	if (!(f->flags & XP_FRAME_STEP_BOUND)) {
+		/* a sample without binding: the held one is the loader's, dropped */
+		d->step_held = 0;
+		return false;
+	}
+	least = d->step_held && d->step_held - 1 < *delta ? d->step_held - 1 : *delta;
+	if (d->step_redo >= STEP_REDO_MAX) {
+		/* every one binds: the least of them is what there is */
+		d->step_held = 0;
+		*delta = least;
+		return false;
+	}
+	d->step_redo++;
+	d->step_held = least + 1;
+	return true;
 }
 
 int step_exit(struct xp_thread *t, const struct xp_frame *f)

@@ -92,6 +92,38 @@ static inline bool step_sampled(const struct xp_frame *f)
 	       (XP_FRAME_STEPPED | XP_FRAME_STEP_EXIT);
 }
 
+/*
+ * Lazy binding.  A stepped evaluation during which the dynamic loader
+ * resolved a symbol (a first call through a PLT entry) counts the loader's
+ * work, once in the run: its sample is held back, and the next evaluation
+ * of the declaration on the worker is stepped in its place, up to
+ * STEP_REDO_MAX times; the least held one is recorded only if no sample
+ * comes without binding (at the cap, or at exit: xp_eval_record_held).
+ * Returns whether @f's sample, of declaration @d, is held (then not
+ * recorded); else *@delta is the sample to record.
+ */
+bool step_hold(struct extprof_dump_decl *d, const struct xp_frame *f, uint64_t *delta);
+#define STEP_REDO_MAX 8
+
+/*
+ * The loader's lazy-binding entries (_dl_runtime_resolve*: what every
+ * lazily bound object's GOT[2] holds), at most STEP_RESOLVERS; 0: none.
+ */
+#define STEP_RESOLVERS 4
+extern uint64_t step_resolvers[STEP_RESOLVERS];
+
+/* Learn them from the objects loaded now (at start-up, and after a dlopen). */
+void step_find_resolvers(void);
+
+/* Whether @pc is the entry of the loader's lazy binding. */
+static inline bool step_is_resolver(uint64_t pc)
+{
+	for (int i = 0; i < STEP_RESOLVERS && step_resolvers[i]; i++)
+		if (pc == step_resolvers[i])
+			return true;
+	return false;
+}
+
 /* A call passed through unhooked: a suspension its thunk began ends here. */
 static inline void step_pass(struct xp_thread *t)
 {
@@ -100,6 +132,8 @@ static inline void step_pass(struct xp_thread *t)
 
 /* The calling thread stops stepping now (it is exiting, or the process is). */
 void step_stop_self(void);
+/* The same, @t the calling thread's own state (xp_self's or xp_foreign's). */
+void step_stop(struct xp_thread *t);
 
 /* In a fork child: the parent's stepping is not the child's. */
 void step_reset_after_fork(void);

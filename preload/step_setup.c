@@ -77,6 +77,49 @@ static int step_text_visit(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* A lazily bound object's GOT[2]: the loader's entry for binding its PLT's symbols. */
+static int step_resolver_visit(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const ElfW(Dyn) * dyn;
+		uint64_t got = 0, entry;
+
+		if (ph->p_type != PT_DYNAMIC)
+			continue;
+		dyn = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr);
+		for (; dyn->d_tag != DT_NULL && !got; dyn++)
+			if (dyn->d_tag == DT_PLTGOT)
+				got = dyn->d_un.d_ptr;
+		/* glibc relocates the dynamic section's addresses in place; a
+		 * loader that does not leaves an offset from the base */
+		if (!got)
+			continue;
+		if (got < info->dlpi_addr)
+			got += info->dlpi_addr;
+		/* 0 where the object was bound at load (-z now) */
+		entry = ((const uint64_t *)got)[2];
+		for (int k = 0; entry && k < STEP_RESOLVERS; k++) {
+			if (step_resolvers[k] == entry)
+				break;
+			if (!step_resolvers[k]) {
+				__atomic_store_n(&step_resolvers[k], entry, __ATOMIC_RELEASE);
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+void step_find_resolvers(void)
+{
+	/* the code cache counts every evaluation: none held back, nothing to find */
+	if (xp.counter.kind == EXTPROF_COUNTER_STEPS && step_cfg.engine == STEP_ENGINE_TRAP)
+		dl_iterate_phdr(step_resolver_visit, NULL);
+}
+
 /* EXTPROF_STEP_ENGINE: translate (the default) or trap. */
 static uint32_t step_read_engine(void)
 {
@@ -134,17 +177,23 @@ int step_setup(struct dump_meta *meta, bool automatic)
 	meta->step_first = step_cfg.first;
 	meta->step_every = step_cfg.every;
 	meta->step_limit = step_cfg.limit;
+	dl_iterate_phdr(step_resolver_visit, NULL);
 	return 0;
 }
 
 void step_stop_self(void)
 {
-	struct xp_thread *t = &xp_self;
+	step_stop(&xp_self);
+}
 
+void step_stop(struct xp_thread *t)
+{
 	if (xp.counter.kind != EXTPROF_COUNTER_STEPS)
 		return;
 	if (step_cfg.engine == STEP_ENGINE_TRANSLATE) {
-		xlate_thread_exit(t);
+		/* the code cache is the thread's own (xl_self): not a shared block's other thread's */
+		if (t == &xp_self)
+			xlate_thread_exit(t);
 		return;
 	}
 	if (!t->step.depth)

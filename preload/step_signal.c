@@ -136,6 +136,17 @@ static void step_mark_exit(struct xp_thread *t, uint64_t slot)
 	}
 }
 
+/*
+ * The dynamic loader is about to bind a symbol lazily: every stepped
+ * activation of @t counts its work, so none is a sample (step_hold).
+ */
+static void step_mark_bound(struct xp_thread *t)
+{
+	for (uint32_t i = t->step.depth; t->stack && i > 0 && i <= t->depth; i++)
+		if (t->stack[i - 1].flags & XP_FRAME_STEPPED)
+			t->stack[i - 1].flags |= XP_FRAME_STEP_BOUND;
+}
+
 /* A single-step trap of thread @t, with the interrupted context @uc. */
 static void step_trap(struct xp_thread *t, void *uc)
 {
@@ -159,6 +170,8 @@ static void step_trap(struct xp_thread *t, void *uc)
 		step_end(t, uc);
 		return;
 	}
+	if (step_is_resolver(arch_ctx_pc(uc)))
+		step_mark_bound(t);
 	slot = arch_step_thunk(uc, &exit);
 	if (slot) {
 		/* the shim's own work: unstepped, until the thunk sets the flag again */
@@ -177,11 +190,23 @@ static void step_trap(struct xp_thread *t, void *uc)
 static void step_on_sigtrap(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
+	struct xp_thread *t;
 
-	if (si->si_code == TRAP_TRACE)
-		step_trap(&xp_self, uc);
-	else
+	if (si->si_code == TRAP_TRACE) {
+		/*
+		 * Its thread's own state: on a block shared with threads
+		 * without TLS of their own (clone.c), one of those has its
+		 * own, or none, and then is not stepped (a child clone()
+		 * started while its parent was stepped keeps the trap flag).
+		 */
+		t = state_self((uint64_t)__builtin_frame_address(0), false);
+		if (t)
+			step_trap(t, uc);
+		else
+			arch_ctx_step(uc, false);
+	} else {
 		step_chain(sig, si, uc);
+	}
 	errno = saved;
 }
 

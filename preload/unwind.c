@@ -32,9 +32,9 @@
 /* Put R1 back in every slot of this thread's activations. */
 void unwind_restore_frames(void)
 {
-	struct xp_thread *t = &xp_self;
+	struct xp_thread *t = state_self((uint64_t)__builtin_frame_address(0), false);
 
-	for (uint32_t i = 0; t->stack && i < t->depth; i++) {
+	for (uint32_t i = 0; t && t->stack && i < t->depth; i++) {
 		struct xp_frame *f = &t->stack[i];
 
 		if (f->flags & XP_FRAME_RESTORED)
@@ -50,9 +50,12 @@ void unwind_restore_frames(void)
  */
 void unwind_rehook_frames(uint64_t sp)
 {
-	struct xp_thread *t = &xp_self;
-	struct xp_worker *w = t->worker;
+	struct xp_thread *t = state_self((uint64_t)__builtin_frame_address(0), false);
+	struct xp_worker *w;
 
+	if (!t)
+		return;
+	w = t->worker;
 	while (t->stack && t->depth && t->stack[t->depth - 1].slot < sp)
 		activation_abandon(w, &t->stack[--t->depth], ACTIVATION_GONE);
 	for (uint32_t i = 0; t->stack && i < t->depth; i++) {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "activation.h"
+#include "counter_read.h"
 #include "log.h"
 #include "maps.h"
 #include "shim.h"
@@ -112,7 +113,8 @@ bool worker_know_stack(struct xp_thread *t)
 		t->stack_lo = 0;
 		t->stack_hi = UINT64_MAX;
 	}
-	t->stack_known = 1;
+	/* after the range: another thread on this block reads it (state.c) */
+	__atomic_store_n(&t->stack_known, 1, __ATOMIC_RELEASE);
 	return true;
 }
 
@@ -208,42 +210,37 @@ static int worker_open_dump(struct xp_worker *w)
 
 /*
  * Dump creation against a dlopen that adds declarations (hooks_rescan, in
- * another thread, holding xp.decls_lock): the declarations must not grow
- * while a dump is laid out.  A thread's first evaluation must never wait
- * for that thread, which may be waiting for malloc's lock, held by the
- * code this call interrupted if we are a signal handler.  So: the dlopen
- * raises worker_rescanning, then waits (it may) until no creation is in
- * progress; a creation that sees it raised gives up (its call is lost, and
- * the thread's next call tries again).  Creations among themselves share
- * worker_layout_busy, a spin lock: its holder only makes system calls and
- * copies memory, and never waits on anyone.
+ * another thread, holding xp.decls_lock): a dump is laid out from the
+ * declarations registered so far, and a declaration is added to every dump
+ * laid out so far, so the two must not interleave.  Both go under
+ * worker_layout_busy, a spin lock whose holder only makes system calls and
+ * copies memory, never waits on anyone, and runs busy (a signal handler's
+ * hooked call on its thread passes through instead of spinning on it): a
+ * creation waits a layout or the adding of one declaration at most, never
+ * the whole rescan, which may wait for malloc's lock held by the code this
+ * first evaluation interrupted.  A thread's first call during a dlopen is
+ * counted like any other.
  */
-static int worker_creating, worker_rescanning, worker_layout_busy;
+static int worker_layout_busy;
 
-void worker_pause_layouts(void)
+static void worker_layout_lock(void)
 {
-	__atomic_store_n(&worker_rescanning, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&worker_creating, __ATOMIC_SEQ_CST))
+	while (__atomic_exchange_n(&worker_layout_busy, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
 }
 
-void worker_resume_layouts(void)
+static void worker_layout_unlock(void)
 {
-	__atomic_store_n(&worker_rescanning, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&worker_layout_busy, 0, __ATOMIC_RELEASE);
 }
 
 static int worker_lay_out(struct xp_worker *w)
 {
-	int err = -EAGAIN;
+	int err;
 
-	__atomic_add_fetch(&worker_creating, 1, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&worker_rescanning, __ATOMIC_SEQ_CST)) {
-		while (__atomic_exchange_n(&worker_layout_busy, 1, __ATOMIC_ACQUIRE))
-			sched_yield();
-		err = worker_open_dump(w);
-		__atomic_store_n(&worker_layout_busy, 0, __ATOMIC_RELEASE);
-	}
-	__atomic_sub_fetch(&worker_creating, 1, __ATOMIC_SEQ_CST);
+	worker_layout_lock();
+	err = worker_open_dump(w);
+	worker_layout_unlock();
 	return err;
 }
 
@@ -288,9 +285,10 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 	counter_open_thread(t);
 	w->owner = t;
 	w->map.hdr->threads++;
-	t->run_start = xp_counter_read();
+	t->run_start = counter_read_of(t);
 	t->worker = w;
-	if (worker_key_ok)
+	/* a thread without TLS of its own has no thread key either (clone.c) */
+	if (worker_key_ok && t == &xp_self)
 		pthread_setspecific(worker_key, t);
 	return w;
 }
@@ -320,10 +318,7 @@ static void worker_abandon_in_place(struct xp_worker *w, struct xp_thread *t)
 
 void worker_close_run(struct xp_worker *w, struct xp_thread *t)
 {
-	/* steps counts per thread: @t's own count, which may be another thread's */
-	uint64_t now = xp.counter.kind == EXTPROF_COUNTER_STEPS
-			       ? __atomic_load_n(&t->step.count, __ATOMIC_RELAXED)
-			       : xp_counter_read();
+	uint64_t now = counter_read_of(t);
 
 	if (xp.window_decl != UINT32_MAX) {
 		/* the thread's last window episode */
@@ -340,12 +335,16 @@ void worker_close_run(struct xp_worker *w, struct xp_thread *t)
 /* The calling thread is exiting: its worker goes back to the pool. */
 void worker_release_self(void)
 {
-	struct xp_thread *t = &xp_self;
+	worker_release(&xp_self);
+}
+
+void worker_release(struct xp_thread *t)
+{
 	struct xp_worker *w = t->worker;
 
 	t->released = 1;
 	/* its shadow stack is about to go: a SIGTRAP handler reads it */
-	step_stop_self();
+	step_stop(t);
 	/* what the shim calls from here on (munmap, close) is its own */
 	t->busy = 1;
 	if (!w)
@@ -369,25 +368,36 @@ void worker_release_self(void)
  */
 bool worker_room_for_decl(void)
 {
-	uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
+	bool room = true;
+	uint32_t n;
 
-	for (uint32_t i = 0; i < n; i++) {
+	/* not a dump half laid out by another thread */
+	worker_layout_lock();
+	n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; room && i < n; i++) {
 		const struct xp_worker *w = &xp.workers[i];
 
-		if (w->map.base && w->map.ndecls >= w->map.capacity)
-			return false;
+		room = !w->map.base || w->map.ndecls < w->map.capacity;
 	}
-	return true;
+	worker_layout_unlock();
+	return room;
 }
 
-/* Add declaration @idx to every dump made before it existed. */
-void worker_add_decl(uint32_t idx)
+/*
+ * Declaration @idx, whose entry @d holds: written into xp.decls and, when
+ * it is a new one (@idx is xp.ndecls), added to every dump laid out so far
+ * and counted in xp.ndecls, under the layout lock (above), so that every
+ * dump holds it whether it was laid out before or after.
+ */
+void worker_publish_decl(uint32_t idx, const struct xp_decl *d)
 {
-	uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
-	struct dump_decl_info info = {xp.decls[idx].kind, xp.decls[idx].symbol,
-				      xp.decls[idx].object, xp.decls[idx].offset, 0};
+	struct dump_decl_info info = {d->kind, d->symbol, d->object, d->offset, 0};
+	uint32_t n;
 
-	for (uint32_t i = 0; i < n; i++) {
+	worker_layout_lock();
+	xp.decls[idx] = *d;
+	n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; idx == xp.ndecls && i < n; i++) {
 		struct xp_worker *w = &xp.workers[i];
 
 		if (!w->map.base || w->map.ndecls > idx)
@@ -398,6 +408,9 @@ void worker_add_decl(uint32_t idx)
 				 "its thread counts it no more",
 				 i, info.kind, info.symbol);
 	}
+	if (idx == xp.ndecls)
+		__atomic_store_n(&xp.ndecls, idx + 1, __ATOMIC_RELEASE);
+	worker_layout_unlock();
 }
 
 /* After calibration: the worker and its anonymous counts are dropped. */
@@ -425,9 +438,11 @@ void worker_forget_self(void)
 void worker_finish_all(void)
 {
 	uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
-	struct xp_thread *self = &xp_self;
+	struct xp_thread *self = state_self((uint64_t)__builtin_frame_address(0), false);
 	int err;
 
+	if (!self)
+		self = &xp_self;
 	xp.finished = true;
 	/* the dumps' writing calls what the program may have hooked: not its calls */
 	self->busy = 1;
@@ -445,6 +460,9 @@ void worker_finish_all(void)
 
 		if (!w->map.base)
 			continue;
+		/* steps: what no later evaluation replaced (step_hold) */
+		if (xp.counter.kind == EXTPROF_COUNTER_STEPS)
+			xp_eval_record_held(w);
 		if (t == self) {
 			worker_abandon_in_place(w, t);
 			worker_close_run(w, t);
@@ -473,6 +491,16 @@ void worker_finish_all(void)
 	}
 }
 
+/* In a fork child, thread state @t: the parent's worker forgotten, its activations uncounted. */
+static void worker_forget_parent(struct xp_thread *t)
+{
+	for (uint32_t d = 0; d < t->depth; d++)
+		t->stack[d].flags = XP_FRAME_UNCOUNTED;
+	t->worker = NULL;
+	t->pmu_page = NULL;
+	t->pmu_fd = -1;
+}
+
 /*
  * In a fork child: the parent's dumps are the parent's.  Forget every
  * worker (their mappings stay, unused, in this copy of the address space)
@@ -485,13 +513,12 @@ void worker_reset_after_fork(void)
 
 	/*
 	 * Another thread of the parent may have been laying out its dump, or a
-	 * dlopen pausing layouts, at the fork: the child has neither thread,
-	 * so their marks would make its first evaluation (or its next dlopen)
-	 * wait for ever.  The forking thread itself holds none of them: it
-	 * forked from the program's code, not from inside a layout.
+	 * dlopen adding a declaration, at the fork: the child has neither
+	 * thread, so the layout lock it holds would make the child's first
+	 * evaluation (or its next dlopen) wait for ever.  The forking thread
+	 * itself does not hold it: it forked from the program's code, not
+	 * from inside a layout.
 	 */
-	worker_creating = 0;
-	worker_rescanning = 0;
 	worker_layout_busy = 0;
 	for (uint32_t i = 0; i < XP_MAX_WORKERS; i++) {
 		struct xp_worker *w = &xp.workers[i];
@@ -503,9 +530,11 @@ void worker_reset_after_fork(void)
 		w->state = XP_WORKER_FREE;
 	}
 	xp.nworkers = 0;
-	for (uint32_t d = 0; d < t->depth; d++)
-		t->stack[d].flags = XP_FRAME_UNCOUNTED;
-	t->worker = NULL;
-	t->pmu_page = NULL;
-	t->pmu_fd = -1;
+	worker_forget_parent(t);
+	/* the states of threads without TLS of their own (clone.c): only the
+	 * forking thread may be one of them, the others are the parent's */
+	for (uint32_t i = 0; i < XP_MAX_FOREIGN; i++) {
+		if (xp_foreign[i].tid)
+			worker_forget_parent(&xp_foreign[i].t);
+	}
 }

@@ -190,7 +190,7 @@ done <"$spec"
 compare "(c) the example checker -n $n -m 100000 -w 1, all 18 predicates hooked" yes \
 	"${hooks[@]}" -- "$checker" -n "$n" -m 100000 -w 1
 compare "(d) zlib's crc32 of 4 KB, 200,000 calls through Debian's libz, crc32 hooked" no \
-	'function:crc32@libz.so.1' -- "$zcalls" -s 4096 -n 200000 crc32
+	'function:crc32@libz.so.1' -- "$zcalls" crc32 4096 200000
 
 rm -rf "$tmp/c"
 "$extprof" run -o "$tmp/c" --counter steps --spec "$spec" -- "$checker" -n "$n" -m 100000 -w 1 \

@@ -4,7 +4,9 @@
 # again.  Sourced by the other scripts; runnable alone.
 set -euo pipefail
 
-# build: compiler, meson, the x86 decoder, libelf; tests: Criterion, jansson,
+# build: compiler, meson, the x86 decoder, libelf and LLVM's libunwind (their
+# static archives go into the shim; libunwind-14-dev replaces libunwind-dev,
+# whose archive cannot be linked into a shared object); tests: Criterion, jansson,
 # clang (sanitizers, fuzzing), uftrace, time and python3 (the benchmarks); cairo
 # draws the doubling test's plots, expat reads them back in its test;
 # protobuf-c (protoc-c and the library) and zlib write report --format pprof,
@@ -31,7 +33,7 @@ EXTPROF_PACKAGES=(
 	libelf-dev
 	libzydis-dev
 	uthash-dev
-	libunwind-dev
+	libunwind-14-dev
 	libcriterion-dev
 	libjansson-dev
 	libcairo2-dev

@@ -7,7 +7,7 @@
  *
  *         SIZE  STATUS    NAME  REASON
  *           42  OK        can_commit
- *            4  REFUSED   tiny4  is 4 bytes
+ *            4  REFUSED   tiny4  is 4 bytes, too short for the 5-byte jump to its stub
  *          40  OK        memcpy@GLIBC_2.2.5
  *        1952  OK        memcpy@@GLIBC_2.14  IFUNC -> __memcpy_avx512_unaligned_erms on this CPU
  *          96  OK        0x2a1c0  after strlen+0x1a0
@@ -37,16 +37,21 @@ void cmd_symbols_usage(FILE *out)
 	fputs("usage: extprof symbols [--format text|json] [--counter C] OBJECT [GLOB]\n"
 	      "\n"
 	      "List the functions of the ELF file OBJECT (an executable, a shared object\n"
-	      "or a .o) that EXTPROF_HOOKS can name, sorted by name, those matching GLOB\n"
-	      "only if given: the FUNC and IFUNC symbols of .dynsym (with their versions,\n"
-	      "name@@VERSION for the default one, name@VERSION for the others) and of\n"
-	      ".symtab, or of the separate debug file of a stripped object\n"
-	      "(/usr/lib/debug/.build-id/...), and the functions no symbol names, from\n"
-	      ".eh_frame, as 0xOFFSET.  Each line gives the size in bytes, OK if the shim\n"
-	      "can patch the function's entry or REFUSED and the reason it gives, or\n"
-	      "IFUNC when the implementation is chosen only as the program loads it.  An\n"
-	      "IFUNC of a file this command has loaded too (libc, libm) is judged by what\n"
-	      "its resolver picks on this CPU, named after its arrow.\n"
+	      "or a .o) that EXTPROF_HOOKS can name, sorted by name: the FUNC and IFUNC\n"
+	      "symbols of .dynsym (with their versions, name@@VERSION for the default one,\n"
+	      "name@VERSION for the others) and of .symtab, or of the separate debug file\n"
+	      "of a stripped object (/usr/lib/debug/.build-id/...), and the functions no\n"
+	      "symbol names, from .eh_frame, as 0xOFFSET.  Each line gives the size in\n"
+	      "bytes, OK if the shim can patch the function's entry or REFUSED and the\n"
+	      "reason it gives (the shim's own verdict, run dry), or IFUNC when the\n"
+	      "implementation is chosen only as the program loads it.  An IFUNC of a file\n"
+	      "this command has loaded too (libc, libm) is judged by what its resolver\n"
+	      "picks on this CPU, named after its arrow.\n"
+	      "\n"
+	      "With GLOB (PATTERN[@VERSION], or a glob on 0xOFFSET names), only what the\n"
+	      "entry function:GLOB@OBJECT matches, judged as the shim judges it in that\n"
+	      "run: an alias whose best name matches too is ALIAS (the shim hooks the best\n"
+	      "name), and stderr says what the shim would say (\"hooked H/T; refused...\").\n"
 	      "\n"
 	      "  --format text|json  output format (default text)\n"
 	      "  --counter C         judge as the shim counting with C, any counter of\n"
@@ -57,24 +62,21 @@ void cmd_symbols_usage(FILE *out)
 	      out);
 }
 
-static bool symbols_shown(const struct xp_func *fn, const char *glob)
-{
-	return !glob || !fnmatch(glob, fn->name, 0) || !fnmatch(glob, fn->display, 0);
-}
-
 static const char *symbols_status(const struct xp_func *fn)
 {
-	return fn->ok ? "OK" : fn->ifunc && !fn->resolved ? "IFUNC" : "REFUSED";
+	if (fn->ok)
+		return "OK";
+	if (fn->alias_of)
+		return "ALIAS";
+	return fn->ifunc && !fn->resolved ? "IFUNC" : "REFUSED";
 }
 
-static void symbols_text(const struct xp_funcs *f, const char *glob)
+static void symbols_text(const struct xp_funcs *f)
 {
 	printf("%8s  %-8s  %s  %s\n", "SIZE", "STATUS", "NAME", "REASON");
 	for (size_t i = 0; i < f->n; i++) {
 		const struct xp_func *fn = &f->v[i];
 
-		if (!symbols_shown(fn, glob))
-			continue;
 		printf("%8" PRIu64 "  %-8s  ", fn->resolved ? fn->impl_size : fn->size,
 		       symbols_status(fn));
 		xp_text_put(stdout, fn->display);
@@ -112,7 +114,7 @@ static const char *symbols_table(const struct xp_func *fn)
 	return fn->in_debug ? "debug" : "symtab";
 }
 
-static void symbols_json(const char *path, const struct xp_funcs *f, const char *glob)
+static void symbols_json(const char *path, const struct xp_funcs *f)
 {
 	struct xp_json j;
 
@@ -126,8 +128,6 @@ static void symbols_json(const char *path, const struct xp_funcs *f, const char 
 	for (size_t i = 0; i < f->n; i++) {
 		const struct xp_func *fn = &f->v[i];
 
-		if (!symbols_shown(fn, glob))
-			continue;
 		xp_json_begin(&j, '{');
 		xp_json_key_str(&j, "name", fn->name);
 		xp_json_key_str(&j, "symbol", fn->display);
@@ -140,12 +140,17 @@ static void symbols_json(const char *path, const struct xp_funcs *f, const char 
 		if (fn->resolved) {
 			xp_json_key_begin(&j, "implementation", '{');
 			xp_json_key_str(&j, "name", fn->impl_name);
-			xp_json_key_u64(&j, "offset", fn->impl);
-			xp_json_key_u64(&j, "size", fn->impl_size);
+			/* a choice with no size is none of the object's functions: no offset */
+			if (fn->impl_size) {
+				xp_json_key_u64(&j, "offset", fn->impl);
+				xp_json_key_u64(&j, "size", fn->impl_size);
+			}
 			xp_json_end(&j, '}');
 		}
 		if (fn->near)
 			xp_json_key_str(&j, fn->near_inside ? "inside" : "after", fn->near);
+		if (fn->alias_of)
+			xp_json_key_str(&j, "alias_of", fn->alias_of);
 		xp_json_key_bool(&j, "hookable", fn->ok);
 		xp_json_key_str(&j, "reason", fn->ok ? NULL : fn->why);
 		xp_json_end(&j, '}');
@@ -155,9 +160,11 @@ static void symbols_json(const char *path, const struct xp_funcs *f, const char 
 	putchar('\n');
 }
 
-/* What a stripped file means for the user, on stderr. */
-static void symbols_note(const char *path, const struct xp_funcs *f, const char *glob, size_t shown)
+/* What a stripped file means for the user, and what the shim would say of GLOB, on stderr. */
+static void symbols_note(const char *path, const struct xp_funcs *f, const char *glob)
 {
+	const char *slash = strrchr(path, '/');
+
 	if (!f->has_symtab && f->has_debug)
 		fprintf(stderr,
 			"extprof: %s is stripped (no .symtab): the names of its functions come "
@@ -170,15 +177,21 @@ static void symbols_note(const char *path, const struct xp_funcs *f, const char 
 			"listed as 0xOFFSET, for KIND:0xOFFSET entries\n",
 			path, f->dynsym_funcs, f->dynsym_funcs == 1 ? "" : "s",
 			f->dynsym_funcs == 1 ? "is" : "are", f->fde_funcs);
-	else if (!f->n)
+	else if (!f->total)
 		fprintf(stderr, "extprof: %s has no function symbols with a size\n", path);
 	if (f->fdes_bad)
 		fprintf(stderr,
 			"extprof: %s: its .eh_frame ends at a malformed entry; the functions "
 			"after it are not listed\n",
 			path);
-	if (glob && f->n && !shown)
+	if (glob && f->total && !f->n)
 		fprintf(stderr, "extprof: %s: no function matches %s\n", path, glob);
+	if (f->ifunc_line[0])
+		fprintf(stderr, "extprof: function:%s@%s, dry: %s\n", glob,
+			slash ? slash + 1 : path, f->ifunc_line);
+	if (f->hook_line[0])
+		fprintf(stderr, "extprof: function:%s@%s, dry: %s\n", glob,
+			slash ? slash + 1 : path, f->hook_line);
 }
 
 /* The counter the shim would count with for --counter @v (auto: as with a PMU). */
@@ -215,7 +228,6 @@ int cmd_symbols(int argc, char **argv)
 	struct xp_funcs f;
 	struct xp_err e = {""};
 	bool json = false;
-	size_t shown = 0;
 	int opt;
 
 	opterr = 0;
@@ -256,18 +268,16 @@ int cmd_symbols(int argc, char **argv)
 	path = argv[optind];
 	if (argc - optind == 2)
 		glob = argv[optind + 1];
-	if (xp_elf_functions(path, counter, &f, &e)) {
+	if (xp_elf_functions(path, glob, counter, &f, &e)) {
 		xp_err_print(&e);
 		return XP_EXIT_BAD;
 	}
-	for (size_t i = 0; i < f.n; i++)
-		shown += symbols_shown(&f.v[i], glob);
 	if (json)
-		symbols_json(path, &f, glob);
+		symbols_json(path, &f);
 	else
-		symbols_text(&f, glob);
+		symbols_text(&f);
 	fflush(stdout);
-	symbols_note(path, &f, glob, shown);
+	symbols_note(path, &f, glob);
 	xp_funcs_free(&f);
 	return 0;
 }

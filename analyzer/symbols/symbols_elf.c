@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * symbols_elf: list an ELF file's functions with the shim's own reader
- * (preload/functab.c) and ask the shim's own planner (insn_plan_hook,
- * linked from preload/) and refusal list (preload/hookable.c) about each
- * entry, so that `extprof symbols` and the shim never disagree.
+ * (preload/functab.c) and ask the shim's own verdict (hookable_target and
+ * hookable_plan of preload/hookable.c, with the port's planner, linked
+ * from preload/) about each entry, dry, so that `extprof symbols` and the
+ * shim never disagree.  With a glob, the run of one entry is played as
+ * preload/hooks.c plays it, and summed up with its words (hooks_tally.c).
  *
  * The planner takes the function's address for the branch targets it
  * computes; the file's st_value serves, since only differences matter.  In
@@ -18,6 +20,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
@@ -30,7 +33,8 @@
 
 #include "functab.h"
 #include "hookable.h"
-#include "insn.h"
+#include "hooks_entry.h"
+#include "hooks_tally.h"
 #include "symbols/symbols_elf.h"
 #include "util/vec.h"
 
@@ -118,100 +122,116 @@ static bool loaded_here(const char *path, uint64_t *base)
 	return l.found;
 }
 
-struct sym_ctx {
-	const struct functab *t;
-	struct sym_code code;
-	const char *base_name; /* the file's basename */
-	uint32_t counter;
-	bool loaded;
-	uint64_t load_base;
-	uint64_t denied[64];
-	const struct hookable_rule *denied_rule[64];
-	size_t ndenied;
+/*
+ * The dry run of one entry, function:GLOB@OBJECT: what the shim's
+ * hooks.c adds to the verdict, which depends on the run: of aliases that
+ * all answer to the glob only the best name is hooked, and a function
+ * reached under a second name (two IFUNCs picking one implementation) is
+ * "already hooked".
+ */
+struct sym_dry {
+	struct hooks_want want;
+	struct spec_entry entry;
+	struct hooks_tally tally;
+	uint64_t *hooked;  /* the offsets hooked so far, open addressing (+1: 0 is empty) */
+	size_t *hooked_fn; /* and the row that hooked each */
+	size_t cap;
 };
 
-static uint64_t ifunc_choice(const struct sym_ctx *c, uint64_t value)
+struct sym_ctx {
+	struct functab *t;
+	struct sym_code code;
+	struct hookable_obj judge;
+	bool loaded;
+	uint64_t load_base;
+	uint32_t shndx;	     /* a .o: the section of the function judged */
+	struct sym_dry *dry; /* NULL: every function, each as if named alone */
+};
+
+/* The code at @value of the file (a .o: in the section of the function being judged). */
+static const uint8_t *sym_code_at(uint64_t value, uint64_t size, void *arg)
 {
-	uint64_t (*resolver)(void) = (uint64_t(*)(void))(c->load_base + value);
-
-	return resolver() - c->load_base;
-}
-
-static void find_denied(struct sym_ctx *c)
-{
-	for (size_t i = 0; i < c->t->nsyms && c->ndenied < 64; i++) {
-		const struct functab_sym *s = &c->t->syms[i];
-		const struct hookable_rule *r = hookable_rule_for(s->name, c->counter);
-
-		if (!r || (s->type == STT_GNU_IFUNC && !c->loaded))
-			continue;
-		c->denied[c->ndenied] =
-			s->type == STT_GNU_IFUNC ? ifunc_choice(c, s->value) : s->value;
-		c->denied_rule[c->ndenied++] = r;
-	}
-}
-
-/* A refusal of hookable.c's for @name at @value; false when none. */
-static bool judge_rules(const struct sym_ctx *c, struct xp_func *fn, const char *name,
-			uint64_t value)
-{
-	if (hookable_is_shim(c->base_name)) {
-		snprintf(fn->why, sizeof(fn->why), "%s", HOOKABLE_SHIM_REASON);
-		return true;
-	}
-	if (value && value == c->t->entry) {
-		snprintf(fn->why, sizeof(fn->why), "%s", HOOKABLE_ENTRY_REASON);
-		return true;
-	}
-	if (strncmp(name, "0x", 2)) {
-		char plain[320];
-		const struct hookable_rule *r;
-
-		snprintf(plain, sizeof(plain), "%.*s", (int)strcspn(name, "@"), name);
-		r = hookable_rule_for(plain, c->counter);
-		if (r) {
-			hookable_reason(r, plain, fn->why, sizeof(fn->why));
-			return true;
-		}
-	}
-	for (size_t i = 0; i < c->ndenied; i++) {
-		if (c->denied[i] == value) {
-			hookable_reason(c->denied_rule[i], name, fn->why, sizeof(fn->why));
-			return true;
-		}
-	}
-	return false;
-}
-
-/* The shim's verdict on the code at @value (@size bytes), into @fn. */
-static void judge_code(const struct sym_ctx *c, struct xp_func *fn, uint64_t value, uint64_t size)
-{
-	const uint8_t *code = NULL;
-	struct insn_plan plan;
+	const struct sym_ctx *c = arg;
 
 	if (c->code.elf_type == ET_REL) {
-		Elf_Scn *scn = elf_getscn(c->code.elf, fn->shndx);
+		Elf_Scn *scn = elf_getscn(c->code.elf, c->shndx);
 		Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
 		GElf_Shdr sh;
 
-		if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR)) {
-			snprintf(fn->why, sizeof(fn->why), "is not in an executable segment");
-			return;
-		}
-		if (data && data->d_buf && value <= data->d_size && size <= data->d_size - value)
-			code = (const uint8_t *)data->d_buf + value;
-	} else {
-		code = code_at(value, size, (void *)&c->code);
+		if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || !data ||
+		    !data->d_buf || value > data->d_size || size > data->d_size - value)
+			return NULL;
+		return (const uint8_t *)data->d_buf + value;
 	}
-	if (!code) {
-		/* the shim's words (preload/hooks.c), or what a debug file lacks */
-		snprintf(fn->why, sizeof(fn->why), "is not in an executable segment");
+	return code_at(value, size, (void *)&c->code);
+}
+
+/* An IFUNC's choice: its resolver called, as the loader calls it, if this process has the file. */
+static bool sym_resolve(uint64_t value, uint64_t *impl, void *arg)
+{
+	const struct sym_ctx *c = arg;
+	uint64_t (*resolver)(void) = (uint64_t(*)(void))(c->load_base + value);
+
+	if (!c->loaded)
+		return false;
+	*impl = resolver() - c->load_base;
+	return true;
+}
+
+/* The row that hooked offset @value in the dry run, or -1; with @add, it is @row now. */
+static long dry_hooked(struct sym_dry *d, uint64_t value, size_t row, bool add)
+{
+	size_t i;
+
+	for (i = (value * 0x9e3779b97f4a7c15ull >> 20) % d->cap; d->hooked[i]; i = (i + 1) % d->cap)
+		if (d->hooked[i] == value + 1)
+			return (long)d->hooked_fn[i];
+	if (add) {
+		d->hooked[i] = value + 1;
+		d->hooked_fn[i] = row;
+	}
+	return -1;
+}
+
+/* The verdict on row @row (@s its symbol; NULL for an FDE), as the shim gives it. */
+static void judge(struct sym_ctx *c, struct xp_funcs *f, size_t row, const struct functab_sym *s)
+{
+	struct xp_func *fn = &f->v[row];
+	struct sym_dry *d = s ? c->dry : NULL;
+	struct hookable_verdict v;
+	bool found;
+	long first = -1;
+
+	c->shndx = (uint32_t)fn->shndx;
+	found = hookable_target(&c->judge, s ? s->name : NULL, fn->address, fn->size,
+				s && s->type == STT_GNU_IFUNC, &v);
+	if (found && d)
+		first = dry_hooked(d, v.value, row, false);
+	if (v.ifunc && v.outcome != HOOKABLE_PENDING) {
+		fn->resolved = true;
+		fn->impl = v.value;
+		fn->impl_size = v.size;
+		fn->impl_name = strdup(v.impl);
+		if (d && found)
+			hooks_tally_ifunc(&d->tally, fn->name, v.impl);
+	}
+	if (found && first >= 0) {
+		/* as the shim's hooks_add: the same function under another name */
+		snprintf(v.why, sizeof(v.why), "is already hooked as %s:%s", d->want.kind,
+			 f->v[first].name);
+	} else if (found && hookable_plan(&c->judge, &v)) {
+		fn->ok = true;
+		if (d)
+			dry_hooked(d, v.value, row, true);
+	}
+	snprintf(fn->why, sizeof(fn->why), "%s", fn->ok ? "" : v.why);
+	if (!d || v.outcome == HOOKABLE_PENDING)
 		return;
-	}
-	fn->ok = insn_plan_hook(code, size, value, 0, c->code.elf_type == ET_REL ? NULL : c->t,
-				code_at, (void *)&c->code, &plan, fn->why, sizeof(fn->why)) == 0;
+	d->tally.tried++;
 	if (fn->ok)
-		fn->why[0] = '\0';
+		d->tally.hooked++;
+	else
+		hooks_tally_refuse(&d->tally, fn->name, fn->why);
 }
 
 static int funcs_push(struct xp_funcs *f, struct xp_func **out)
@@ -223,12 +243,22 @@ static int funcs_push(struct xp_funcs *f, struct xp_func **out)
 	return 0;
 }
 
-static int func_from_sym(const struct sym_ctx *c, struct xp_funcs *f, const struct functab_sym *s)
+static int func_from_sym(struct sym_ctx *c, struct xp_funcs *f, const struct functab_sym *s)
 {
+	const struct functab_sym *best = NULL;
 	char name[320], display[320];
 	struct xp_func *fn;
-	int err = funcs_push(f, &fn);
+	int err;
 
+	if (c->dry) {
+		if (!hooks_want_matches(&c->dry->want, s))
+			return 0;
+		/* of aliases that all answer, the shim hooks the best name only */
+		best = functab_sym_at(c->t, s->value);
+		if (best == s || best->type != s->type || !hooks_want_matches(&c->dry->want, best))
+			best = NULL;
+	}
+	err = funcs_push(f, &fn);
 	if (err)
 		return err;
 	functab_sym_name(s, name, sizeof(name));
@@ -249,48 +279,24 @@ static int func_from_sym(const struct sym_ctx *c, struct xp_funcs *f, const stru
 	fn->in_dynsym = s->tables & (1u << ELFSYM_DYNSYM);
 	fn->in_symtab = s->tables & (1u << ELFSYM_SYMTAB);
 	fn->in_debug = s->tables & (1u << ELFSYM_DEBUG);
-	if (s->type == STT_GNU_IFUNC) {
-		const struct functab_sym *at;
-		char impl[320];
-
-		fn->ifunc = true;
-		if (!c->loaded) {
-			snprintf(
-				fn->why, sizeof(fn->why),
-				"an IFUNC: the shim hooks what its resolver picks when the program "
-				"loads it (extprof run says which)");
-			return 0;
-		}
-		fn->resolved = true;
-		fn->impl = ifunc_choice(c, s->value);
-		fn->impl_size = functab_size_at(c->t, fn->impl);
-		at = functab_sym_at(c->t, fn->impl);
-		if (at)
-			functab_sym_name(at, impl, sizeof(impl));
-		else
-			snprintf(impl, sizeof(impl), "0x%" PRIx64, fn->impl);
-		fn->impl_name = strdup(impl);
-		if (!fn->impl_name)
+	fn->ifunc = s->type == STT_GNU_IFUNC;
+	if (best) {
+		fn->alias_of = strdup(functab_sym_name(best, name, sizeof(name)));
+		if (!fn->alias_of)
 			return -ENOMEM;
-		if (judge_rules(c, fn, name, s->value) || judge_rules(c, fn, name, fn->impl))
-			return 0;
-		if (!fn->impl_size) {
-			snprintf(fn->why, sizeof(fn->why),
-				 "is an IFUNC whose choice on this CPU, %.200s, has no size (no "
-				 "symbol, no .eh_frame entry)",
-				 impl);
-			return 0;
-		}
-		judge_code(c, fn, fn->impl, fn->impl_size);
+		snprintf(fn->why, sizeof(fn->why),
+			 "is the same function as %.300s, which the shim hooks under that name",
+			 fn->alias_of);
 		return 0;
 	}
-	if (!judge_rules(c, fn, name, s->value))
-		judge_code(c, fn, s->value, s->size);
+	judge(c, f, f->n - 1, s);
+	if (fn->resolved && !fn->impl_name)
+		return -ENOMEM;
 	return 0;
 }
 
 /* A function only .eh_frame knows: named 0xOFFSET, placed by its neighbours. */
-static int func_from_fde(const struct sym_ctx *c, struct xp_funcs *f, const struct functab_fde *d)
+static int func_from_fde(struct sym_ctx *c, struct xp_funcs *f, const struct functab_fde *d)
 {
 	const struct functab_sym *in = functab_sym_holding(c->t, d->start), *before = in;
 	char name[64], near[340];
@@ -327,8 +333,7 @@ static int func_from_fde(const struct sym_ctx *c, struct xp_funcs *f, const stru
 		if (!fn->near)
 			return -ENOMEM;
 	}
-	if (!judge_rules(c, fn, name, d->start))
-		judge_code(c, fn, d->start, d->size);
+	judge(c, f, f->n - 1, NULL);
 	return 0;
 }
 
@@ -380,12 +385,35 @@ static int check_extent(Elf *elf, const GElf_Ehdr *eh, size_t size, const char *
 	return 0;
 }
 
-static int read_elf(Elf *elf, size_t size, const char *path, uint32_t counter, struct xp_funcs *f,
-		    struct xp_err *e)
+/* The dry run's entry, function:GLOB@OBJECT, GLOB's version kept (memcpy@GLIBC_2.2.5). */
+static int dry_begin(struct sym_dry *d, const char *glob, const char *base_name, size_t nsyms)
+{
+	const char *at = strchr(glob, '@');
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->entry.kind, sizeof(d->entry.kind), "function");
+	snprintf(d->entry.pattern, sizeof(d->entry.pattern), "%.*s",
+		 (int)(at ? (size_t)(at - glob) : strlen(glob)), glob);
+	if (at)
+		snprintf(d->entry.object, sizeof(d->entry.object), "%s@%s", at + 1, base_name);
+	else
+		snprintf(d->entry.object, sizeof(d->entry.object), "%s", base_name);
+	hooks_want_parse(&d->want, &d->entry);
+	d->cap = 2 * nsyms + 1;
+	d->hooked = calloc(d->cap, sizeof(*d->hooked));
+	d->hooked_fn = calloc(d->cap, sizeof(*d->hooked_fn));
+	return d->hooked && d->hooked_fn ? 0 : -ENOMEM;
+}
+
+static int read_elf(Elf *elf, size_t size, const char *path, const char *glob, uint32_t counter,
+		    struct xp_funcs *f, struct xp_err *e)
 {
 	struct sym_ctx c;
+	struct sym_dry dry;
 	struct functab t;
 	const char *slash = strrchr(path, '/');
+	/* a glob on 0xOFFSET names: the functions only .eh_frame knows, by their names */
+	bool offsets = glob && !strncmp(glob, "0x", 2);
 	GElf_Ehdr eh;
 	int err;
 
@@ -410,28 +438,50 @@ static int read_elf(Elf *elf, size_t size, const char *path, uint32_t counter, s
 	c.t = &t;
 	c.code.elf = elf;
 	c.code.elf_type = f->elf_type;
-	c.base_name = slash ? slash + 1 : path;
-	c.counter = counter;
 	code_sections(elf, &c.code);
 	c.loaded = f->elf_type != ET_REL && loaded_here(path, &c.load_base);
+	c.judge.t = &t;
+	c.judge.name = slash ? slash + 1 : path;
+	c.judge.shim = hookable_is_shim(c.judge.name);
+	c.judge.counter = counter;
+	c.judge.alone = f->elf_type == ET_REL;
+	c.judge.code = sym_code_at;
+	c.judge.resolve = sym_resolve;
+	c.judge.arg = &c;
+	hookable_obj_rules(&c.judge);
+	if (glob && !offsets) {
+		err = dry_begin(&dry, glob, c.judge.name, t.nsyms);
+		c.dry = &dry;
+	}
 	f->has_symtab = t.has_symtab;
 	f->has_debug = t.has_debug;
 	f->fdes_bad = t.fdes_bad;
 	snprintf(f->debug_path, sizeof(f->debug_path), "%s", t.debug_path);
-	if (!err && f->elf_type != ET_REL)
-		err = functab_scan_jumps(&t, code_at, &c.code, insn_each_branch);
-	find_denied(&c);
+	/* in the shim's order: by name, then address */
 	for (size_t i = 0; i < t.nsyms && !err; i++) {
-		err = func_from_sym(&c, f, &t.syms[i]);
+		if (!offsets)
+			err = func_from_sym(&c, f, &t.syms[i]);
 		f->has_dynsym |= t.syms[i].table == ELFSYM_DYNSYM;
 		f->dynsym_funcs += (t.syms[i].tables & (1u << ELFSYM_DYNSYM)) != 0;
 	}
 	for (size_t i = 0; i < t.nfdes && !err; i++) {
+		char name[32];
+
 		if (functab_sym_at(&t, t.fdes[i].start) ||
 		    (i && t.fdes[i - 1].start == t.fdes[i].start))
 			continue;
-		err = func_from_fde(&c, f, &t.fdes[i]);
 		f->fde_funcs++;
+		snprintf(name, sizeof(name), "0x%" PRIx64, t.fdes[i].start);
+		if (!glob || (offsets && !fnmatch(glob, name, 0)))
+			err = func_from_fde(&c, f, &t.fdes[i]);
+	}
+	f->total = t.nsyms + f->fde_funcs;
+	if (c.dry) {
+		if (!err)
+			hooks_tally_lines(&dry.tally, "", f->ifunc_line, sizeof(f->ifunc_line),
+					  f->hook_line, sizeof(f->hook_line));
+		free(dry.hooked);
+		free(dry.hooked_fn);
 	}
 	functab_free(&t);
 	if (err == -ENOMEM)
@@ -442,7 +492,8 @@ static int read_elf(Elf *elf, size_t size, const char *path, uint32_t counter, s
 	return 0;
 }
 
-int xp_elf_functions(const char *path, uint32_t counter, struct xp_funcs *f, struct xp_err *e)
+int xp_elf_functions(const char *path, const char *glob, uint32_t counter, struct xp_funcs *f,
+		     struct xp_err *e)
 {
 	struct stat st;
 	Elf *elf;
@@ -462,7 +513,7 @@ int xp_elf_functions(const char *path, uint32_t counter, struct xp_funcs *f, str
 	if (!elf) {
 		err = xp_err_set(e, -ENOEXEC, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
 	} else {
-		err = read_elf(elf, (size_t)st.st_size, path, counter, f, e);
+		err = read_elf(elf, (size_t)st.st_size, path, glob, counter, f, e);
 		elf_end(elf);
 	}
 	close(fd);
@@ -479,6 +530,7 @@ void xp_funcs_free(struct xp_funcs *f)
 		free(f->v[i].version);
 		free(f->v[i].near);
 		free(f->v[i].impl_name);
+		free(f->v[i].alias_of);
 	}
 	free(f->v);
 	f->v = NULL;

@@ -3,8 +3,8 @@
  * symbols_elf: the functions of an ELF file as the shim sees them
  * (preload/functab.c: .dynsym with versions, .symtab or the debug file's,
  * .eh_frame for the unnamed), each with the shim's own verdict on its entry
- * (preload/arch/x86_64/insn.c, preload/hookable.c): can it be patched, and
- * if not, why.
+ * (preload/hookable.c, which asks the port's planner): can it be patched,
+ * and if not, why.
  */
 #ifndef XP_SYMBOLS_ELF_H
 #define XP_SYMBOLS_ELF_H
@@ -34,8 +34,9 @@ struct xp_func {
 	uint64_t impl;
 	uint64_t impl_size;
 	char *impl_name;
-	bool ok;       /* the shim would patch it */
-	char why[400]; /* and if not, the shim's reason */
+	char *alias_of; /* with a glob: the best name of its aliases, which the shim hooks */
+	bool ok;	/* the shim would patch it */
+	char why[400];	/* and if not, the shim's reason */
 };
 
 struct xp_funcs {
@@ -47,18 +48,29 @@ struct xp_funcs {
 	char debug_path[256];
 	size_t dynsym_funcs; /* functions .dynsym names */
 	size_t fde_funcs;    /* functions only .eh_frame gives */
+	size_t total;	     /* functions in the file, a glob's or not */
 	bool fdes_bad;	     /* .eh_frame ended at a malformed entry */
 	int elf_type;	     /* ET_EXEC, ET_DYN, ET_REL */
+	/* with a glob: what the shim would say of function:GLOB@OBJECT ("" when nothing) */
+	char ifunc_line[800];
+	char hook_line[1000];
 };
 
 /*
  * Read @path's functions into @f, sorted by name, then address, judged as
- * the shim would judge them counting with @counter (enum
- * extprof_counter_kind; the ns counter refuses clock_gettime).  Returns 0,
+ * the shim judges them counting with @counter (enum extprof_counter_kind;
+ * the ns counter refuses clock_gettime): with the same code, dry.  With
+ * @glob (NULL: every function, each as if named alone), those the entry
+ * function:GLOB@OBJECT matches (GLOB may carry @VERSION), as the shim
+ * judges them in that run: an alias whose best name the glob matches too
+ * is hooked under that name (alias_of), a second name of a function hooked
+ * already is refused, and @f's lines are what the shim would say; a glob
+ * on 0xOFFSET names lists the functions only .eh_frame knows.  Returns 0,
  * or -errno with "PATH: what" in @e (a missing file, not ELF, not x86-64,
  * corrupt).
  */
-int xp_elf_functions(const char *path, uint32_t counter, struct xp_funcs *f, struct xp_err *e);
+int xp_elf_functions(const char *path, const char *glob, uint32_t counter, struct xp_funcs *f,
+		     struct xp_err *e);
 /* Free what xp_elf_functions filled in. */
 void xp_funcs_free(struct xp_funcs *f);
 

@@ -224,6 +224,11 @@ struct extprof_dump_decl {
 	uint64_t nested_sum;
 	uint64_t inner;
 	uint64_t inner_sum;
+	/* the shim's own (steps): samples held so far; readers ignore it */
+	uint32_t step_redo;
+	uint32_t reserved32;
+	/* the shim's own (steps): 1 + the least held sample's delta, 0: none; readers ignore it */
+	uint64_t step_held;
 	uint64_t reserved;
 };
 

@@ -41,6 +41,25 @@ static void expect_same(const char *what, const struct run_result *plain,
 	cr_expect_str_eq(hooked->out, plain->out, "%s: the program's output changed", what);
 }
 
+/*
+ * @argv without the shim and under it with EXTPROF_HOOKS=@hooks: the same
+ * status and output, and the shim's line begins with @said.
+ */
+static void expect_unchanged(const char *const argv[], const char *hooks, const char *said)
+{
+	char *dir = harness_tmpdir("same");
+	struct run_result plain, r;
+
+	harness_run(argv, NULL, &plain);
+	shim_run(argv, hooks, dir, NULL, NULL, &r);
+	expect_same(argv[0], &plain, &r);
+	cr_expect(!strncmp(harness_hook_line(r.err), said, strlen(said)), "%s under %s: %s",
+		  argv[0], hooks, r.err);
+	harness_free(&plain);
+	harness_free(&r);
+	harness_rmdir(dir);
+}
+
 struct refusal {
 	const char *entry;
 	const char *counter; /* EXTPROF_COUNTER=..., or NULL */
@@ -124,16 +143,8 @@ Test(real, symbols_refuses_the_same)
 Test(real, everything_hooked)
 {
 	const char *argv[] = {harness_path("LIBCALLS_TARGET"), "all", NULL};
-	char *dir = harness_tmpdir("every");
-	struct run_result plain, r;
 
-	harness_run(argv, NULL, &plain);
-	shim_run(argv, "function:*@*", dir, NULL, NULL, &r);
-	expect_same("function:*@*", &plain, &r);
-	cr_expect(!strncmp(harness_hook_line(r.err), "extprof: hooked ", 16), "%s", r.err);
-	harness_free(&plain);
-	harness_free(&r);
-	harness_rmdir(dir);
+	expect_unchanged(argv, "function:*@*", "extprof: hooked ");
 }
 
 /*
@@ -164,6 +175,347 @@ Test(real, ifuncs_counted_exactly)
 	harness_free(&plain);
 	harness_free(&r);
 	harness_rmdir(dir);
+}
+
+/*
+ * glibc's __memcpy_chk_X (what a program built with -D_FORTIFY_SOURCE=2
+ * calls) checks, then falls through the padding into __memcpy_X, which
+ * __mempcpy_X jumps into past its first instruction: memcpy's short patch
+ * puts its jmp in that padding, at an instruction's start, so that the
+ * fall-through is a counted call of memcpy, whose code it runs.  Before,
+ * the jmp cut a nop in two and the fall-through ran garbage.  In every
+ * choice of the IFUNCs this CPU allows (GLIBC_TUNABLES masks features):
+ * the program unchanged, memcpy and mempcpy counted once for each call and
+ * each check that passed.
+ */
+Test(real, fortified_memcpy_every_choice)
+{
+	static const char *const tunables[] = {
+		NULL,
+		"GLIBC_TUNABLES=glibc.cpu.hwcaps=Prefer_No_AVX512",
+		"GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL",
+		"GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-ERMS",
+		"GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX_Fast_Unaligned_Load,-AVX512F,-AVX512VL",
+		"GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX_Fast_Unaligned_Load,-AVX512F,-AVX512VL,-SSSE3",
+		"GLIBC_TUNABLES=glibc.cpu.hwcaps=Prefer_ERMS",
+	};
+	static const struct {
+		const char *decl;
+		long long per_round;
+	} want[] = {{"memcpy", 2}, {"__memcpy_chk", 1}, {"mempcpy", 2}, {"__mempcpy_chk", 1}};
+	const char *argv[] = {harness_path("LIBCALLS_TARGET"), "chk", "500", NULL};
+
+	for (size_t i = 0; i < sizeof(tunables) / sizeof(tunables[0]); i++) {
+		const char *env[] = {tunables[i], NULL};
+		char *dir = harness_tmpdir("chk");
+		struct run_result plain, r;
+		const char *choice;
+		json_t *report;
+
+		harness_run(argv, tunables[i] ? env : NULL, &plain);
+		shim_run(argv,
+			 "function:memcpy@" LIBC ",function:__memcpy_chk@" LIBC
+			 ",function:mempcpy@" LIBC ",function:__mempcpy_chk@" LIBC,
+			 dir, "EXTPROF_WINDOW=measure_chk", tunables[i], &r);
+		choice = strstr(r.err, "memcpy -> ");
+		expect_same(tunables[i] ? tunables[i] : "by default", &plain, &r);
+		cr_expect_str_eq(harness_hook_line(r.err), "extprof: hooked 5/5", "%s: %s",
+				 tunables[i] ? tunables[i] : "by default", r.err);
+		report = harness_report(dir, NULL);
+		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+			cr_expect_eq(harness_decl_int(report, want[k].decl, "evaluations"),
+				     500 * want[k].per_round, "%s (%.40s): %s: %lld evaluations",
+				     tunables[i] ? tunables[i] : "by default", choice, want[k].decl,
+				     harness_decl_int(report, want[k].decl, "evaluations"));
+		json_decref(report);
+		harness_free(&plain);
+		harness_free(&r);
+		harness_rmdir(dir);
+	}
+}
+
+/* Debian's perl and gzip, fortified, with memcpy hooked: unchanged (both crashed). */
+Test(real, fortified_programs)
+{
+	const char *perl[] = {"perl", "-e", "my %h; $h{$_} = $_ x 3 for 1 .. 2000; "
+					    "print join(',', map { length } @h{1 .. 20}), \"\\n\"",
+			      NULL};
+	const char *gzip[] = {"gzip", "-c", "-9", harness_path("LIBCALLS_TARGET"), NULL};
+	const char *const *progs[] = {perl, gzip};
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		expect_unchanged(progs[i], "function:memcpy@" LIBC, "extprof: hooked 1/1");
+}
+
+/*
+ * A fork child drops the parent's dumps (munmap) as its first act: with
+ * munmap hooked, that call passed through the stub, which wrote into the
+ * tables it had just unmapped, and the child died (timeout(1) under
+ * function:*@*).  Each process counts its own calls, exactly.
+ */
+Test(real, fork_child_with_munmap_hooked)
+{
+	const char *argv[] = {harness_path("LIBCALLS_TARGET"), "fork", "100", NULL};
+	char *dir = harness_tmpdir("fork");
+	struct run_result plain, r;
+	long pids[4];
+	int n;
+
+	harness_run(argv, NULL, &plain);
+	shim_run(argv, "function:memcpy@" LIBC ",function:munmap@" LIBC, dir,
+		 "EXTPROF_WINDOW=measure_fork", NULL, &r);
+	expect_same("fork", &plain, &r);
+	n = harness_dump_pids(dir, pids, 4);
+	cr_expect_eq(n, 2, "the dumps of %d processes: %s", n, r.err);
+	for (int i = 0; i < n; i++) {
+		char why[512];
+		json_t *report = harness_report_pid(dir, pids[i], why, sizeof(why));
+
+		cr_assert(report, "process %ld: %s", pids[i], why);
+		cr_expect_eq(harness_decl_int(report, "memcpy", "evaluations"), 100);
+		cr_expect_eq(harness_decl_int(report, "munmap", "evaluations"), 100);
+		json_decref(report);
+	}
+	harness_free(&plain);
+	harness_free(&r);
+	harness_rmdir(dir);
+}
+
+/*
+ * Two static functions named twin (tests/targets/homonyms.c), each ending
+ * in a tail call of leaf: each is a declaration of its own, twin@0xOFFSET,
+ * counted exactly, and can be named so alone.  Before, both shared one
+ * declaration, whose stub was the last one's: the other's tail call was
+ * taken for a longjmp out of it, its return address dropped, and the
+ * program crashed (glibc's eight round_and_return under function:*@*).
+ */
+Test(real, homonyms)
+{
+	const char *argv[] = {harness_path("HOMONYMS_TARGET"), "300", NULL};
+	char *dir = harness_tmpdir("twin");
+	struct run_result plain, r;
+	char names[2][64], entry[128];
+	const char *p;
+	json_t *report;
+
+	harness_run(argv, NULL, &plain);
+	p = plain.err;
+	for (int i = 0; i < 2; i++) {
+		p = strstr(p, "checker-truth: twin@0x");
+		cr_assert(p && sscanf(p, "checker-truth: %63s", names[i]) == 1, "%s", plain.err);
+		p++;
+	}
+	shim_run(argv, "function:twin,function:leaf", dir, NULL, NULL, &r);
+	expect_same("function:twin", &plain, &r);
+	cr_expect_str_eq(harness_hook_line(r.err), "extprof: hooked 3/3", "%s", r.err);
+	report = harness_report(dir, NULL);
+	for (int i = 0; i < 2; i++)
+		cr_expect_eq(harness_decl_int(report, names[i], "evaluations"),
+			     harness_tagged(plain.err, "truth", names[i]), "%s", names[i]);
+	cr_expect_eq(harness_decl_int(report, "leaf", "evaluations"),
+		     harness_tagged(plain.err, "truth", "leaf"));
+	json_decref(report);
+	harness_free(&r);
+	harness_rmdir(dir);
+
+	/* one of them by its declaration's name (the object last, as after a version) */
+	dir = harness_tmpdir("twin");
+	snprintf(entry, sizeof(entry), "function:%s@*", names[1]);
+	shim_run(argv, entry, dir, NULL, NULL, &r);
+	expect_same(entry, &plain, &r);
+	cr_expect_str_eq(harness_hook_line(r.err), "extprof: hooked 1/1", "%s", r.err);
+	report = harness_report(dir, NULL);
+	cr_expect_eq(harness_decl_int(report, names[1], "evaluations"),
+		     harness_tagged(plain.err, "truth", names[1]), "%s", names[1]);
+	cr_expect_eq(harness_decl_int(report, names[0], "evaluations"), -1);
+	json_decref(report);
+	harness_free(&plain);
+	harness_free(&r);
+	harness_rmdir(dir);
+}
+
+/* The shim's line, without "extprof: hooked", as `extprof symbols OBJECT GLOB` says it dry. */
+static const char *dry_line(const char *err, char *buf, size_t len)
+{
+	const char *p = strstr(err, ", dry: hooked "), *end;
+
+	buf[0] = '\0';
+	if (p) {
+		p += strlen(", dry: hooked ");
+		end = strchr(p, '\n');
+		snprintf(buf, len, "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+	}
+	return buf;
+}
+
+/*
+ * `extprof symbols OBJECT GLOB` plays the shim's run of function:GLOB@OBJECT
+ * dry, with the shim's own code: the same functions matched (an alias whose
+ * best name answers too is hooked under that name, and listed ALIAS), the
+ * same verdicts and reasons, summed up in the shim's own line, whose groups
+ * say what they are ("605 are too short for the 5-byte jump to their
+ * stub", never "605 is N bytes").  Before, symbols listed 18,625 llvm::
+ * functions as OK, and the shim hooked 17,318.
+ */
+Test(real, symbols_agree_with_the_shim)
+{
+	const char *clang[] = {"clang", "--version", NULL};
+	const char *libcalls[] = {harness_path("LIBCALLS_TARGET"), "measure", "1", NULL};
+	static const char llvm[] = "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1";
+	static const char libc[] = "/lib/x86_64-linux-gnu/libc.so.6";
+	const struct {
+		const char *lib, *glob;
+		const char *const *argv;
+	} cases[] = {
+		{llvm, "_ZN4llvm*", clang},
+		{libc, "*", libcalls},
+		{libc, "mem*", libcalls},
+		{libc, "memcpy@GLIBC_2.2.5", libcalls},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *base = strrchr(cases[i].lib, '/') + 1;
+		const char *sym[] = {harness_path("EXTPROF_BIN"), "symbols", "--format", "json",
+				     cases[i].lib, cases[i].glob, NULL};
+		char *dir = harness_tmpdir("agree"), entry[256], line[1024];
+		unsigned long long hooked = 0, tried = 0, ok = 0, refused = 0;
+		struct run_result r, s;
+		const char *said;
+		json_error_t jerr;
+		json_t *root, *fns;
+
+		snprintf(entry, sizeof(entry), "function:%s@%s", cases[i].glob, base);
+		shim_run(cases[i].argv, entry, dir, NULL, NULL, &r);
+		cr_expect_eq(r.status, 0, "%s: %s", entry, r.err);
+		said = harness_hook_line(r.err);
+		harness_run(sym, NULL, &s);
+		cr_expect_eq(s.status, 0, "symbols %s: %s", entry, s.err);
+		cr_expect_str_eq(dry_line(s.err, line, sizeof(line)),
+				 said + strlen("extprof: hooked "), "%s: symbols said %s", entry,
+				 s.err);
+		/* the shim's "hooked H/T": as many rows OK, and T - H refused */
+		{
+			char digits[64];
+			size_t n = 0;
+
+			for (const char *p = said + strlen("extprof: hooked ");
+			     *p && *p != ';' && n + 1 < sizeof(digits); p++)
+				if (*p != ',')
+					digits[n++] = *p;
+			digits[n] = '\0';
+			cr_assert_eq(sscanf(digits, "%llu/%llu", &hooked, &tried), 2, "%s", said);
+		}
+		root = json_loads(s.out, 0, &jerr);
+		fns = json_object_get(root, "functions");
+		cr_assert(fns, "%s: %s", entry, jerr.text);
+		for (size_t k = 0; k < json_array_size(fns); k++) {
+			json_t *fn = json_array_get(fns, k);
+
+			if (json_is_true(json_object_get(fn, "hookable")))
+				ok++;
+			else if (!json_object_get(fn, "alias_of"))
+				refused++;
+		}
+		cr_expect_eq(ok, hooked, "%s: %llu rows OK: %s", entry, ok, said);
+		cr_expect_eq(refused, tried - hooked, "%s: %llu rows refused: %s", entry, refused,
+			     said);
+		cr_expect(!strstr(said, " N ") && !strstr(said, "0xN"), "%s: %s", entry, said);
+		fprintf(stderr, "real: %s: %llu OK, %llu refused: %s\n", entry, ok, refused, said);
+		json_decref(root);
+		harness_free(&r);
+		harness_free(&s);
+		harness_rmdir(dir);
+	}
+}
+
+/*
+ * A cgo program (tests/targets/cgo/main.go, built here by the go tool,
+ * offline): Go's runtime walks goroutine stacks by their return addresses,
+ * and hooked, main.deep died "fatal error: unknown caller pc" when its
+ * stack grew.  Its Go functions are refused with one reason, which
+ * `extprof symbols` gives too; the program runs unchanged; the C function
+ * beside them is hooked and counted exactly.
+ */
+Test(real, go_code_refused)
+{
+#define GO_REASON                                                                                  \
+	"is Go code: Go's runtime walks goroutine stacks by their return addresses (to grow "      \
+	"them, to collect garbage) and would meet the stub's (\"unknown caller pc\")"
+	char *dir = harness_tmpdir("go"), src[4096], exe[4096], cache[4200], path[4200], home[4200];
+	const char *env[] = {cache, path, home, "GOFLAGS=", "GOPROXY=off", "CGO_ENABLED=1", NULL};
+	const char *build[] = {"go", "build", "-o", exe, src, NULL};
+	const char *argv[] = {exe, "300", NULL};
+	static const struct {
+		const char *entry, *line, *has;
+	} cases[] = {
+		{"function:main.deep", "extprof: hooked 0/1; refused 1: main.deep " GO_REASON, ""},
+		/* every Go function of package main: main.main, main.goWork, the cgo stubs */
+		{"function:main.*", "extprof: hooked 0/",
+		 " are Go code, whose stacks Go's runtime walks by their return addresses"},
+		{"function:c_twice", "extprof: hooked 1/1", ""},
+	};
+	struct run_result b, plain;
+
+	snprintf(src, sizeof(src), "%s/tests/targets/cgo/main.go",
+		 harness_path("EXTPROF_SOURCE_ROOT"));
+	snprintf(exe, sizeof(exe), "%s/cgo", dir);
+	snprintf(cache, sizeof(cache), "GOCACHE=%s/cache", dir);
+	snprintf(path, sizeof(path), "GOPATH=%s/path", dir);
+	snprintf(home, sizeof(home), "HOME=%s", dir);
+	harness_run(build, env, &b);
+	cr_assert_eq(b.status, 0, "go build: %s", b.err);
+	harness_run(argv, NULL, &plain);
+	cr_assert_eq(plain.status, 0, "the cgo program by itself: %s", plain.err);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *d = harness_tmpdir("go"), line[1024];
+		const char *glob = strchr(cases[i].entry, ':') + 1, *said;
+		const char *args[] = {harness_path("EXTPROF_BIN"), "symbols", exe, glob, NULL};
+		struct run_result r, s;
+
+		shim_run(argv, cases[i].entry, d, NULL, NULL, &r);
+		expect_same(cases[i].entry, &plain, &r);
+		said = harness_hook_line(r.err);
+		cr_expect(!strncmp(said, cases[i].line, strlen(cases[i].line)), "%s: want %s: %s",
+			  cases[i].entry, cases[i].line, r.err);
+		cr_expect(strstr(said, cases[i].has), "%s: want \"%s\": %s", cases[i].entry,
+			  cases[i].has, said);
+		/* extprof symbols, dry, says the same */
+		harness_run(args, NULL, &s);
+		cr_expect_str_eq(dry_line(s.err, line, sizeof(line)),
+				 said + strlen("extprof: hooked "), "%s: symbols said %s",
+				 cases[i].entry, s.err);
+		if (strstr(cases[i].line, "1/1")) {
+			json_t *report = harness_report(d, NULL);
+
+			cr_expect_eq(harness_decl_int(report, "c_twice", "evaluations"),
+				     harness_tagged(plain.err, "truth", "c_twice"));
+			json_decref(report);
+		}
+		harness_free(&r);
+		harness_free(&s);
+		harness_rmdir(d);
+	}
+	harness_free(&b);
+	harness_free(&plain);
+	harness_rmdir(dir);
+#undef GO_REASON
+}
+
+/*
+ * Everything hooked in programs that met each of the faults above: a
+ * fork child (timeout), glibc's homonyms (strtod, in timeout's argument),
+ * fortified calls: each runs unchanged.
+ */
+Test(real, everything_hooked_programs)
+{
+	const char *timeout[] = {"timeout", "5", "sh", "-c", "echo in the child", NULL};
+	const char *chk[] = {harness_path("LIBCALLS_TARGET"), "chk", "20", NULL};
+	const char *fork_[] = {harness_path("LIBCALLS_TARGET"), "fork", "20", NULL};
+	const char *twins[] = {harness_path("HOMONYMS_TARGET"), "20", NULL};
+	const char *const *progs[] = {timeout, chk, fork_, twins};
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		expect_unchanged(progs[i], "function:*@*", "extprof: hooked ");
 }
 
 /*

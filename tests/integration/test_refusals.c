@@ -26,7 +26,8 @@ static void refusal_reason(const char *fn, const struct matrix_cell *c, char *bu
 	int endbr = c->cet ? 4 : 0;
 
 	if (!strcmp(fn, "tiny4"))
-		snprintf(buf, n, "is %d bytes", 4 + endbr);
+		snprintf(buf, n, "is %d bytes%s, too short for the 5-byte jump to its stub",
+			 4 + endbr, endbr ? " with its endbr64" : "");
 	else if (!strcmp(fn, "ret_early"))
 		snprintf(buf, n, "returns at +0x%x, inside the patched bytes", 2 + endbr);
 	else if (!strcmp(fn, "loop_back"))
@@ -115,4 +116,62 @@ Test(refusals, hooked_beside_refused)
 			 hookable[i]);
 
 	matrix_run_cells("refusals all", &k, refusals_check, NULL);
+}
+
+/*
+ * A short patch uses the padding before a function only where nothing but
+ * a fall-through enters it, at an instruction boundary
+ * (tests/targets/refusals.c, "pf_copy" to "ps_copy"): after a function
+ * that falls through (glibc's __memmove_chk_* into __memmove_*) the jmp goes
+ * at an instruction of the padding, and a fall-through is a counted call;
+ * a padding a jump lands in, a symbol names, or too short, is refused.
+ */
+static void padding_check(struct matrix_tally *t, const struct matrix_cell *c,
+			  const struct matrix_pass *p, void *arg)
+{
+	int endbr = c->cet ? 4 : 0;
+	char line[1024];
+
+	(void)arg;
+	snprintf(line, sizeof(line),
+		 "extprof: hooked 2/5; refused 3: "
+		 "pj_copy a jump from pj_plus+0x%x lands inside the patched bytes, and a jump "
+		 "from pj_into+0x%x lands in the padding before it; "
+		 "pl_copy a jump from pl_plus+0x%x lands inside the patched bytes, and the symbol "
+		 "pl_mark names the padding before it; "
+		 "ps_copy a jump from ps_plus+0x%x lands inside the patched bytes, and the "
+		 "padding before it is 3 bytes, less than a 5-byte jump",
+		 7 + endbr, 3 + endbr, 7 + endbr, 7 + endbr);
+	MX_EXPECT(t, c, !strcmp(harness_hook_line(p->hooked.err), line),
+		  "[padding %s] want \"%s\", the shim said: %s", c->name, line, p->hooked.err);
+	/*
+	 * 40 calls each; the calls of pf_chk that pass run pf_copy's code, and
+	 * the program counts them as its calls
+	 */
+	static const struct {
+		const char *fn;
+		long long more_than;
+	} hooked[] = {{"pf_copy", 40}, {"pr_copy", 39}};
+
+	for (size_t i = 0; i < sizeof(hooked) / sizeof(hooked[0]); i++) {
+		long long want = harness_tagged(p->hooked.err, "truth", hooked[i].fn);
+		long long got = harness_decl_int(p->report, hooked[i].fn, "evaluations");
+
+		MX_EXPECT(t, c, want > hooked[i].more_than && got == want,
+			  "[padding %s] %s: %lld evaluations, %lld calls", c->name, hooked[i].fn,
+			  got, want);
+	}
+}
+
+Test(refusals, padding)
+{
+	const struct matrix_case k = {
+		.kase = "refusals",
+		.hooks = "function:pf_copy,function:pr_copy,function:pj_copy,function:pl_copy,"
+			 "function:ps_copy",
+		.status = 0,
+		.truths = -1,
+	};
+
+	matrix_run_cells("refusals padding", &k, padding_check, NULL);
 }

@@ -36,14 +36,6 @@ static char *setting(const char *name, const char *value)
 	return s;
 }
 
-/*
- * glibc's choice of code by CPU, in both of a comparison's runs
- * (GLIBC_TUNABLES): valgrind's CPU has no XSAVEC, so the dynamic linker's
- * lazy binding takes _dl_runtime_resolve_xsave under it, and must natively
- * too.  NULL: glibc's own choice.
- */
-static const char *tunables;
-
 /* Run @argv under steps with @engine (NULL: the default); its report, its output in @r. */
 static json_t *steps_run(const char *const argv[], const char *hooks, const char *engine,
 			 struct run_result *r)
@@ -55,7 +47,7 @@ static json_t *steps_run(const char *const argv[], const char *hooks, const char
 		       /* the trap engine steps every evaluation */
 		       setting("EXTPROF_STEP_FIRST", "0"), setting("EXTPROF_STEP_EVERY", "1"),
 		       setting("EXTPROF_SPEC", NULL), setting("EXTPROF_CALLERS", NULL),
-		       setting("EXTPROF_WINDOW", NULL), setting("GLIBC_TUNABLES", tunables), NULL};
+		       setting("EXTPROF_WINDOW", NULL), NULL};
 	json_t *report;
 
 	harness_run(argv, (const char *const *)env, r);
@@ -133,7 +125,6 @@ static char *callgrind_run(const char *const argv[], const char *opt, const char
 	static int n;
 	char *out, *outopt;
 	const char *vargv[32] = {"valgrind", "--tool=callgrind", NULL};
-	char *env[] = {setting("GLIBC_TUNABLES", tunables), NULL};
 	struct run_result r;
 	size_t k = 2;
 
@@ -145,27 +136,11 @@ static char *callgrind_run(const char *const argv[], const char *opt, const char
 	for (size_t i = 0; argv[i] && k < NELEM(vargv) - 1; i++)
 		vargv[k++] = argv[i];
 	vargv[k] = NULL;
-	harness_run(vargv, (const char *const *)env, &r);
+	harness_run(vargv, NULL, &r);
 	cr_assert_eq(r.status, 0, "valgrind: %d: %s", r.status, r.err);
 	harness_free(&r);
-	free(env[0]);
 	free(outopt);
 	return out;
-}
-
-/* The "summary:" line of a callgrind output file: the instructions it collected. */
-static long long callgrind_summary(const char *file)
-{
-	char line[512];
-	long long v = -1;
-	FILE *f = fopen(file, "r");
-
-	cr_assert(f, "no %s", file);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "summary: %lld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
 }
 
 /*
@@ -257,64 +232,6 @@ Test(translate, checker_per_eval_equals_the_trap_engine)
 	json_decref(trap);
 	harness_free(&r);
 	harness_free(&rt);
-}
-
-/*
- * crc32 and adler32 through Debian's libz, bound lazily: per-eval is
- * callgrind's steady-state count per call, observed callgrind's total, the
- * first call's extra work (a symbol resolved inside libz) included.
- */
-Test(translate, zlib_per_eval_is_the_steady_state)
-{
-	const char *fns[] = {"crc32", "adler32"}, *sizes[] = {"1024", "2048", "4096"};
-	char *tmp = harness_tmpdir("callgrind");
-
-	/* the first call resolves crc32_z lazily: the same resolver in both runs */
-	tunables = "glibc.cpu.hwcaps=-XSAVEC";
-	for (size_t f = 0; f < NELEM(fns); f++) {
-		for (size_t s = 0; s < NELEM(sizes); s++) {
-			const char *a10[] = {harness_path("ZCALLS_TARGET"),
-					     "-s",
-					     sizes[s],
-					     "-n",
-					     "10",
-					     fns[f],
-					     NULL};
-			const char *a20[] = {harness_path("ZCALLS_TARGET"),
-					     "-s",
-					     sizes[s],
-					     "-n",
-					     "20",
-					     fns[f],
-					     NULL};
-			char *toggle, *hook, *o10, *o20;
-			long long s10, s20, steady;
-			struct run_result r;
-			json_t *report;
-
-			cr_assert(asprintf(&toggle, "--toggle-collect=%s", fns[f]) > 0);
-			cr_assert(asprintf(&hook, "function:%s@libz.so.1", fns[f]) > 0);
-			o10 = callgrind_run(a10, toggle, tmp);
-			o20 = callgrind_run(a20, toggle, tmp);
-			s10 = callgrind_summary(o10);
-			s20 = callgrind_summary(o20);
-			steady = (s20 - s10) / 10;
-			report = steps_run(a20, hook, NULL, &r);
-			expect_eq(report, fns[f], "evaluations", 20);
-			expect_eq(report, fns[f], "not_whole", 0);
-			expect_eq(report, fns[f], "per_eval", steady);
-			expect_eq(report, fns[f], "observed", s20);
-			cr_expect_gt(s20, 20 * steady, "%s %s: no first-call work", fns[f],
-				     sizes[s]);
-			json_decref(report);
-			harness_free(&r);
-			free(o10);
-			free(o20);
-			free(toggle);
-			free(hook);
-		}
-	}
-	harness_rmdir(tmp);
 }
 
 /* @caller's per_eval and observed, hooked alone and with each of @callees hooked too. */

@@ -8,6 +8,15 @@
  *                counts exact
  *   old N        the same with memcpy@GLIBC_2.2.5, the version programs
  *                linked before glibc 2.14 call (bound here with .symver)
+ *   chk N        memcpy, __memcpy_chk, mempcpy and __mempcpy_chk N times
+ *                each inside measure_chk(), as a program built with
+ *                -D_FORTIFY_SOURCE=2 calls them: glibc's __memcpy_chk_*
+ *                falls through the padding into its __memcpy_*, and
+ *                __mempcpy_* jumps into it past its first instruction
+ *   fork N       memcpy and munmap N times each inside measure_fork(), then
+ *                a fork child does the same and exits, as timeout(1) forks
+ *                after its own calls: the shim's set-up of the child
+ *                unmaps the parent's dumps, with munmap hooked
  *   twice        setjmp, _setjmp, sigsetjmp and getcontext return twice;
  *                vfork returns twice (the child execs /bin/true)
  *   caller       dlsym(RTLD_NEXT, "puts") must find libc's puts
@@ -21,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -48,6 +58,51 @@ __attribute__((noinline)) void measure_old(long n)
 		old_memcpy(dst, src, sizeof(src));
 		sink += strlen(dst);
 	}
+}
+
+/* what a fortified memcpy or mempcpy calls when the destination's size is known */
+void *__memcpy_chk(void *d, const void *s, size_t n, size_t dlen);
+void *__mempcpy_chk(void *d, const void *s, size_t n, size_t dlen);
+
+__attribute__((noinline)) void measure_chk(long n)
+{
+	for (long i = 0; i < n; i++) {
+		size_t k = (size_t)(i % (long)sizeof(src)) + 1;
+
+		memcpy(dst, src, k);
+		__memcpy_chk(dst, src, k, sizeof(dst));
+		sink += (size_t)((char *)mempcpy(dst, src, k) - dst);
+		sink += (size_t)((char *)__mempcpy_chk(dst, src, k, sizeof(dst)) - dst);
+	}
+}
+
+__attribute__((noinline)) void measure_fork(long n)
+{
+	for (long i = 0; i < n; i++) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		memcpy(dst, src, sizeof(src));
+		if (p != MAP_FAILED)
+			sink += munmap(p, 4096) == 0;
+	}
+}
+
+static int fork_loop(long n)
+{
+	int status;
+	pid_t pid;
+
+	measure_fork(n);
+	pid = fork();
+	if (pid == 0) {
+		measure_fork(n);
+		_exit(sink == 2 * (size_t)n ? 0 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return printf("fork failed\n"), 1;
+	printf("fork: %zu munmap here, the child's status %d\n", (size_t)sink,
+	       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	return 0;
 }
 
 static jmp_buf jb;
@@ -129,6 +184,15 @@ int main(int argc, char **argv)
 		else
 			measure(n);
 		printf("measure: %ld memcpy, %ld strlen, %zu bytes\n", n, n, (size_t)sink);
+		return 0;
+	}
+	if (!strcmp(mode, "fork"))
+		return fork_loop(argc > 2 ? atol(argv[2]) : 1000);
+	if (!strcmp(mode, "chk")) {
+		long n = argc > 2 ? atol(argv[2]) : 1000;
+
+		measure_chk(n);
+		printf("chk: %ld of each, %zu bytes, %.64s\n", n, (size_t)sink, dst);
 		return 0;
 	}
 	if (!strcmp(mode, "all") || !strcmp(mode, "twice"))

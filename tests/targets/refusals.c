@@ -30,6 +30,19 @@
  *                accessors, as jq's jv_invalid)
  *   plain_c      an ordinary C function
  *
+ * Functions another one jumps into after their first instruction (as
+ * glibc's __mempcpy_* jump into __memmove_*), each behind the padding of
+ * the code before it, which a short patch may use only where nothing but
+ * a fall-through enters it, at an instruction boundary:
+ *
+ *   pf_copy      after pf_chk, which falls through it (cmp; ja), over
+ *                11+11+6 bytes of nop: the jmp goes at the 6-byte nop, and
+ *                a call of pf_chk that passes becomes a counted pf_copy
+ *   pr_copy      after a ret and int3 padding: hooked
+ *   pj_copy      a jump lands in its padding: refused
+ *   pl_copy      a symbol (pl_mark, called) names its padding: refused
+ *   ps_copy      3 bytes of padding: refused
+ *
  * Every function is called a known number of times and its results printed;
  * a refused function runs unhooked and must give the same results.
  */
@@ -155,6 +168,104 @@ __asm__(FN(tiny4) ASM_ENDBR
 	"mov 8(%rdi),%rax\n\t"
 	"ret\n\t" END(mov_ret));
 
+long pf_chk(long a);
+long pf_copy(long a);
+long pf_plus(long a);
+long pr_prev(long a);
+long pr_copy(long a);
+long pr_plus(long a);
+long pj_prev(long a);
+long pj_copy(long a);
+long pj_plus(long a);
+long pj_into(long a);
+long pl_prev(long a);
+long pl_copy(long a);
+long pl_plus(long a);
+long pl_mark(long a);
+long ps_prev(long a);
+long ps_copy(long a);
+long ps_plus(long a);
+
+#define NOP3  ".byte 0x0f,0x1f,0x00\n\t"
+#define NOP6  ".byte 0x66,0x0f,0x1f,0x44,0x00,0x00\n\t"
+#define NOP11 ".byte 0x66,0x66,0x2e,0x0f,0x1f,0x84,0x00,0x00,0x00,0x00,0x00\n\t"
+/* a function that starts right here, after the padding written before it */
+#define FN_HERE(name) ".globl " #name "\n\t.type " #name ",@function\n" #name ":\n\t"
+/* a label without .type or .size (a NOTYPE symbol), as hand-written asm has */
+#define LABEL(name) ".globl " #name "\n" #name ":\n\t"
+/* name: mov %rdi,%rax (3 bytes), then at @label the rest, which PLUS jumps to */
+#define COPY(name, label, k)                                                                       \
+	FN_HERE(name) ASM_ENDBR "mov %rdi,%rax\n" label ":\n\t"                                    \
+	"lea " #k "(%rax,%rax),%rax\n\t"                                                           \
+	"ret\n\t" END(name)
+#define PLUS(name, label)                                                                          \
+	FN(name) ASM_ENDBR "mov %rdi,%rax\n\t"                                                      \
+	"add $10,%rax\n\t"                                                                         \
+	"jmp " label "\n\t" END(name)
+
+__asm__(".text\n\t.p2align 6\n\t" FN_HERE(pf_chk) ASM_ENDBR
+	"cmp $1000,%rdi\n\t"
+	"ja pf_fail\n\t" END(pf_chk)
+	NOP11 NOP11 NOP6
+	COPY(pf_copy, ".Lpf_body", 1)
+	PLUS(pf_plus, ".Lpf_body")
+	FN(pf_fail) ASM_ENDBR
+	"mov $-1,%rax\n\t"
+	"ret\n\t" END(pf_fail)
+
+	FN(pr_prev) ASM_ENDBR
+	"lea 5(%rdi),%rax\n\t"
+	"ret\n\t" END(pr_prev)
+	".byte 0xcc,0xcc,0xcc,0xcc,0xcc,0xcc,0xcc,0xcc\n\t"
+	COPY(pr_copy, ".Lpr_body", 2)
+	PLUS(pr_plus, ".Lpr_body")
+
+	FN(pj_prev) ASM_ENDBR
+	"lea 6(%rdi),%rax\n\t"
+	"ret\n\t" END(pj_prev)
+	NOP3 ".Lpj_land:\n\t" NOP3 NOP3
+	COPY(pj_copy, ".Lpj_body", 3)
+	PLUS(pj_plus, ".Lpj_body")
+	FN(pj_into) ASM_ENDBR
+	"mov %rdi,%rax\n\t"
+	"jmp .Lpj_land\n\t" END(pj_into)
+
+	FN(pl_prev) ASM_ENDBR
+	"lea 7(%rdi),%rax\n\t"
+	"ret\n\t" END(pl_prev)
+	"nop\n\tnop\n\tnop\n\tnop\n\tnop\n\t" LABEL(pl_mark) "nop\n\tnop\n\tnop\n\t"
+	COPY(pl_copy, ".Lpl_body", 4)
+	PLUS(pl_plus, ".Lpl_body")
+
+	FN(ps_prev) ASM_ENDBR
+	"lea 8(%rdi),%rax\n\t"
+	"ret\n\t" END(ps_prev)
+	NOP3
+	COPY(ps_copy, ".Lps_body", 5)
+	PLUS(ps_plus, ".Lps_body"));
+
+/* The padding cases, each called a known number of times; their results hashed. */
+static unsigned long pad_calls[2], pad_hash;
+
+static void pad_round(long i)
+{
+	long r[14];
+
+	r[0] = pf_copy(i), pad_calls[0]++;
+	r[1] = pf_chk(i * 100);
+	pad_calls[0] += r[1] >= 0; /* it passed: it ran pf_copy's code */
+	r[2] = pf_plus(i);
+	r[3] = pr_copy(i), pad_calls[1]++;
+	r[4] = pr_plus(i) + pr_prev(i);
+	r[5] = pj_copy(i) + pj_plus(i);
+	r[6] = pj_into(i) + pj_prev(i);
+	r[7] = pl_copy(i) + pl_plus(i);
+	r[8] = pl_mark(i) + pl_prev(i);
+	r[9] = ps_copy(i) + ps_plus(i) + ps_prev(i);
+	for (int k = 0; k < 10; k++)
+		pad_hash = pad_hash * 131 + (unsigned long)r[k];
+}
+
 enum { F_TINY4, F_RET_EARLY, F_LOOP_BACK, F_ENDBR_BACK, F_JRCXZ, F_RIP_LOAD, F_RIP_LEA,
        F_RIP_STORE, F_RIP_CMP, F_CALL_FIRST, F_ICALL_FIRST, F_JMP_FIRST, F_JCC_FIRST, F_RET_LAST,
        F_MOV_RET, F_PLAIN_C, F_N };
@@ -209,10 +320,14 @@ int main(void)
 		}
 		for (int f = 0; f < F_N; f++)
 			h = h * 31 + (unsigned long)r[f];
+		pad_round(i);
 	}
 	printf("hash %lu\n", h);
+	printf("padding hash %lu\n", pad_hash);
 	printf("%s\n", n_plain == calls[F_PLAIN_C] ? "counts agree" : "plain_c miscounted");
 	for (int f = 0; f < F_N; f++)
 		TRUTH("truth", names[f], calls[f]);
+	TRUTH("truth", "pf_copy", pad_calls[0]);
+	TRUTH("truth", "pr_copy", pad_calls[1]);
 	return 0;
 }

@@ -24,6 +24,29 @@
  *                             call xs_work 3 times and _exit; a child that
  *                             has not ended 5 s later is killed, the rounds
  *                             stop: status 6
+ *   ./safety dlrace LIB N     N rounds: 4 new threads each make their first
+ *                             hooked calls (xs_work 100 times, and
+ *                             xs_lib_work once LIB is loaded), so their
+ *                             worker's dump is laid out, while the main
+ *                             thread dlopens LIB over and over (each dlopen
+ *                             makes the shim look again for what its hooks
+ *                             name; the first adds xs_lib_work) until the
+ *                             four are done; they stay alive to the end, so
+ *                             the next round's threads need new workers.
+ *                             Then 300 short-lived threads one after
+ *                             another, the same calls
+ *   ./safety clone N          threads clone() makes without TLS of their
+ *                             own (they run on the main thread's): the main
+ *                             thread calls xs_work N times; a child calls
+ *                             xs_work N times while the main thread calls
+ *                             xs_other N times (xs_spawn starts it), then
+ *                             waits for it inside xs_wait; the same again with a child whose
+ *                             stack is an array on the main thread's; then
+ *                             the main thread xs_work N times more
+ *   ./safety vmexit N         a child clone() makes with CLONE_VM, a
+ *                             process of its own on the same memory, calls
+ *                             xs_work twice and exit(0); then the parent
+ *                             calls it N times
  *   ./safety dlopen SHIM      dlopen SHIM (as /etc/ld.so.preload would load
  *                             it), then xs_work 4 times
  *   ./safety fill FILE [keep] xs_work 10 times; then fill FILE's filesystem
@@ -37,13 +60,17 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,7 +82,8 @@ static volatile sig_atomic_t n_in_handler;
 
 HOOKED long xs_work(long x)
 {
-	n_work++;
+	/* threads call it at once (dlrace) */
+	__atomic_add_fetch(&n_work, 1, __ATOMIC_RELAXED);
 	return x * 3 + 1;
 }
 
@@ -357,6 +385,227 @@ static int forklayout(int rounds)
 	return ret;
 }
 
+/* ---- dlrace ------------------------------------------------------------- */
+
+#define DR_THREADS 4
+
+static long (*dr_lib_work)(long);
+static unsigned long n_lib_work;
+static int dr_go, dr_done;
+static pthread_mutex_t dr_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t dr_end = PTHREAD_COND_INITIALIZER;
+static bool dr_over;
+
+static long dr_calls(void)
+{
+	long (*lib_work)(long) = __atomic_load_n(&dr_lib_work, __ATOMIC_ACQUIRE);
+	long sum = 0;
+
+	for (long i = 0; i < 100; i++)
+		sum += xs_work(i);
+	if (lib_work) {
+		sum += lib_work(sum);
+		__atomic_add_fetch(&n_lib_work, 1, __ATOMIC_RELAXED);
+	}
+	return sum;
+}
+
+/* Its first hooked calls once the main thread dlopens, then alive to the end. */
+static void *dr_thread(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&dr_go, __ATOMIC_ACQUIRE))
+		sched_yield();
+	dr_calls();
+	__atomic_add_fetch(&dr_done, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&dr_lock);
+	while (!dr_over)
+		pthread_cond_wait(&dr_end, &dr_lock);
+	pthread_mutex_unlock(&dr_lock);
+	return NULL;
+}
+
+static void *dr_short(void *arg)
+{
+	(void)arg;
+	dr_calls();
+	return NULL;
+}
+
+/*
+ * Every new worker's dump laid out while a dlopen is in progress, by
+ * construction: the threads start their calls when the main thread is
+ * about to dlopen, and it dlopens until they are all done.
+ */
+static int dlrace(const char *lib, int rounds)
+{
+	pthread_t *t = calloc((size_t)rounds * DR_THREADS, sizeof(*t));
+	void *keep = NULL;
+	long dlopens = 0;
+
+	if (!t)
+		return 3;
+	for (int r = 0; r < rounds; r++) {
+		__atomic_store_n(&dr_go, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&dr_done, 0, __ATOMIC_RELAXED);
+		for (int i = 0; i < DR_THREADS; i++)
+			pthread_create(&t[r * DR_THREADS + i], NULL, dr_thread, NULL);
+		__atomic_store_n(&dr_go, 1, __ATOMIC_RELEASE);
+		do {
+			void *h = dlopen(lib, RTLD_NOW);
+
+			if (!h) {
+				fprintf(stderr, "safety: %s\n", dlerror());
+				return 4;
+			}
+			dlopens++;
+			if (!keep) {
+				keep = h;
+				__atomic_store_n(&dr_lib_work,
+						 (long (*)(long))dlsym(h, "xs_lib_work"),
+						 __ATOMIC_RELEASE);
+			} else {
+				dlclose(h);
+			}
+		} while (__atomic_load_n(&dr_done, __ATOMIC_ACQUIRE) < DR_THREADS);
+	}
+	pthread_mutex_lock(&dr_lock);
+	dr_over = true;
+	pthread_cond_broadcast(&dr_end);
+	pthread_mutex_unlock(&dr_lock);
+	for (int i = 0; i < rounds * DR_THREADS; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	for (int i = 0; i < 300; i++) {
+		pthread_t s;
+
+		pthread_create(&s, NULL, dr_short, NULL);
+		pthread_join(s, NULL);
+	}
+	fprintf(stderr, "safety: %ld dlopens during the threads' first calls\n", dlopens);
+	TRUTH("truth", "xs_lib_work", n_lib_work);
+	printf("dlrace: %d rounds of %d threads, then 300 threads\n", rounds, DR_THREADS);
+	return 0;
+}
+
+/* ---- clone, vmexit ------------------------------------------------------ */
+
+#define CL_STACK (256 * 1024)
+
+static int cl_go;
+static unsigned long n_wait, n_spawn;
+
+/* No TLS of its own: errno, stdio and malloc are the main thread's; none used. */
+static int cl_child(void *arg)
+{
+	long n = (long)arg, sum = 0;
+
+	while (!__atomic_load_n(&cl_go, __ATOMIC_ACQUIRE))
+		;
+	for (long i = 0; i < n; i++)
+		sum += xs_work(i);
+	return sum == 0;
+}
+
+/* Wait, inside a hooked function, until the child clone() made on *@ctid has ended. */
+HOOKED long xs_wait(volatile pid_t *ctid)
+{
+	pid_t tid;
+
+	__atomic_add_fetch(&n_wait, 1, __ATOMIC_RELAXED);
+	while ((tid = *ctid) != 0)
+		syscall(SYS_futex, ctid, FUTEX_WAIT, tid, NULL, NULL, 0);
+	return 0;
+}
+
+/*
+ * Start the child on @stack_top (its thread id in *@ctid until it ends),
+ * inside a hooked function: with steps, its first evaluation is stepped,
+ * and the child starts with the trap flag set.
+ */
+HOOKED int xs_spawn(char *stack_top, long n, volatile pid_t *ctid)
+{
+	int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+		    CLONE_SYSVSEM | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+
+	__atomic_add_fetch(&n_spawn, 1, __ATOMIC_RELAXED);
+	return clone(cl_child, stack_top, flags, (void *)n, ctid, NULL, ctid);
+}
+
+/* A child on @stack_top calls xs_work @n times while this thread calls xs_other @n times. */
+static long cl_both_at_once(char *stack_top, long n)
+{
+	volatile pid_t ctid = 0;
+	long sum = 0;
+
+	__atomic_store_n(&cl_go, 0, __ATOMIC_RELAXED);
+	if (xs_spawn(stack_top, n, &ctid) < 0) {
+		perror("clone");
+		exit(3);
+	}
+	__atomic_store_n(&cl_go, 1, __ATOMIC_RELEASE);
+	for (long i = 0; i < n; i++)
+		sum += xs_other(i);
+	return sum + xs_wait(&ctid);
+}
+
+/* The child's stack an array of this frame: on the main thread's stack. */
+static __attribute__((noinline)) long cl_on_my_stack(long n)
+{
+	char stack[CL_STACK] __attribute__((aligned(16)));
+
+	return cl_both_at_once(stack + sizeof(stack), n);
+}
+
+static int clone_mode(long n)
+{
+	char *stack = mmap(NULL, CL_STACK, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	long sum = 0;
+
+	if (stack == MAP_FAILED)
+		return 3;
+	for (long i = 0; i < n; i++)
+		sum += xs_work(i);
+	sum += cl_both_at_once(stack + CL_STACK, n);
+	sum += cl_on_my_stack(n);
+	for (long i = 0; i < n; i++)
+		sum += xs_work(i);
+	munmap(stack, CL_STACK);
+	TRUTH("truth", "xs_wait", n_wait);
+	TRUTH("truth", "xs_spawn", n_spawn);
+	printf("clone: sum %ld\n", sum);
+	return 0;
+}
+
+static int vm_child(void *arg)
+{
+	(void)arg;
+	xs_work(1);
+	xs_work(2);
+	exit(0);
+}
+
+static int vmexit(long n)
+{
+	char *stack = mmap(NULL, CL_STACK, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	long sum = 0;
+	int status;
+	pid_t pid;
+
+	if (stack == MAP_FAILED)
+		return 3;
+	fflush(stdout);
+	pid = clone(vm_child, stack + CL_STACK, CLONE_VM | SIGCHLD, NULL);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return 3;
+	for (long i = 0; i < n; i++)
+		sum += xs_work(i);
+	printf("vmexit: child status %d, sum %ld\n", status, sum);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -391,6 +640,12 @@ int main(int argc, char **argv)
 		ret = forklayout(atoi(argv[2]));
 	} else if (!strcmp(mode, "fill") && argc > 2) {
 		ret = fill_mode(argv[2], argc > 3 && !strcmp(argv[3], "keep"));
+	} else if (!strcmp(mode, "clone") && argc > 2) {
+		ret = clone_mode(atol(argv[2]));
+	} else if (!strcmp(mode, "vmexit") && argc > 2) {
+		ret = vmexit(atol(argv[2]));
+	} else if (!strcmp(mode, "dlrace") && argc > 3) {
+		ret = dlrace(argv[2], atoi(argv[3]));
 	} else if (!strcmp(mode, "dlopen") && argc > 2) {
 		if (!dlopen(argv[2], RTLD_NOW)) {
 			fprintf(stderr, "safety: %s\n", dlerror());
@@ -398,9 +653,10 @@ int main(int argc, char **argv)
 		}
 		printf("sum %ld\n", calls(4));
 	} else {
-		fprintf(stderr,
-			"usage: safety calls N | sigmalloc N | chdir DIR | daemon DATA LIB "
-			"| popen | spawn | forklayout N | dlopen SHIM | fill FILE [keep]\n");
+		fprintf(stderr, "usage: safety calls N | sigmalloc N | chdir DIR | daemon DATA LIB "
+				"| popen | spawn | forklayout N | clone N | vmexit N | dlrace LIB "
+				"N | dlopen SHIM "
+				"| fill FILE [keep]\n");
 		return 2;
 	}
 	fflush(stdout);

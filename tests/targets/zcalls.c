@@ -1,48 +1,39 @@
 // SPDX-License-Identifier: MIT
 /*
- * zcalls: zlib's crc32 and adler32 through Debian's libz, bound lazily (its
- * first call resolves a symbol inside libz: that call costs more), for the
- * steps counter's tests (tests/integration/test_translate.c) and benchmark
- * (scripts/bench-steps.sh).
+ * Debian's libz, bound lazily (the steps tests, tests/integration/test_steps.c):
+ * built without -z now, so that the first call through each PLT entry, the
+ * program's and libz's own (crc32 calls crc32_z, adler32 adler32_z), runs
+ * the dynamic loader's binding.
  *
- *   zcalls [-s SIZE] [-n N] crc32|adler32
- *       N calls over the same SIZE bytes (default 1024, at most 65536) of a
- *       fixed pattern; prints the last checksum
+ *   ./zcalls crc32|adler32 BYTES N    the function over BYTES bytes, N times
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
-
-static unsigned char zbuf[65536];
 
 int main(int argc, char **argv)
 {
-	long n = 10, size = 1024;
 	unsigned long sum = 0;
-	int opt;
+	unsigned char *buf;
+	size_t len;
+	long n;
 
-	while ((opt = getopt(argc, argv, "s:n:")) != -1) {
-		if (opt == 's')
-			size = atol(optarg);
-		else if (opt == 'n')
-			n = atol(optarg);
-		else
-			return 2;
-	}
-	if (optind >= argc || size < 0 || size > (long)sizeof(zbuf))
+	if (argc != 4 || (strcmp(argv[1], "crc32") && strcmp(argv[1], "adler32"))) {
+		fprintf(stderr, "usage: zcalls crc32|adler32 BYTES N\n");
 		return 2;
-	for (size_t i = 0; i < sizeof(zbuf); i++)
-		zbuf[i] = (unsigned char)(i * 131u + (i >> 7));
-	for (long i = 0; i < n; i++) {
-		if (!strcmp(argv[optind], "crc32"))
-			sum = crc32(0, zbuf, (uInt)size);
-		else if (!strcmp(argv[optind], "adler32"))
-			sum = adler32(1, zbuf, (uInt)size);
-		else
-			return 2;
 	}
-	printf("%s of %ld bytes, %ld times: %08lx\n", argv[optind], size, n, sum);
+	len = strtoul(argv[2], NULL, 10);
+	n = atol(argv[3]);
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return 3;
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (unsigned char)(i * 131 + 7);
+	for (long i = 0; i < n; i++)
+		sum += !strcmp(argv[1], "crc32") ? crc32(0, buf, (uInt)len)
+						 : adler32(1, buf, (uInt)len);
+	printf("%s of %zu bytes, %ld times: %lu\n", argv[1], len, n, sum);
+	free(buf);
 	return 0;
 }

@@ -4,7 +4,8 @@
  * share: on real objects (this test program, libc) every FDE matches what
  * the symbols say of the functions both know; on every truncation and on
  * thousands of mutations of real bytes it never reads outside them (the
- * unit tests run under ASan and UBSan too) and never loops.
+ * unit tests run under ASan and UBSan too) and never loops.  And
+ * preload/gocode.c's pclntab reader, on every format and on bad bytes.
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -17,6 +18,7 @@
 #include "ehframe.h"
 #include "elfsyms.h"
 #include "functab.h"
+#include "gocode.h"
 
 struct section {
 	uint8_t *bytes;
@@ -129,4 +131,108 @@ Test(ehframe, truncated_and_mutated, .timeout = 60)
 		free(copy);
 	}
 	free(s.bytes);
+}
+
+/*
+ * preload/gocode.c's pclntab header reader, in each format the Go linker
+ * has written (1.2, 1.16, 1.18, 1.20): the text its function table spans;
+ * on every truncation and on mutations, -1 or a range, never a read past
+ * the bytes (ASan).
+ */
+struct pcln {
+	uint8_t b[512];
+	size_t n;
+};
+
+static void pcln_u64(struct pcln *p, size_t at, uint64_t v)
+{
+	memcpy(p->b + at, &v, sizeof(v));
+}
+
+static void pcln_u32(struct pcln *p, size_t at, uint32_t v)
+{
+	memcpy(p->b + at, &v, sizeof(v));
+}
+
+/* A pclntab of @magic with 3 functions from 0x401000 to 0x401300 (text ending 0x401400). */
+static void pcln_make(struct pcln *p, uint32_t magic)
+{
+	static const uint64_t pcs[4] = {0x401000, 0x401100, 0x401300, 0x401400};
+
+	memset(p, 0, sizeof(*p));
+	pcln_u32(p, 0, magic);
+	p->b[6] = 1;
+	p->b[7] = 8;
+	pcln_u64(p, 8, 3);
+	if (magic == 0xfffffffb) {
+		for (int i = 0; i < 4; i++)
+			pcln_u64(p, 16 + 16 * (size_t)i, pcs[i]);
+		p->n = 16 + 4 * 16;
+	} else if (magic == 0xfffffffa) {
+		pcln_u64(p, 56, 128);
+		for (int i = 0; i < 4; i++)
+			pcln_u64(p, 128 + 16 * (size_t)i, pcs[i]);
+		p->n = 128 + 4 * 16;
+	} else {
+		pcln_u64(p, 24, 0x401000);
+		pcln_u64(p, 64, 128);
+		for (int i = 0; i < 4; i++)
+			pcln_u32(p, 128 + 8 * (size_t)i, (uint32_t)(pcs[i] - 0x401000));
+		p->n = 128 + 4 * 8;
+	}
+}
+
+Test(gocode, every_pclntab_format)
+{
+	static const uint32_t magics[] = {0xfffffffb, 0xfffffffa, 0xfffffff0, 0xfffffff1};
+
+	for (size_t i = 0; i < sizeof(magics) / sizeof(magics[0]); i++) {
+		struct pcln p;
+		uint64_t lo = 0, hi = 0;
+
+		pcln_make(&p, magics[i]);
+		cr_expect_eq(gocode_pclntab_range(p.b, p.n, &lo, &hi), 0, "magic %x", magics[i]);
+		cr_expect(lo == 0x401000 && hi == 0x401400, "magic %x: [%lx, %lx)", magics[i],
+			  (unsigned long)lo, (unsigned long)hi);
+		/* truncated: refused, never read past its end */
+		for (size_t n = 0; n < p.n; n++) {
+			uint8_t *copy = malloc(n ? n : 1);
+
+			cr_assert(copy);
+			memcpy(copy, p.b, n);
+			cr_expect_eq(gocode_pclntab_range(copy, n, &lo, &hi), -1, "magic %x, %zu bytes",
+				     magics[i], n);
+			free(copy);
+		}
+		/* mutated: -1 or a range, within the bytes */
+		srand(7 + (unsigned)i);
+		for (int k = 0; k < 4000; k++) {
+			uint8_t *copy = malloc(p.n);
+
+			cr_assert(copy);
+			memcpy(copy, p.b, p.n);
+			for (int m = 0; m < 1 + k % 4; m++)
+				copy[(size_t)rand() % (k % 3 ? 80 : p.n)] = (uint8_t)rand();
+			if (!gocode_pclntab_range(copy, p.n, &lo, &hi))
+				cr_expect(lo < hi);
+			free(copy);
+		}
+	}
+}
+
+/* Not Go: no pclntab, whatever follows its first bytes. */
+Test(gocode, not_a_pclntab)
+{
+	struct pcln p;
+	uint64_t lo, hi;
+
+	pcln_make(&p, 0xfffffff1);
+	p.b[7] = 4; /* 4-byte pointers: not x86-64's */
+	cr_expect_eq(gocode_pclntab_range(p.b, p.n, &lo, &hi), -1);
+	pcln_make(&p, 0xfffffff1);
+	pcln_u32(&p, 0, 0x464c457f); /* "\x7fELF" */
+	cr_expect_eq(gocode_pclntab_range(p.b, p.n, &lo, &hi), -1);
+	pcln_make(&p, 0xfffffff0);
+	pcln_u64(&p, 64, 1u << 30); /* the function table past the end */
+	cr_expect_eq(gocode_pclntab_range(p.b, p.n, &lo, &hi), -1);
 }

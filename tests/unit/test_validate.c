@@ -272,7 +272,7 @@ Test(validate, section_type_and_entry_size)
 	expect_bad(b, good_size, "section 0: unknown type 42");
 	b = copy();
 	xt_section(b, EXTPROF_SECTION_DECLS)->entry_size = 8;
-	expect_bad(b, good_size, "(DECLS): entry_size 8, expected 160");
+	expect_bad(b, good_size, "(DECLS): entry_size 8, expected 176");
 	b = copy();
 	sec(b, 1)->type = sec(b, 0)->type;
 	sec(b, 1)->entry_size = sec(b, 0)->entry_size;

@@ -1,37 +1,37 @@
 // SPDX-License-Identifier: MIT
 /*
  * context: the x86-64 registers the rest of the shim needs but never names:
- * the context a libunwind walk starts from (callers.c), and the stack
- * pointer of a glibc jmp_buf (longjmp.c).
+ * the frame a libunwind walk starts from (callers.c), and the stack pointer
+ * of a glibc jmp_buf (longjmp.c).
  */
-#define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <stdint.h>
-#include <string.h>
-#include <ucontext.h>
 
 #include "../../arch.h"
 
 /* regs as xp_thunk_exit_callers pushed them (thunk.S) */
 enum { CR_RBX, CR_RBP, CR_R12, CR_R13, CR_R14, CR_R15 };
 
-/* libunwind's local context is a ucontext_t on x86-64 */
-_Static_assert(sizeof(unw_context_t) == sizeof(ucontext_t), "unw_context_t is a ucontext_t");
-
-void arch_unwind_context(void *context, const uint64_t *regs, uint64_t ret, uint64_t slot)
+int arch_unwind_start(void *cursor, const uint64_t *regs, uint64_t ret, uint64_t slot)
 {
-	ucontext_t *uc = context;
+	static const int callee_saved[] = {
+		[CR_RBX] = UNW_X86_64_RBX, [CR_RBP] = UNW_X86_64_RBP, [CR_R12] = UNW_X86_64_R12,
+		[CR_R13] = UNW_X86_64_R13, [CR_R14] = UNW_X86_64_R14, [CR_R15] = UNW_X86_64_R15,
+	};
+	unw_cursor_t *c = cursor;
+	unw_context_t uc;
 
-	memset(uc, 0, sizeof(*uc));
-	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ret;
+	if (unw_getcontext(&uc) || unw_init_local(c, &uc))
+		return -1;
 	/* the caller's stack pointer: past the return address it pushed */
-	uc->uc_mcontext.gregs[REG_RSP] = (greg_t)(slot + 8);
-	uc->uc_mcontext.gregs[REG_RBX] = (greg_t)regs[CR_RBX];
-	uc->uc_mcontext.gregs[REG_RBP] = (greg_t)regs[CR_RBP];
-	uc->uc_mcontext.gregs[REG_R12] = (greg_t)regs[CR_R12];
-	uc->uc_mcontext.gregs[REG_R13] = (greg_t)regs[CR_R13];
-	uc->uc_mcontext.gregs[REG_R14] = (greg_t)regs[CR_R14];
-	uc->uc_mcontext.gregs[REG_R15] = (greg_t)regs[CR_R15];
+	if (unw_set_reg(c, UNW_X86_64_RSP, slot + 8))
+		return -1;
+	for (int i = CR_RBX; i <= CR_R15; i++) {
+		if (unw_set_reg(c, callee_saved[i], regs[i]))
+			return -1;
+	}
+	/* last: libunwind finds the frame's unwind information by it */
+	return unw_set_reg(c, UNW_REG_IP, ret) ? -1 : 0;
 }
 
 /*

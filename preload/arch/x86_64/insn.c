@@ -16,12 +16,15 @@
  * measured from the real patch start, after endbr64).  A branch to the
  * patch start itself is a call of F (a tail call from F's body) and is fine.
  */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <Zydis/Zydis.h>
 
+#include "../../arch.h"
 #include "../../functab.h"
 #include "insn.h"
 
@@ -31,6 +34,19 @@ static void insn_why(char *why, size_t whylen, const char *fmt, uint64_t a, cons
 {
 	if (why && whylen)
 		snprintf(why, whylen, fmt, (unsigned long long)a, s);
+}
+
+/* The reason, when one is asked for: @fmt into @why. */
+static __attribute__((format(printf, 3, 4))) void insn_say(char *why, size_t whylen,
+							   const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !whylen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
 }
 
 static void insn_decoder(ZydisDecoder *dec)
@@ -125,6 +141,14 @@ static int insn_scan_body(const ZydisDecoder *dec, const uint8_t *code, uint64_t
 	return 0;
 }
 
+/* A function too short for the patch: "is 4 bytes, too short for the 5-byte jump to its stub". */
+static void insn_say_short(char *why, size_t whylen, uint64_t size, uint32_t start, uint32_t patch)
+{
+	insn_say(why, whylen, "is %llu byte%s%s, too short for the %u-byte jump to its stub",
+		 (unsigned long long)size, size == 1 ? "" : "s", start ? " with its endbr64" : "",
+		 patch);
+}
+
 /* The plan of a patch of @patch bytes (5, or 2 for a short one). */
 static int insn_plan(const uint8_t *code, uint64_t size, uint64_t addr, uint32_t patch,
 		     struct insn_plan *plan, char *why, size_t whylen)
@@ -138,7 +162,7 @@ static int insn_plan(const uint8_t *code, uint64_t size, uint64_t addr, uint32_t
 	if (size >= sizeof(insn_endbr64) && !memcmp(code, insn_endbr64, sizeof(insn_endbr64)))
 		plan->start = sizeof(insn_endbr64);
 	if (size < plan->start + patch) {
-		insn_why(why, whylen, "is %llu bytes%s", size, "");
+		insn_say_short(why, whylen, size, plan->start, patch);
 		return -1;
 	}
 	for (off = plan->start; off < plan->start + patch;) {
@@ -151,7 +175,7 @@ static int insn_plan(const uint8_t *code, uint64_t size, uint64_t addr, uint32_t
 			return -1;
 		}
 		if (off + in.length > size) {
-			insn_why(why, whylen, "is %llu bytes%s", size, "");
+			insn_say_short(why, whylen, size, plan->start, patch);
 			return -1;
 		}
 		m->offset = off;
@@ -177,84 +201,179 @@ int insn_plan_patch(const uint8_t *code, uint64_t size, uint64_t addr, struct in
 	return insn_plan(code, size, addr, INSN_PATCH_SIZE, plan, why, whylen);
 }
 
-/* Whether @len bytes at @p are all fill: nop (of any length) and int3. */
-static bool insn_is_fill(const uint8_t *p, uint64_t len)
+/*
+ * Whether the @len bytes at @code, decoded from their start, end with an
+ * instruction that ends at their very end: the code before a padding ends
+ * where the padding starts, so that a fall-through out of it enters the
+ * padding at its first byte.
+ */
+static bool insn_decodes_to(const uint8_t *code, uint64_t len)
 {
 	ZydisDecodedInstruction in;
 	ZydisDecoder dec;
+	uint64_t off;
+
+	insn_decoder(&dec);
+	for (off = 0; off < len; off += in.length) {
+		if (ZYAN_FAILED(
+			    ZydisDecoderDecodeInstruction(&dec, NULL, code + off, len - off, &in)))
+			return false;
+	}
+	return off == len;
+}
+
+/*
+ * The padding's slot for the jmp rel32: decoded from its start, as a
+ * fall-through out of the code before it runs it, the padding must be
+ * fill only (nop of any length, int3), and the jmp goes at the last
+ * instruction boundary that leaves it room before the function and no
+ * lower than @lowest (a jmp rel8's reach).  So whatever enters the
+ * padding at its start runs whole nops and then meets the whole jmp.
+ * Returns the slot's offset in the padding, or -1 with the reason.
+ */
+static long insn_pad_slot(const uint8_t *pad, uint64_t len, uint64_t lowest, char *why,
+			  size_t whylen)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	long slot = -1;
 
 	insn_decoder(&dec);
 	for (uint64_t off = 0; off < len; off += in.length) {
-		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&dec, NULL, p + off, len - off, &in)))
-			return false;
-		if (in.mnemonic != ZYDIS_MNEMONIC_NOP && in.mnemonic != ZYDIS_MNEMONIC_INT3)
-			return false;
+		if (ZYAN_FAILED(
+			    ZydisDecoderDecodeInstruction(&dec, NULL, pad + off, len - off, &in)) ||
+		    (in.mnemonic != ZYDIS_MNEMONIC_NOP && in.mnemonic != ZYDIS_MNEMONIC_INT3)) {
+			insn_say(why, whylen,
+				 "the %llu bytes of padding before it are not all nop and int3",
+				 (unsigned long long)len);
+			return -1;
+		}
+		if (off >= lowest && off + INSN_PATCH_SIZE <= len)
+			slot = (long)off;
 	}
-	return true;
+	if (slot < 0)
+		insn_say(why, whylen,
+			 "no instruction of the %llu bytes of padding before it starts within a "
+			 "short jump's reach with room for a 5-byte jump",
+			 (unsigned long long)len);
+	return slot;
 }
 
-int insn_plan_patch_short(const uint8_t *code, uint64_t size, uint64_t addr, const uint8_t *gap,
-			  uint64_t gap_len, struct insn_plan *plan, char *why, size_t whylen)
+int insn_plan_patch_short(const uint8_t *code, uint64_t size, uint64_t addr, const uint8_t *pad,
+			  uint64_t pad_len, struct insn_plan *plan, char *why, size_t whylen)
 {
-	if (gap_len < INSN_PATCH_SIZE || !insn_is_fill(gap, gap_len)) {
-		insn_why(why, whylen, "has no padding before it for a short patch%.0llu%s", 0, "");
+	uint64_t reach;
+	long slot;
+
+	if (pad_len < INSN_PATCH_SIZE) {
+		insn_say(why, whylen,
+			 "the padding before it is %llu bytes, less than a 5-byte jump",
+			 (unsigned long long)pad_len);
 		return -1;
 	}
 	if (insn_plan(code, size, addr, INSN_SHORT_SIZE, plan, why, whylen))
 		return -1;
-	/* the 5-byte jmp in the last bytes of the padding, within a jmp rel8's reach */
-	plan->pad_back = plan->start + INSN_PATCH_SIZE;
-	if (plan->pad_back + INSN_SHORT_SIZE > 128) {
-		insn_why(why, whylen, "has no padding within reach of a short jump%.0llu%s", 0, "");
+	/* the jmp rel8 at start reaches 128 bytes back from its end: this far before F */
+	reach = 128 - INSN_SHORT_SIZE - plan->start;
+	slot = insn_pad_slot(pad, pad_len, pad_len > reach ? pad_len - reach : 0, why, whylen);
+	if (slot < 0)
 		return -1;
-	}
+	plan->pad_back = (uint32_t)(pad_len - (uint64_t)slot) + plan->start;
 	return 0;
 }
 
-/* "a jump from memcpy+0x6 lands inside the patched bytes" */
-static void insn_jump_reason(const struct functab *t, const struct functab_jump *j, char *why,
-			     size_t len)
+/* "a jump from memcpy+0x6" into @buf */
+static const char *insn_jump_from(const struct functab *t, const struct functab_jump *j, char *buf,
+				  size_t len)
 {
 	const struct functab_sym *s = functab_sym_holding(t, j->from);
 	const struct functab_fde *f = functab_fde_holding(t, j->from);
 	char name[300];
 
-	if (!why || !len)
-		return;
 	if (s)
-		snprintf(why, len, "a jump from %s+0x%llx lands inside the patched bytes",
-			 functab_sym_name(s, name, sizeof(name)),
+		snprintf(buf, len, "a jump from %s+0x%llx", functab_sym_name(s, name, sizeof(name)),
 			 (unsigned long long)(j->from - s->value));
 	else if (f)
-		snprintf(why, len, "a jump from 0x%llx+0x%llx lands inside the patched bytes",
-			 (unsigned long long)f->start, (unsigned long long)(j->from - f->start));
+		snprintf(buf, len, "a jump from 0x%llx+0x%llx", (unsigned long long)f->start,
+			 (unsigned long long)(j->from - f->start));
 	else
-		snprintf(why, len, "a jump from 0x%llx lands inside the patched bytes",
-			 (unsigned long long)j->from);
+		snprintf(buf, len, "a jump from 0x%llx", (unsigned long long)j->from);
+	return buf;
+}
+
+/*
+ * The padding before the function at object offset @value that a short
+ * patch may use: the bytes between the end of the code before it and the
+ * function, which no symbol names and no jump lands in, and which a
+ * fall-through out of that code enters at an instruction boundary (its
+ * last instruction ends where the padding starts).  Its start in @pad,
+ * its bytes in @bytes; 0, or -1 with the reason.
+ */
+static int insn_find_pad(const struct functab *t, uint64_t value, functab_code_fn bytes, void *arg,
+			 uint64_t *pad, const uint8_t **code, char *why, size_t whylen)
+{
+	const struct functab_jump *j;
+	uint64_t prev, end;
+	const uint8_t *p;
+	const char *label;
+	char from[360];
+
+	if (!functab_code_before(t, value, &prev, &end)) {
+		insn_say(why, whylen,
+			 "no function is known to end before it, where padding would be");
+		return -1;
+	}
+	if ((label = functab_label_in(t, end, value))) {
+		insn_say(why, whylen, "the symbol %s names the padding before it", label);
+		return -1;
+	}
+	if (end && (j = functab_jump_into(t, end - 1, value))) {
+		insn_say(why, whylen, "%s lands in the padding before it",
+			 insn_jump_from(t, j, from, sizeof(from)));
+		return -1;
+	}
+	p = bytes(prev, value - prev, arg);
+	if (!p) {
+		insn_say(why, whylen, "the code before it cannot be read");
+		return -1;
+	}
+	if (!insn_decodes_to(p, end - prev)) {
+		insn_say(why, whylen,
+			 "the code before it does not decode to an instruction "
+			 "ending where its padding starts");
+		return -1;
+	}
+	*pad = end;
+	*code = p + (end - prev);
+	return 0;
 }
 
 int insn_plan_hook(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t base,
 		   const struct functab *t, functab_code_fn bytes, void *arg,
 		   struct insn_plan *plan, char *why, size_t whylen)
 {
-	uint64_t value = addr - base, gap;
+	uint64_t value = addr - base, pad;
 	const struct functab_jump *j;
+	char jump[360], padwhy[300];
 	struct insn_plan alt;
-	const uint8_t *g;
+	const uint8_t *p;
 
 	if (insn_plan_patch(code, size, addr, plan, why, whylen))
 		return -1;
 	if (!t ||
 	    !(j = functab_jump_into(t, value + plan->start, value + plan->start + plan->length)))
 		return 0;
-	insn_jump_reason(t, j, why, whylen);
-	gap = functab_gap_start(t, value);
-	g = gap < value ? bytes(gap, value - gap, arg) : NULL;
-	if (!g || insn_plan_patch_short(code, size, addr, g, value - gap, &alt, NULL, 0))
+	/* another function jumps into the 5 bytes: a 2-byte jump to 5 in the padding */
+	insn_jump_from(t, j, jump, sizeof(jump));
+	if (insn_find_pad(t, value, bytes, arg, &pad, &p, padwhy, sizeof(padwhy)) ||
+	    insn_plan_patch_short(code, size, addr, p, value - pad, &alt, padwhy, sizeof(padwhy))) {
+		insn_say(why, whylen, "%s lands inside the patched bytes, and %s", jump, padwhy);
 		return -1;
+	}
 	j = functab_jump_into(t, value + alt.start, value + alt.start + alt.length);
 	if (j) {
-		insn_jump_reason(t, j, why, whylen);
+		insn_say(why, whylen, "%s lands inside the patched bytes",
+			 insn_jump_from(t, j, jump, sizeof(jump)));
 		return -1;
 	}
 	*plan = alt;
@@ -372,4 +491,20 @@ long insn_relocate(const struct insn_plan *plan, const uint8_t *code, uint64_t f
 		p = insn_put_abs_jmp(p, back);
 	}
 	return (long)(p - out);
+}
+
+int arch_plan_hook(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t base,
+		   const struct functab *t,
+		   const uint8_t *(*bytes)(uint64_t start, uint64_t size, void *arg), void *arg,
+		   struct arch_plan *plan, char *why, size_t whylen)
+{
+	if (insn_plan_hook(code, size, addr, base, t, bytes, arg, &plan->insn, why, whylen))
+		return -EINVAL;
+	return 0;
+}
+
+void arch_each_branch(const uint8_t *code, uint64_t size, uint64_t addr,
+		      void (*fn)(uint64_t from, uint64_t target, void *arg), void *arg)
+{
+	insn_each_branch(code, size, addr, fn, arg);
 }

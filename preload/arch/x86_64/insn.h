@@ -60,16 +60,24 @@ void insn_each_branch(const uint8_t *code, uint64_t size, uint64_t addr,
  * A short patch, for a function whose first 5 bytes another function jumps
  * into (glibc's __mempcpy_* jump into __memcpy_*'s after its first mov):
  *
- *   pad:  nop nop nop ...  ==>  jmp stub_F     (the padding's last 5 bytes)
- *   F:    mov %rdi,%rax         jmp pad        (2 bytes), int3
- *   F+3:  cmp ...               cmp ...        <- the other function's jump
+ *   P:    cmp %rdx,%rcx            cmp %rdx,%rcx
+ *         jb __chk_fail            jb __chk_fail      (P falls through)
+ *   pad:  nopw (11 bytes)          nopw (11 bytes)
+ *         nopw (6 bytes)    ==>    jmp stub_F         (at an instruction's start)
+ *   F:    mov %rdi,%rax            jmp pad+11         (2 bytes), int3
+ *   F+3:  cmp ...                  cmp ...            <- the other function's jump
  *
- * @gap, @gap_len: the bytes just before the function that belong to no
- * function (from the symbols and .eh_frame); they must be fill (nop,
- * int3).  Returns 0 with @plan->pad_back set, or -1 with the reason.
+ * The jmp rel32 goes at the last instruction boundary of the padding,
+ * decoded from its start as a fall-through out of P runs it, that leaves
+ * it 5 bytes and that the jmp rel8 reaches: whatever enters the padding
+ * at its start runs whole nops, then the whole jmp, and so becomes a
+ * counted call of F, whose code it was about to run.  @pad, @pad_len: the
+ * padding (insn_plan_hook finds it: no symbol names it, no jump lands in
+ * it); it must be nop and int3 only.  Returns 0 with @plan->pad_back set,
+ * or -1 with the reason.
  */
-int insn_plan_patch_short(const uint8_t *code, uint64_t size, uint64_t addr, const uint8_t *gap,
-			  uint64_t gap_len, struct insn_plan *plan, char *why, size_t whylen);
+int insn_plan_patch_short(const uint8_t *code, uint64_t size, uint64_t addr, const uint8_t *pad,
+			  uint64_t pad_len, struct insn_plan *plan, char *why, size_t whylen);
 
 struct functab;
 typedef const uint8_t *(*functab_code_fn)(uint64_t start, uint64_t size, void *arg);

@@ -345,11 +345,6 @@ static int patch_build(uint64_t addr, const struct insn_plan *plan, uint32_t idx
 	return 0;
 }
 
-/*
- * Plan the patch of the function at @addr and build its stub, with @idx
- * baked in; nothing of the function is touched yet.  Returns 0, or -errno
- * with the reason, one short phrase, in @why.
- */
 /* The loaded bytes at @value of the object at base @arg. */
 static const uint8_t *patch_bytes(uint64_t value, uint64_t size, void *arg)
 {
@@ -360,12 +355,18 @@ static const uint8_t *patch_bytes(uint64_t value, uint64_t size, void *arg)
 int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, const struct functab *t,
 		      uint64_t base, struct arch_hook *h, char *why, size_t whylen)
 {
-	struct insn_plan plan;
+	struct arch_plan plan;
 
-	if (insn_plan_hook((const uint8_t *)addr, size, addr, base, t, patch_bytes, (void *)base,
+	if (arch_plan_hook((const uint8_t *)addr, size, addr, base, t, patch_bytes, (void *)base,
 			   &plan, why, whylen))
 		return -EINVAL;
-	return patch_build(addr, &plan, idx, h, why, whylen);
+	return patch_build(addr, &plan.insn, idx, h, why, whylen);
+}
+
+int arch_build_hook(uint64_t addr, const struct arch_plan *plan, uint32_t idx, struct arch_hook *h,
+		    char *why, size_t whylen)
+{
+	return patch_build(addr, &plan->insn, idx, h, why, whylen);
 }
 
 /* Send the function's entry to its stub: through the padding, for a short patch. */
@@ -474,10 +475,4 @@ int arch_unhook(const struct arch_hook *h)
 	if (!err && h->pad_at)
 		err = arch_write_code(h->pad_at, h->saved_pad, sizeof(h->saved_pad));
 	return err;
-}
-
-void arch_each_branch(const uint8_t *code, uint64_t size, uint64_t addr,
-		      void (*fn)(uint64_t from, uint64_t target, void *arg), void *arg)
-{
-	insn_each_branch(code, size, addr, fn, arg);
 }

@@ -64,6 +64,11 @@ void arch_ctx_step(void *uc, bool on)
 		on ? (greg_t)((uint64_t)g[REG_EFL] | TF) : (greg_t)((uint64_t)g[REG_EFL] & ~TF);
 }
 
+uint64_t arch_ctx_pc(const void *uc)
+{
+	return (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+}
+
 uint32_t arch_step_entry_credit(const void *stub)
 {
 	return ((const uint8_t *)stub)[STUB_STEP_ENTRY];

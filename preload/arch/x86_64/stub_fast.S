@@ -137,8 +137,11 @@
 	movq %fs:XT_WORKER(%rsi), %rcx
 	testq %rcx, %rcx
 	jz .L\name\()_slow_enter
+	/* busy, filling, or a block shared with threads without TLS of
+	 * their own (clone.c): the C path finds whose call it is */
 	movl %fs:XT_BUSY(%rsi), %eax
 	orl %fs:XT_FILLING(%rsi), %eax
+	orl %fs:XT_SHARED(%rsi), %eax
 	jnz .L\name\()_slow_enter
 	movq .L\name\()_lits+LIT_XP(%rip), %rdx
 	cmpb $0, XS_FINISHED(%rdx)
@@ -203,8 +206,9 @@
 	push %r8
 	/* 48 bytes pushed: the room at 48(%rsp); rax = now */
 	movq .L\name\()_lits+LIT_TPOFF(%rip), %rsi
-	cmpl $0, %fs:XT_FILLING(%rsi)
-	jne .L\name\()_slow_exit
+	movl %fs:XT_FILLING(%rsi), %ecx
+	orl %fs:XT_SHARED(%rsi), %ecx
+	jnz .L\name\()_slow_exit
 	/* rdi = the top entry, stack + (depth - 1) * 40: with depth 0 the
 	 * sentinel, whose slot is no one's */
 	movl %fs:XT_DEPTH(%rsi), %ecx

@@ -47,6 +47,7 @@ STUB_OFFSET(XT_DEPTH, struct xp_thread, depth);
 STUB_OFFSET(XT_CAP, struct xp_thread, cap);
 STUB_OFFSET(XT_BUSY, struct xp_thread, busy);
 STUB_OFFSET(XT_FILLING, struct xp_thread, filling);
+STUB_OFFSET(XT_SHARED, struct xp_thread, shared);
 STUB_OFFSET(XF_RET, struct xp_frame, ret);
 STUB_OFFSET(XF_SLOT, struct xp_frame, slot);
 STUB_OFFSET(XF_START, struct xp_frame, start);

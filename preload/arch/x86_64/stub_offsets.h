@@ -13,8 +13,9 @@
 #define XT_STACK   8
 #define XT_DEPTH   16
 #define XT_CAP	   20
-#define XT_BUSY	   24 /* busy and filling, read as one 64-bit word */
+#define XT_BUSY	   24
 #define XT_FILLING 28
+#define XT_SHARED  36
 
 /* struct xp_frame, one shadow-stack entry */
 #define XF_RET	  0
@@ -46,7 +47,7 @@
 #define XD_NESTED_SUM  128
 #define XD_INNER       136
 #define XD_INNER_SUM   144
-#define XD_SIZE	       160
+#define XD_SIZE	       176
 
 /* struct xp_state (the global xp) */
 #define XS_FINISHED 1

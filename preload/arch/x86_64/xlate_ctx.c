@@ -41,11 +41,6 @@ static greg_t *xc_regs(void *uc)
 	return ((ucontext_t *)uc)->uc_mcontext.gregs;
 }
 
-uint64_t arch_ctx_pc(const void *uc)
-{
-	return (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
-}
-
 void arch_ctx_set_pc(void *uc, uint64_t pc)
 {
 	xc_regs(uc)[REG_RIP] = (greg_t)pc;

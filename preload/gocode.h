@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gocode: where an ELF object's Go code lies.  Go's runtime walks a
+ * goroutine's stack by its return addresses, with the table the Go linker
+ * wrote (.gopclntab), to grow the stack (it copies it), to collect garbage,
+ * to unwind a panic, to preempt: a return address in a stub is in no Go
+ * function, and the program dies ("fatal error: unknown caller pc").  So
+ * the Go functions of an object (a cgo program, a c-shared library) are
+ * never hooked; the C functions linked beside them are.
+ */
+#ifndef EXTPROF_PRELOAD_GOCODE_H
+#define EXTPROF_PRELOAD_GOCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum gocode_kind {
+	GOCODE_NONE,	/* no Go in the object */
+	GOCODE_RANGE,	/* Go's text is [lo, hi), from its pclntab or runtime.text */
+	GOCODE_UNKNOWN, /* a Go object (.go.buildinfo) whose Go text cannot be found */
+};
+
+struct gocode {
+	uint8_t kind; /* enum gocode_kind */
+	uint64_t lo, hi;
+};
+
+/* What the object's symbols say: the values of runtime.pclntab, .text, .etext (0: none). */
+struct gocode_syms {
+	uint64_t pclntab, text, etext;
+};
+
+/*
+ * The text the Go functions of the pclntab @p (@n bytes, any format from
+ * Go 1.2 to 1.22) span, [*@lo, *@hi): 0, or -1 when @p is none of them.
+ */
+int gocode_pclntab_range(const uint8_t *p, size_t n, uint64_t *lo, uint64_t *hi);
+
+struct Elf;
+typedef struct Elf Elf;
+
+/* Where @elf's Go code lies, from its sections and the symbols @s. */
+void gocode_find(Elf *elf, const struct gocode_syms *s, struct gocode *g);
+
+/* Whether the function at @value is Go code by @g. */
+static inline int gocode_holds(const struct gocode *g, uint64_t value)
+{
+	return g->kind == GOCODE_UNKNOWN ||
+	       (g->kind == GOCODE_RANGE && value >= g->lo && value < g->hi);
+}
+
+#endif
