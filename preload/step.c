@@ -137,8 +137,10 @@ int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot)
 	bool eval = !(f->flags & (XP_FRAME_RECURSIVE | XP_FRAME_UNCOUNTED | XP_FRAME_OUTSIDE));
 	uint32_t credit;
 
+	/* the code cache is the thread's own (xl_self): a shared block's other
+	 * thread (clone.c) runs natively, its evaluations not counted whole */
 	if (step_cfg.engine == STEP_ENGINE_TRANSLATE)
-		return xlate_enter(t, f, slot);
+		return t == &xp_self ? xlate_enter(t, f, slot) : 0;
 	f->start = s->count;
 	if (cont)
 		s->susp_slot = 0;

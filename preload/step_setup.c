@@ -191,7 +191,7 @@ void step_stop(struct xp_thread *t)
 	if (xp.counter.kind != EXTPROF_COUNTER_STEPS)
 		return;
 	if (step_cfg.engine == STEP_ENGINE_TRANSLATE) {
-		/* the code cache is the thread's own (xl_self): not a shared block's other thread's */
+		/* the code cache is the thread's own (xl_self): no shared block's other thread's */
 		if (t == &xp_self)
 			xlate_thread_exit(t);
 		return;

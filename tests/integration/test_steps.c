@@ -109,7 +109,7 @@ static json_t *steps_run_bound(const char *const argv[], const char *hooks, cons
 	return report;
 }
 
-/* Run @argv under steps, by @engine, its symbols bound as it was built; its report (and output, in @r). */
+/* Run @argv under steps, by @engine, bound as it was built; its report (its output in @r). */
 static json_t *steps_run(const char *const argv[], const char *hooks, const char *engine,
 			 const char *first, const char *every, struct run_result *r)
 {
