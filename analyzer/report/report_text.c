@@ -315,15 +315,15 @@ static void text_row(struct xp_table *t, const struct xp_report *r, const struct
 		     struct columns cols)
 {
 	char a[XP_U64_BUF], flags[XP_FLAGS_TEXT];
+	/* steps: no evaluation stepped, or none counted whole (a JIT's code): no figure */
+	bool figure = row->fin.evaluations && (!(r->sampled || r->translated) || row->fin.samples);
 
 	xp_table_add(t, row->kind);
 	if (r->by_exe)
 		xp_table_add(t, row->exe ? row->exe : "");
 	xp_table_addf(t, "%s%s%s", row->symbol, row->object[0] ? "@" : "", row->object);
 	xp_table_add(t, xp_fmt_u64(a, row->fin.evaluations));
-	xp_table_add(t, row->fin.evaluations && !(row->flags & (1u << XP_FLAG_UNSTEPPED))
-				? xp_fmt_u64(a, row->per_eval)
-				: "-");
+	xp_table_add(t, figure ? xp_fmt_u64(a, row->per_eval) : "-");
 	xp_table_add(t, xp_fmt_u64(a, row->cost));
 	xp_table_add_share(t, r->run_total, row->share);
 	xp_table_add(t, xp_fmt_u64(a, row->fin.observed));

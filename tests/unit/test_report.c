@@ -227,8 +227,9 @@ Test(report, steps_translated_figures)
 	static const struct dump_decl_info decls[] = {
 		{"invariant", "check", "checker", 0x1130},
 		{"guard", "jit", "checker", 0x1200},
+		{"guard", "native", "checker", 0x1280},
 	};
-	char *a = xt_path(xt_dir, "a.xpd"), *out, *err;
+	char *a = xt_path(xt_dir, "a.xpd"), *out, *err, *line, tok[3][64];
 	struct dump_meta meta;
 	struct dump_map m;
 
@@ -236,12 +237,14 @@ Test(report, steps_translated_figures)
 	meta.counter = EXTPROF_COUNTER_STEPS;
 	meta.counter_flags |= EXTPROF_COUNTER_F_DETERMINISTIC | EXTPROF_COUNTER_F_TRANSLATED;
 	meta.step_every = 1;
-	xt_create(&m, a, &meta, decls, 2, 0);
+	xt_create(&m, a, &meta, decls, 3, 0);
 	xt_record(&m, 0, 100, 5);
 	xt_record(&m, 0, 300, 5);
 	/* 5 of jit's 8 evaluations whole */
 	xt_record(&m, 1, 40, 5);
 	m.decls[1].evaluations += 3;
+	/* none of native's 4 whole (a JIT's code): no figure, not a per-eval of 0 */
+	m.decls[2].evaluations = 4;
 	m.hdr->run_total = 2200;
 	xt_finish(&m, true);
 	cr_assert_eq(
@@ -262,9 +265,15 @@ Test(report, steps_translated_figures)
 	free(err);
 	cr_assert_eq(run((const char *[]){"x", "report", xt_dir, NULL}, &out, &err), 0, "%s", err);
 	cr_expect_not_null(
-		strstr(out, "counted      every evaluation, from a code cache: 15 of 18 "
-			    "counted whole;\n             3 ran in part natively (not-whole)"),
+		strstr(out, "counted      every evaluation, from a code cache: 15 of 22 "
+			    "counted whole;\n             7 ran in part natively (not-whole)"),
 		"%s", out);
+	line = strstr(out, "native@checker");
+	cr_assert(line && sscanf(line, "%63s %63s %63s", tok[0], tok[1], tok[2]) == 3, "%s", out);
+	cr_expect_str_eq(tok[1], "4");
+	cr_expect_str_eq(tok[2], "-", "per-eval of a row none of whose evaluations was whole");
+	cr_expect(strstr(line, "not-whole") && strstr(line, "not-whole") < strchr(line, '\n'),
+		  "%s", line);
 	cr_expect_not_null(strstr(out, "run total    2,200 instructions"), "%s", out);
 	cr_expect_not_null(strstr(out, "calibration  none: steps counts none of the hook's own"
 				       " instructions\n"),
