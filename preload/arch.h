@@ -71,6 +71,9 @@ void xp_cal_outer(void), xp_cal_outer_end(void);
 /* The unhooked twin of xp_cal_outer (it calls xp_cal_empty_plain). */
 void xp_cal_outer_plain(void), xp_cal_outer_plain_end(void);
 
+/* The code the stubs' fast path is a copy of (its unwinder rows are the assembler's), or NULL. */
+const void *arch_fast_path_code(void);
+
 /* Stubs made from now on attribute callers (EXTPROF_CALLERS). */
 void arch_use_callers_thunk(void);
 
@@ -117,6 +120,16 @@ int arch_prepare_redirect(uint64_t addr, uint64_t size, uint64_t target, struct 
 /* Write @len bytes of code at @at in this process (a fork child undoing an attachment). */
 int arch_write_code(uint64_t at, const uint8_t *bytes, uint32_t len);
 
+/*
+ * Many functions of one code segment to patch: the whole pages of
+ * [@lo, @hi) made writable once (and still executable), so that
+ * arch_write_code there changes no protection, until arch_code_close_all().
+ * 0 or -errno; without it, each write makes its own pages writable and back.
+ */
+int arch_code_open(uint64_t lo, uint64_t hi);
+/* Every range arch_code_open opened: read and execute again. */
+void arch_code_close_all(void);
+
 struct extprof_attach_range;
 
 /* The address ranges of every stub made so far, at most @max: how many there are. */
@@ -138,6 +151,8 @@ void arch_ctx_step(void *uc, bool on);
 
 /* The instruction pointer of a signal handler's saved context @uc. */
 uint64_t arch_ctx_pc(const void *uc);
+/* The stack pointer of a signal handler's saved context @uc. */
+uint64_t arch_ctx_sp(const void *uc);
 
 /* System calls without errno: the evaluation path leaves the program's alone. */
 long arch_syscall4(long nr, long a, long b, long c, long d);
@@ -234,6 +249,33 @@ uint64_t arch_jmpbuf_sp(const void *env);
 
 /* Make every stub page read+execute only. */
 void arch_seal_code(void);
+
+/* The CIE the stubs' unwinder rows are read with (DWARF call frame information). */
+struct arch_cfi_cie {
+	uint8_t code_align;
+	int8_t data_align;
+	uint8_t ra;	 /* the return address column */
+	uint8_t init[8]; /* the initial instructions: a function's first instruction */
+	uint8_t init_len;
+};
+
+/* Fill @c: what the rows of arch_stub_cfi() and of the fast path's template start from. */
+void arch_cfi_cie(struct arch_cfi_cie *c);
+
+/*
+ * The unwinder's rows for @h's stub from its head to its end (DWARF call
+ * frame instructions, locations absolute: DW_CFA_set_loc, 8 bytes) into
+ * @ops, at most @cap bytes: how many, or -ENOSPC.  The rows of the fast
+ * path's copy before the head are the template's own (unwind_stub.c).
+ */
+long arch_stub_cfi(const struct arch_hook *h, uint8_t *ops, size_t cap);
+
+/*
+ * The return address rule of a stub's rows: read where a function's is,
+ * but 0 (the unwinder's end) while it is @r2, the stub's own: into @ops,
+ * at most @cap bytes; how many, or -ENOSPC.
+ */
+long arch_cfi_ra_unless(uint64_t r2, uint8_t *ops, size_t cap);
 
 /* Learn what xp_call_preserving() must save of the CPU's extended state. */
 void arch_probe_cpu(void);

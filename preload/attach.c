@@ -39,6 +39,7 @@
 #include "activation.h"
 #include "arch.h"
 #include "attach.h"
+#include "cancel.h"
 #include "elfsyms.h"
 #include "extprof/attach.h"
 #include "log.h"
@@ -350,8 +351,11 @@ __attribute__((visibility("default"))) int extprof_attach_begin(void)
 {
 	struct extprof_attach_block *b = &extprof_attach;
 	static bool atfork;
+	struct cancel_hold h;
 	int saved = errno, r;
 
+	/* the hijacked thread's pending cancellation waits until the tracer is done */
+	cancel_hold(&h, state_self((uint64_t)__builtin_frame_address(0), false));
 	if (b->state == EXTPROF_ATTACH_PRELOADED || b->state == EXTPROF_ATTACH_ATTACHED) {
 		r = -EBUSY;
 		goto out;
@@ -395,6 +399,7 @@ __attribute__((visibility("default"))) int extprof_attach_begin(void)
 	r = (int)b->npatches;
 out:
 	b->result = r;
+	cancel_release(&h);
 	errno = saved;
 	return r;
 }
@@ -412,8 +417,8 @@ out:
 static void attach_retire_map(struct dump_map *m)
 {
 	/* if that fails, the file's mapping stays: never a hole */
-	if (m->base)
-		mmap(m->base, m->size, PROT_READ | PROT_WRITE,
+	for (uint32_t k = 0; m->base && k < m->nchunks; k++)
+		mmap(m->chunk[k].base, m->chunk[k].size, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 }
 
@@ -469,8 +474,10 @@ static void attach_finish_workers(void)
 __attribute__((visibility("default"))) int extprof_attach_end(void)
 {
 	struct extprof_attach_block *b = &extprof_attach;
+	struct cancel_hold h;
 	int saved = errno, r = 0;
 
+	cancel_hold(&h, state_self((uint64_t)__builtin_frame_address(0), false));
 	if (b->state != EXTPROF_ATTACH_ATTACHED && b->state != EXTPROF_ATTACH_PREPARED) {
 		r = -EINVAL;
 		goto out;
@@ -491,6 +498,7 @@ __attribute__((visibility("default"))) int extprof_attach_end(void)
 	b->state = EXTPROF_ATTACH_DETACHED;
 out:
 	b->result = r;
+	cancel_release(&h);
 	errno = saved;
 	return r;
 }

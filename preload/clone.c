@@ -61,7 +61,9 @@ static void clone_give_back(void)
 
 	if (!t || t == &xp_self)
 		return;
-	arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, 0, sizeof(all));
+	/* under a seccomp filter, no system call (sandbox.c) */
+	if (!xp.sandboxed)
+		arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, 0, sizeof(all));
 	worker_release(t);
 	f = (struct xp_foreign *)((char *)t - offsetof(struct xp_foreign, t));
 	memset(&f->t, 0, sizeof(f->t));
@@ -85,9 +87,12 @@ static void clone_share_self(uint64_t child_top)
 	if (!__atomic_load_n(&t->shared, __ATOMIC_ACQUIRE)) {
 		/* no other thread has run on it yet: it is the caller's own */
 		t->busy++;
-		worker_know_stack(t);
+		worker_know_stack(t, (uint64_t)__builtin_frame_address(0));
 		t->busy--;
-		t->tid = (int32_t)arch_syscall4(SYS_gettid, 0, 0, 0, 0);
+		/* under a seccomp filter, no system call (state.c says how the
+		 * block's own thread is told then) */
+		if (!xp.sandboxed)
+			t->tid = (int32_t)arch_syscall4(SYS_gettid, 0, 0, 0, 0);
 	}
 	/* unknown (a sigaltstack) or holding the child's stack: the id decides */
 	if (!__atomic_load_n(&t->stack_known, __ATOMIC_ACQUIRE) ||

@@ -10,12 +10,19 @@
  *   live file:   header | sections[4] | decls | strings | callers | rows 0, 1, ... (HIST_ROWS)
  *   compact:     header | sections[4] | decls | strings | hist (sparse) | callers
  *
- *   the live dump's reservation (address space, made once, never moved):
+ *   the live dump's address space: chunks, each reserved when its first row
+ *   is taken, never moved (dump.h); chunk k holds 8 << k rows
  *
- *   base                                      mapped                 size
- *   | tables | row 0 | row 1 | ... | row n-1 | ...........................|
- *   |<------- the file, MAP_SHARED ------->|<- memory, if the file could  |
- *   |        (file_end; grows in chunks)   |   not grow ->|<- PROT_NONE ->|
+ *   the file  | tables | row 0 ... row 7 | row 8 ... row 23 | row 24 ...
+ *             :                    :  :                :  :
+ *   chunk 0   | tables | row 0 ... row 7 |   (its pages, from base)
+ *   chunk 1                        | row 8 ... row 23 |   (from the page of row 8)
+ *   chunk 2                                       | row 24 ... row 55 |
+ *
+ *   in each chunk:  base             mapped                        size
+ *                   |<- the file, MAP_SHARED ->|<- memory, once the |
+ *                   |  (grows with the rows)   |  file cannot grow; |
+ *                   |                          |  then PROT_NONE ->|
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,12 +74,12 @@ static size_t dump_strings_size(const struct dump_decl_info *decls, uint32_t nde
 /*
  * A live dump of @capacity declarations: the tables, then the rows (off[SEC_HIST]
  * is row 0's).  The file starts with whole pages up to the end of row 0;
- * the reservation holds a row for every declaration.
+ * chunk 0's reservation holds the tables and the first DUMP_ROWS0 rows.
  */
 struct dump_layout {
 	size_t off[NSEC];
 	size_t first; /* the file at creation */
-	size_t size;  /* the reservation */
+	size_t size;  /* chunk 0's reservation */
 	uint32_t row_cap;
 };
 
@@ -91,7 +98,8 @@ static void dump_plan_live(struct dump_layout *l, uint32_t capacity, size_t stri
 	l->off[SEC_HIST] = o;
 	l->row_cap = capacity + 1;
 	l->first = dump_page_up(o + EXTPROF_HIST_ROW_BYTES);
-	l->size = dump_page_up(o + (size_t)l->row_cap * EXTPROF_HIST_ROW_BYTES);
+	l->size = dump_page_up(o + (size_t)(l->row_cap < DUMP_ROWS0 ? l->row_cap : DUMP_ROWS0) *
+					   EXTPROF_HIST_ROW_BYTES);
 }
 
 static uint32_t dump_put_string(char *strings, size_t *used, const char *s)
@@ -162,7 +170,12 @@ static void dump_lay_out(struct dump_map *m, char *base, const struct dump_layou
 	m->size = l->size;
 	m->hdr = (struct extprof_dump_header *)base;
 	m->decls = (struct extprof_dump_decl *)(base + l->off[SEC_DECLS]);
-	m->rows = (uint64_t *)(base + l->off[SEC_HIST]);
+	m->chunk[0].base = base;
+	m->chunk[0].size = l->size;
+	m->chunk[0].foff = 0;
+	m->chunk[0].mapped = l->first;
+	m->row_bias[0] = (uint64_t)base + l->off[SEC_HIST];
+	m->nchunks = 1;
 	m->callers = (struct extprof_dump_caller *)(base + l->off[SEC_CALLERS]);
 	m->strings = base + l->off[SEC_STRINGS];
 	m->ndecls = ndecls;
@@ -171,7 +184,6 @@ static void dump_lay_out(struct dump_map *m, char *base, const struct dump_layou
 	m->rows_off = l->off[SEC_HIST];
 	m->row_cap = l->row_cap;
 	m->nrows = 1; /* row 0: the scratch row */
-	m->mapped = l->first;
 	m->file_end = file_end;
 
 	str = base + l->off[SEC_STRINGS];
@@ -251,8 +263,8 @@ int dump_reserve(int fd, uint64_t off, uint64_t len)
 }
 
 /*
- * Address space for a whole dump, every row included: PROT_NONE, so that
- * it costs no memory (nor commit charge) until a part is mapped over it.
+ * Address space for a chunk of a dump: PROT_NONE, so that it costs no
+ * memory (nor commit charge) until a part is mapped over it.
  */
 static char *dump_reserve_space(size_t size)
 {
@@ -334,28 +346,31 @@ int dump_create_anonymous(struct dump_map *m, const struct dump_meta *meta,
 }
 
 /*
- * Where the rows grow to for one that ends at @need: by as many rows as
- * are taken already, from 1 to DUMP_GROW_ROWS, in whole pages, so that a
- * small program's dump stays small and a large one's grows in few steps.
+ * Where chunk @c grows to for a row that ends at @need (both from its
+ * base): by as many rows as are taken already, from 1 to DUMP_GROW_ROWS,
+ * in whole pages, so that a small program's dump stays small and a large
+ * one's grows in few steps; never past the chunk.
  */
-static size_t dump_grow_to(const struct dump_map *m, size_t need)
+static size_t dump_grow_to(const struct dump_map *m, const struct dump_chunk *c, size_t need)
 {
 	uint32_t n = m->nrows > DUMP_GROW_ROWS ? DUMP_GROW_ROWS : m->nrows;
-	size_t to = m->mapped + (size_t)n * EXTPROF_HIST_ROW_BYTES;
+	size_t to = c->mapped + (size_t)n * EXTPROF_HIST_ROW_BYTES;
 
 	to = dump_page_up(to > need ? to : need);
-	return to > m->size ? m->size : to;
+	return to > c->size ? c->size : to;
 }
 
 /*
- * The file grown to @to and mapped there, in place.  It is opened again by
- * its name (no descriptor is kept: the program's descriptors are its own),
- * and must still be the file made: one put in its place is not ours.
+ * The file grown to cover chunk @c's first @to bytes, and [c->mapped, @to)
+ * mapped there, in place.  It is opened again by its name (no descriptor is
+ * kept: the program's descriptors are its own), and must still be the file
+ * made: one put in its place is not ours.  The part below the file's end
+ * (the page a chunk shares with the one before) needs no room.
  */
-static int dump_grow_file(struct dump_map *m, size_t to)
+static int dump_grow_file(struct dump_map *m, struct dump_chunk *c, size_t to)
 {
 	int fd = open(m->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC), err = 0;
-	size_t from = m->file_end;
+	size_t from = c->mapped, end = c->foff + to;
 	struct stat st;
 
 	if (fd < 0)
@@ -364,42 +379,78 @@ static int dump_grow_file(struct dump_map *m, size_t to)
 		err = -errno;
 	else if ((uint64_t)st.st_dev != m->dev || (uint64_t)st.st_ino != m->ino)
 		err = -ESTALE;
-	if (!err)
-		err = dump_keep_room(fd, to - from, dump_room_at_exit(m->rows_off, m->nrows + 1));
-	if (!err)
-		err = dump_reserve(fd, from, to - from);
-	if (!err && mmap((char *)m->base + from, to - from, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_FIXED, fd, (off_t)from) == MAP_FAILED) {
+	if (!err && end > m->file_end)
+		err = dump_keep_room(fd, end - m->file_end,
+				     dump_room_at_exit(m->rows_off, m->nrows + 1));
+	if (!err && end > m->file_end)
+		err = dump_reserve(fd, m->file_end, end - m->file_end);
+	if (!err && mmap(c->base + from, to - from, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+			 fd, (off_t)(c->foff + from)) == MAP_FAILED) {
 		/* the range may be unmapped now, and someone else's later: never touched again */
 		err = -errno;
-		m->size = from;
+		c->size = from;
 	}
 	close(fd);
 	return err;
 }
 
 /*
- * [mapped, @to) made writable: the file's while it grows, memory once it
- * cannot (m->grow_err says why), for the rest of the run.
+ * [mapped, @to) of chunk @c made writable: the file's while it grows,
+ * memory once it cannot (m->grow_err says why), for the rest of the run.
  */
-static int dump_grow(struct dump_map *m, size_t to)
+static int dump_grow(struct dump_map *m, struct dump_chunk *c, size_t to)
 {
 	if (m->file_end && !m->grow_err) {
-		int err = dump_grow_file(m, to);
+		int err = dump_grow_file(m, c, to);
 
 		if (!err) {
-			m->file_end = to;
-			m->mapped = to;
-			__atomic_store_n(&m->hdr->file_size, to, __ATOMIC_RELEASE);
+			c->mapped = to;
+			if (c->foff + to > m->file_end) {
+				m->file_end = c->foff + to;
+				__atomic_store_n(&m->hdr->file_size, m->file_end, __ATOMIC_RELEASE);
+			}
 			return 0;
 		}
 		m->grow_err = err;
-		if (m->size < to)
+		if (c->size < to)
 			return err;
 	}
-	if (mprotect((char *)m->base + m->mapped, to - m->mapped, PROT_READ | PROT_WRITE) < 0)
+	if (mprotect(c->base + c->mapped, to - c->mapped, PROT_READ | PROT_WRITE) < 0)
 		return -errno;
-	m->mapped = to;
+	c->mapped = to;
+	return 0;
+}
+
+/*
+ * Chunk @k, for its first row: reserved, then published (its row_bias
+ * before nchunks, both before any of its rows is given).  Its rows are in
+ * the file while the file grows; once it cannot, the chunk is all memory.
+ */
+static int dump_add_chunk(struct dump_map *m, uint32_t k)
+{
+	uint32_t first, n;
+	size_t start, end, page = (size_t)getpagesize();
+	struct dump_chunk *c;
+	char *base;
+
+	if (k >= DUMP_CHUNKS)
+		return -ENOSPC;
+	c = &m->chunk[k];
+	first = DUMP_ROWS0 * ((1u << k) - 1);
+	n = DUMP_ROWS0 << k;
+	start = m->rows_off + (size_t)first * EXTPROF_HIST_ROW_BYTES;
+	if (n > m->row_cap - first)
+		n = m->row_cap - first;
+	end = dump_page_up(m->rows_off + (size_t)(first + n) * EXTPROF_HIST_ROW_BYTES);
+	c->foff = start & ~(page - 1);
+	base = dump_reserve_space(end - c->foff);
+	if (!base)
+		return -errno;
+	c->base = base;
+	c->size = end - c->foff;
+	c->mapped = 0;
+	__atomic_store_n(&m->row_bias[k], (uint64_t)base - c->foff + m->rows_off, __ATOMIC_RELEASE);
+	__atomic_store_n(&m->nchunks, k + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -407,16 +458,21 @@ int dump_take_row(struct dump_map *m, uint32_t decl)
 {
 	struct extprof_dump_section *sec = (struct extprof_dump_section *)(m->hdr + 1);
 	struct extprof_dump_decl *d = &m->decls[decl];
-	uint32_t row = m->nrows;
+	uint32_t row = m->nrows, k = dump_chunk_of(row);
 	size_t end = m->rows_off + ((size_t)row + 1) * EXTPROF_HIST_ROW_BYTES;
+	struct dump_chunk *c = &m->chunk[k < DUMP_CHUNKS ? k : 0];
 	int err = 0;
 
 	if (d->row)
 		return 0;
-	if (row >= m->row_cap || end > m->size)
+	if (row >= m->row_cap)
 		err = -ENOSPC;
-	else if (end > m->mapped)
-		err = dump_grow(m, dump_grow_to(m, end));
+	else if (k >= m->nchunks)
+		err = dump_add_chunk(m, k);
+	if (!err && end - c->foff > c->size)
+		err = -ENOSPC;
+	else if (!err && end - c->foff > c->mapped)
+		err = dump_grow(m, c, dump_grow_to(m, c, end - c->foff));
 	if (err) {
 		d->flags |= EXTPROF_DECL_F_HIST_LOST;
 		return err;
@@ -437,7 +493,7 @@ const uint64_t *dump_row(const struct dump_map *m, uint32_t decl)
 
 	if (!row || row >= __atomic_load_n(&m->nrows, __ATOMIC_ACQUIRE))
 		return NULL;
-	return m->rows + (size_t)row * EXTPROF_HIST_BUCKETS;
+	return dump_row_at(m, row);
 }
 
 /*
@@ -698,9 +754,51 @@ out:
 	return err;
 }
 
+/*
+ * Every chunk the rows may need reserved now (a new one is an mmap), and
+ * each made writable to its end; rows past what could be are refused from
+ * then on (row_cap), histogram-lost, with no system call.
+ */
+int dump_enter_sandbox(struct dump_map *m)
+{
+	uint32_t k, first, upto;
+	int err = 0;
+
+	if (!m->base)
+		return 0;
+	for (k = 0; m->row_cap > DUMP_ROWS0 * ((1u << k) - 1); k++) {
+		struct dump_chunk *c = &m->chunk[k];
+
+		if (k >= m->nchunks && (err = dump_add_chunk(m, k)))
+			break;
+		if (c->mapped < c->size && mprotect(c->base + c->mapped, c->size - c->mapped,
+						    PROT_READ | PROT_WRITE) < 0) {
+			err = -errno;
+			break;
+		}
+		c->mapped = c->size;
+	}
+	if (err) {
+		/* chunk k, the first not wholly writable: rows below its writable end count */
+		first = DUMP_ROWS0 * ((1u << k) - 1);
+		upto = first;
+		if (k < m->nchunks && m->chunk[k].foff + m->chunk[k].mapped > m->rows_off)
+			upto = (uint32_t)((m->chunk[k].foff + m->chunk[k].mapped - m->rows_off) /
+					  EXTPROF_HIST_ROW_BYTES);
+		if (upto < first)
+			upto = first;
+		if (upto < m->row_cap)
+			m->row_cap = upto;
+	}
+	if (m->file_end && !m->grow_err)
+		m->grow_err = -EPERM;
+	return err;
+}
+
 void dump_unmap(struct dump_map *m)
 {
-	if (m->base)
-		munmap(m->base, m->size);
+	for (uint32_t k = 0; m->base && k < m->nchunks; k++)
+		munmap(m->chunk[k].base, m->chunk[k].size);
 	m->base = NULL;
+	m->nchunks = 0;
 }

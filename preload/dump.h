@@ -34,35 +34,70 @@ struct dump_decl_info {
 };
 
 /*
- * A live dump: pointers into one reservation of address space, made at
- * its largest (every declaration with a row) and never moved: a signal
- * handler on the owner's thread may hold pointers into it.  The file is
- * mapped over its start, [0, file_end); the rows taken since lie past the
- * tables, and the file grows under them in chunks (dump_take_row), or,
- * once it cannot, memory does, to mapped.  Past mapped: PROT_NONE.
+ * A live dump's rows lie in chunks of address space, each reserved when the
+ * first of its rows is taken, never moved: a signal handler on the owner's
+ * thread may hold pointers into any of them.  Chunk 0 holds the tables and
+ * rows 0 to DUMP_ROWS0 - 1; chunk k, DUMP_ROWS0 << k rows from row
+ * DUMP_ROWS0 * (2^k - 1) on: the address space follows the rows taken, at
+ * most twice them.  The file stays one piece (docs/dump-format.md): a
+ * chunk maps the part of it that holds its rows, from the page where its
+ * first row starts (the page before it may be mapped by the chunk before
+ * too: the same page of the file, seen twice).
+ */
+#define DUMP_ROWS0_LOG 3u
+#define DUMP_ROWS0     (1u << DUMP_ROWS0_LOG)
+#define DUMP_CHUNKS    16 /* 524,280 rows: more than XP_MAX_DECLS's (shim.h) */
+
+struct dump_chunk {
+	char *base;    /* its reservation, which stands for the file from foff */
+	size_t size;   /* bytes reserved */
+	size_t foff;   /* the file offset at base (page-aligned) */
+	size_t mapped; /* bytes from base that may be written */
+};
+
+/*
+ * A live dump: the file is mapped, chunk by chunk, over [0, file_end); the
+ * rows taken since lie past the tables, and the file grows under them
+ * (dump_take_row), or, once it cannot, memory does, to each chunk's
+ * mapped.  Past mapped: PROT_NONE.
  */
 struct dump_map {
-	void *base;
-	size_t size; /* bytes reserved from base */
+	void *base;  /* chunk 0's: the header and the tables */
+	size_t size; /* bytes reserved at base */
 	struct extprof_dump_header *hdr;
 	struct extprof_dump_decl *decls;
-	uint64_t *rows; /* HIST_ROWS: row r at rows + r * EXTPROF_HIST_BUCKETS */
 	struct extprof_dump_caller *callers; /* ndecls * caller_slots */
 	const char *strings;
 	uint32_t ndecls;
 	uint32_t capacity; /* declarations the file has room for */
 	uint32_t caller_slots;
 	uint32_t nrows;	  /* rows taken, row 0 (the scratch row) included */
-	uint32_t row_cap; /* rows the reservation holds */
+	uint32_t row_cap; /* rows the file may have: one a declaration, and row 0 */
+	uint32_t nchunks;
+	/* chunk k's row r at row_bias[k] + r * EXTPROF_HIST_ROW_BYTES (dump_row_at) */
+	uint64_t row_bias[DUMP_CHUNKS];
+	struct dump_chunk chunk[DUMP_CHUNKS];
 	size_t strings_cap;
-	size_t rows_off;   /* where row 0 starts */
-	size_t mapped;	   /* bytes from base that may be written */
-	size_t file_end;   /* bytes of the file mapped: its size; 0 without a file */
+	size_t rows_off;   /* where row 0 starts in the file */
+	size_t file_end;   /* the file's size; 0 without a file */
 	uint64_t dev, ino; /* the file, to know it again when it grows */
 	int grow_err;	   /* why the file stopped growing; 0 while it grows */
 	char path[4096];
 	bool in_memory; /* the file could not be made: counted here, written at exit */
 };
+
+/* The chunk that holds row @row. */
+static inline uint32_t dump_chunk_of(uint32_t row)
+{
+	return 31u - (uint32_t)__builtin_clz((row >> DUMP_ROWS0_LOG) + 1u);
+}
+
+/* Row @row's buckets, for a row taken (its chunk exists). */
+static inline uint64_t *dump_row_at(const struct dump_map *m, uint32_t row)
+{
+	return (uint64_t *)(m->row_bias[dump_chunk_of(row)] +
+			    (uint64_t)row * EXTPROF_HIST_ROW_BYTES);
+}
 
 /*
  * Reserve [@off, @off + @len) of the dump file @fd on its filesystem (the
@@ -109,7 +144,17 @@ int dump_take_row(struct dump_map *m, uint32_t decl);
 /* The row of declaration @decl, or NULL if it has none that may be read. */
 const uint64_t *dump_row(const struct dump_map *m, uint32_t decl);
 
-/* Let @m's mappings go (the file stays as it is). */
+/*
+ * Before a seccomp filter: every chunk @m's rows may need reserved now (a
+ * new one is an mmap), and the rest of each writable, as memory, so that no
+ * row taken later needs a system call (rows past the file are marked
+ * EXTPROF_DECL_F_HIST_MEMORY as when the file cannot grow).  Rows past what
+ * could be made writable are refused from then on, histogram-lost, with no
+ * system call either.  0 or -errno.
+ */
+int dump_enter_sandbox(struct dump_map *m);
+
+/* Let @m's mappings go, every chunk's (the file stays as it is). */
 void dump_unmap(struct dump_map *m);
 
 #endif

@@ -115,12 +115,24 @@ static uint64_t eh_encoded(struct eh_cursor *c, uint8_t enc, uint64_t field)
 	}
 }
 
-/* The FDE address encoding of the CIE at @cie (its length field). */
-static int eh_cie_encoding(const uint8_t *data, size_t size, size_t cie, uint64_t addr,
-			   uint8_t *enc)
+/* What an FDE needs of its CIE. */
+struct eh_cie {
+	uint8_t enc; /* the FDE address encoding ('R'), PE_ABSPTR without one */
+	bool z;	     /* an FDE has augmentation data (its length first) */
+	uint64_t code_align;
+	int64_t data_align;
+	uint64_t ra;
+	const uint8_t *init; /* the initial instructions */
+	size_t init_len;
+};
+
+/* The CIE at @cie (its length field) of the bytes @data, loaded at @addr. */
+static int eh_cie_read(const uint8_t *data, size_t size, size_t cie, uint64_t addr,
+		       struct eh_cie *out)
 {
 	struct eh_cursor c = {data + cie, data + size, false};
-	uint64_t len = eh_fixed(&c, 4);
+	uint64_t len = eh_fixed(&c, 4), auglen_data = 0;
+	const uint8_t *aug_end = NULL;
 	const char *aug;
 	size_t auglen;
 	uint8_t version;
@@ -140,25 +152,26 @@ static int eh_cie_encoding(const uint8_t *data, size_t size, size_t cie, uint64_
 	if (auglen == (size_t)(c.end - c.p))
 		return -1;
 	c.p += auglen + 1;
-	*enc = PE_ABSPTR;
+	out->enc = PE_ABSPTR;
+	out->z = aug[0] == 'z';
 	if (strstr(aug, "eh"))
 		eh_fixed(&c, 8); /* an old GCC's eh_ptr */
-	eh_leb(&c, false);	 /* code alignment */
-	eh_leb(&c, true);	 /* data alignment */
-	if (version == 1)
-		eh_fixed(&c, 1);
-	else
-		eh_leb(&c, false);
-	if (aug[0] != 'z')
-		return c.bad ? -1 : 0;
-	eh_leb(&c, false); /* augmentation data length */
-	for (const char *a = aug + 1; *a && !c.bad; a++) {
+	out->code_align = eh_leb(&c, false);
+	out->data_align = (int64_t)eh_leb(&c, true);
+	out->ra = version == 1 ? eh_fixed(&c, 1) : eh_leb(&c, false);
+	if (out->z) {
+		auglen_data = eh_leb(&c, false);
+		if (c.bad || auglen_data > (uint64_t)(c.end - c.p))
+			return -1;
+		aug_end = c.p + auglen_data;
+	}
+	for (const char *a = aug + 1; out->z && *a && !c.bad; a++) {
 		uint8_t pe;
 
 		switch (*a) {
 		case 'R':
-			*enc = (uint8_t)eh_fixed(&c, 1);
-			return c.bad ? -1 : 0;
+			out->enc = (uint8_t)eh_fixed(&c, 1);
+			break;
 		case 'P':
 			pe = (uint8_t)eh_fixed(&c, 1);
 			eh_encoded(&c, pe & 0x7f, addr + (uint64_t)(c.p - data));
@@ -170,17 +183,23 @@ static int eh_cie_encoding(const uint8_t *data, size_t size, size_t cie, uint64_
 		case 'B':
 			break;
 		default:
-			/* an augmentation we do not know: its data cannot be skipped */
+			/* an augmentation we do not know: its data cannot be read */
 			return -1;
 		}
 	}
-	return c.bad ? -1 : 0;
+	if (c.bad)
+		return -1;
+	if (aug_end)
+		c.p = aug_end;
+	out->init = c.p;
+	out->init_len = (size_t)(c.end - c.p);
+	return 0;
 }
 
 long ehframe_walk(const uint8_t *data, size_t size, uint64_t addr, ehframe_fn fn, void *arg)
 {
 	size_t off = 0, last_cie = SIZE_MAX;
-	uint8_t enc = PE_ABSPTR;
+	struct eh_cie ci = {.enc = PE_ABSPTR};
 	long n = 0;
 
 	while (off + 4 <= size) {
@@ -203,14 +222,14 @@ long ehframe_walk(const uint8_t *data, size_t size, uint64_t addr, ehframe_fn fn
 				return -1;
 			cie = body - (size_t)id;
 			if (cie != last_cie) {
-				if (eh_cie_encoding(data, size, cie, addr, &enc))
+				if (eh_cie_read(data, size, cie, addr, &ci))
 					return -1;
 				last_cie = cie;
 			}
-			if (enc == PE_OMIT)
+			if (ci.enc == PE_OMIT)
 				return -1;
-			start = eh_encoded(&c, enc, addr + (uint64_t)(c.p - data));
-			range = eh_encoded(&c, enc & 0x0f, 0);
+			start = eh_encoded(&c, ci.enc, addr + (uint64_t)(c.p - data));
+			range = eh_encoded(&c, ci.enc & 0x0f, 0);
 			if (c.bad)
 				return -1;
 			if (range && start + range > start) {
@@ -221,4 +240,46 @@ long ehframe_walk(const uint8_t *data, size_t size, uint64_t addr, ehframe_fn fn
 		off = body + (size_t)len;
 	}
 	return n;
+}
+
+int ehframe_fde_prog(const uint8_t *fde, struct ehframe_prog *p)
+{
+	/* loaded memory: the entries bound every read, the CIE lies before the FDE */
+	struct eh_cursor c = {fde, fde + 16, false};
+	uint64_t len = eh_fixed(&c, 4), id;
+	const uint8_t *body;
+	struct eh_cie ci;
+	size_t back;
+
+	if (c.bad || len < 8 || len == 0xffffffffu)
+		return -1;
+	body = c.p;
+	c.end = body + len;
+	/* the distance back from this field to the CIE, which ends before the FDE */
+	id = eh_fixed(&c, 4);
+	if (id <= 4)
+		return -1;
+	back = (size_t)id - 4;
+	if (eh_cie_read(fde - back, back, 0, (uint64_t)(uintptr_t)(fde - back), &ci) ||
+	    ci.enc == PE_OMIT)
+		return -1;
+	p->start = eh_encoded(&c, ci.enc, (uint64_t)(uintptr_t)c.p);
+	p->size = eh_encoded(&c, ci.enc & 0x0f, 0);
+	if (ci.z) {
+		uint64_t n = eh_leb(&c, false);
+
+		if (n > (uint64_t)(c.end - c.p))
+			return -1;
+		c.p += n;
+	}
+	if (c.bad)
+		return -1;
+	p->code_align = ci.code_align;
+	p->data_align = ci.data_align;
+	p->ra = ci.ra;
+	p->init = ci.init;
+	p->init_len = ci.init_len;
+	p->ops = c.p;
+	p->ops_len = (size_t)(c.end - c.p);
+	return 0;
 }

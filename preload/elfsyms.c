@@ -37,6 +37,43 @@ ssize_t elfsym_exe_path(char *buf, size_t size)
 	return n;
 }
 
+/* Whether a PT_LOAD segment of @info other than @k maps part of the page at @page. */
+static bool elfobj_page_shared(const struct dl_phdr_info *info, int k, uint64_t page)
+{
+	uint64_t size = (uint64_t)getpagesize();
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+
+		if (i != k && ph->p_type == PT_LOAD && lo < page + size && hi > page)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The pages of executable segment @k, in o->segs: whole pages, without one
+ * at either end that another segment maps too (its protection is that
+ * segment's as well).
+ */
+static void elfobj_add_pages(struct elf_object *o, const struct dl_phdr_info *info, int k)
+{
+	const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+	uint64_t size = (uint64_t)getpagesize(), lo = info->dlpi_addr + ph->p_vaddr;
+	uint64_t hi = (lo + ph->p_memsz + size - 1) & ~(size - 1);
+
+	lo &= ~(size - 1);
+	if (lo < hi && elfobj_page_shared(info, k, lo))
+		lo += size;
+	if (lo < hi && elfobj_page_shared(info, k, hi - size))
+		hi -= size;
+	if (lo >= hi)
+		return;
+	o->segs[o->nsegs][0] = lo;
+	o->segs[o->nsegs++][1] = hi;
+}
+
 static int elfobj_visit(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct elfobj_walk *w = arg;
@@ -81,6 +118,8 @@ static int elfobj_visit(struct dl_phdr_info *info, size_t size, void *arg)
 			o->text_lo = lo;
 		if (lo + ph->p_memsz > o->text_hi)
 			o->text_hi = lo + ph->p_memsz;
+		if (o->nsegs < ELFOBJ_SEGS)
+			elfobj_add_pages(o, info, i);
 	}
 	w->n++;
 	return 0;

@@ -7,7 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define ELFOBJ_MAX 512
+#define ELFOBJ_MAX  512
+#define ELFOBJ_SEGS 4 /* executable PT_LOAD segments kept, each [lo, hi) */
 
 struct elf_object {
 	char path[4096];
@@ -17,6 +18,8 @@ struct elf_object {
 	uint64_t text_lo; /* executable PT_LOAD segments span [text_lo, text_hi) */
 	uint64_t text_hi;
 	uint64_t dynamic; /* its PT_DYNAMIC in memory; 0 if none */
+	uint64_t segs[ELFOBJ_SEGS][2]; /* the first of them, their pages no other segment maps */
+	int nsegs;
 	bool is_main;
 	bool is_shim; /* libextprof.so, or a library only it needs (libZydis) */
 };

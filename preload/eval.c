@@ -19,12 +19,11 @@
 
 #include "activation.h"
 #include "arch.h"
+#include "cancel.h"
 #include "counter_read.h"
 #include "log.h"
 #include "shim.h"
 #include "step.h"
-
-void xp_call_preserving(void (*fn)(void *), void *arg);
 
 struct eval_slow {
 	struct xp_thread *t;
@@ -43,9 +42,47 @@ static void eval_slow_grow(void *p)
 	worker_grow_stack(p);
 }
 
+struct eval_stack {
+	struct xp_thread *t;
+	uint64_t sp;
+};
+
 static void eval_slow_stack(void *p)
 {
-	worker_know_stack(p);
+	struct eval_stack *s = p;
+
+	worker_know_stack(s->t, s->sp);
+}
+
+struct eval_held {
+	struct xp_thread *t;
+	void (*fn)(void *);
+	void *arg;
+};
+
+static void eval_held(void *p)
+{
+	struct eval_held *e = p;
+	struct cancel_hold h;
+
+	e->t->busy++;
+	cancel_hold(&h, e->t);
+	e->fn(e->arg);
+	cancel_release(&h);
+	e->t->busy--;
+}
+
+/*
+ * A slow path @fn(@arg) of thread @t, the caller's own state (xp_self's or
+ * xp_foreign's): on its stack of the shim's with the extended state saved
+ * (worker_call_own), and there busy (a hooked function it calls passes
+ * through) and with cancellation held off (cancel.h).
+ */
+static void eval_slow(struct xp_thread *t, void (*fn)(void *), void *arg)
+{
+	struct eval_held e = {t, fn, arg};
+
+	worker_call_own(t, eval_held, &e);
 }
 
 /*
@@ -74,9 +111,13 @@ static void eval_reap_unwound(struct xp_thread *t, uint64_t ret, uint64_t slot)
 		return;
 	/* the thread's stack, found the first time it matters (worker.c) */
 	if (__builtin_expect(!t->stack_known && !t->busy, 0)) {
-		t->busy = 1;
-		xp_call_preserving(eval_slow_stack, t);
-		t->busy = 0;
+		struct eval_stack s = {t, slot};
+
+		/* no lock taken there, nothing half made: no hold (a call on a
+		 * sigaltstack looks again every time) */
+		t->busy++;
+		worker_call_own(t, eval_slow_stack, &s);
+		t->busy--;
 	}
 	if (slot < t->stack_lo || slot >= t->stack_hi)
 		return;
@@ -101,7 +142,7 @@ static void eval_reap_unwound(struct xp_thread *t, uint64_t ret, uint64_t slot)
  */
 static __attribute__((cold)) int eval_lost(struct xp_thread *t)
 {
-	__atomic_add_fetch(&xp_lost, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(xp_lost_at, 1, __ATOMIC_RELAXED);
 	if (t)
 		step_pass(t);
 	return 1;
@@ -134,43 +175,37 @@ static inline void eval_push_end(struct xp_thread *t, uint32_t i, uint32_t filli
 	t->filling = filling_before;
 }
 
-/* Every case of the entry path: the first call of a thread, windows, ... */
-static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_t ret,
-							   uint64_t slot)
+/*
+ * A thread's first evaluation: its worker, its shadow stack, maybe its
+ * dump.  0 when it has them, else what eval_enter_slow() returns.  Apart,
+ * so that the slow path runs with as little of the program's stack below
+ * it as may be (a signal handler's first call on a small sigaltstack).
+ */
+static __attribute__((noinline)) int eval_take_worker(struct xp_thread *t)
 {
-	/* a thread without TLS of its own has its own state, or none: lost */
-	struct xp_thread *t = state_self(slot, true);
-	struct xp_worker *w;
+	struct eval_slow s = {t, NULL};
+
+	/* those before the shim is ready are not counted; the others are lost */
+	if (!(xp.enabled || xp.calibrating))
+		return 1;
+	if (t->released || xp.finished || xp.lost_only)
+		return eval_lost(t);
+	eval_slow(t, eval_slow_acquire, &s);
+	if (!s.w || !t->stack)
+		return eval_lost(t);
+	return 0;
+}
+
+/*
+ * The entry path's every case but the common one, for thread @t (the
+ * caller's own state), its worker had: see eval_enter_slow().
+ */
+static int eval_enter_push(struct xp_thread *t, uint32_t idx, uint64_t ret, uint64_t slot)
+{
+	struct xp_worker *w = t->worker;
 	struct xp_frame *f;
 	uint32_t flags = 0, old, i;
 
-	if (!t)
-		return xp.enabled ? eval_lost(NULL) : 1;
-	w = t->worker;
-
-	/*
-	 * The shim's own calls (a slow path below, the callers' walk, a dlopen
-	 * being hooked) are not the program's evaluations: they pass through,
-	 * without a frame, so that a hooked function the slow path calls
-	 * (mremap as the shadow stack grows) cannot enter it again.
-	 */
-	if (t->busy)
-		return 1;
-	if (__builtin_expect(!w, 0)) {
-		/* those before the shim is ready are not counted; the others are lost */
-		if (!(xp.enabled || xp.calibrating))
-			return 1;
-		if (t->released || xp.finished)
-			return eval_lost(t);
-		struct eval_slow s = {t, NULL};
-
-		t->busy = 1;
-		xp_call_preserving(eval_slow_acquire, &s);
-		t->busy = 0;
-		w = s.w;
-		if (!w || !t->stack)
-			return eval_lost(t);
-	}
 	/* idx past the worker's table: a declaration added (dlopen) after the
 	 * worker's dump ran out of room for more */
 	if (__builtin_expect(xp.finished | (idx >= w->map.ndecls), 0)) {
@@ -181,9 +216,7 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	if (!t->filling)
 		eval_reap_unwound(t, ret, slot);
 	if (__builtin_expect(t->depth + 1 >= t->cap, 0)) {
-		t->busy = 1;
-		xp_call_preserving(eval_slow_grow, t);
-		t->busy = 0;
+		eval_slow(t, eval_slow_grow, t);
 		if (t->depth + 1 >= t->cap)
 			return eval_lost(t);
 	}
@@ -215,6 +248,42 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	return 0;
 }
 
+/* Every case of the entry path: the first call of a thread, windows, ... */
+static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_t ret,
+							   uint64_t slot)
+{
+	/* a thread without TLS of its own has its own state, or none: lost */
+	struct xp_thread *t = state_self(slot, true);
+	int type, r;
+
+	if (!t)
+		return xp.enabled ? eval_lost(NULL) : 1;
+	/*
+	 * The shim's own calls (a slow path below, the callers' walk, a dlopen
+	 * being hooked) are not the program's evaluations: they pass through,
+	 * without a frame, so that a hooked function the slow path calls
+	 * (mremap as the shadow stack grows) cannot enter it again.
+	 */
+	if (t->busy)
+		return 1;
+	if (__builtin_expect(!t->worker, 0) && (r = eval_take_worker(t)))
+		return r;
+	if (__builtin_expect(!t->cancel_async, 1))
+		return eval_enter_push(t, idx, ret, slot);
+	/*
+	 * A thread in asynchronous cancellation: deferred while its activation
+	 * is pushed, so that a cancellation acts before the push or after it,
+	 * never inside (cancel.c); the counter read again after, so that the
+	 * switch back is not the function's.
+	 */
+	cancel_defer(t, &type);
+	r = eval_enter_push(t, idx, ret, slot);
+	cancel_undefer(t, type);
+	if (!r && t->depth && t->stack[t->depth - 1].slot == slot)
+		t->stack[t->depth - 1].start = counter_read_ordered(t);
+	return r;
+}
+
 /*
  * Called by xp_thunk_enter with the caller's return address @ret, taken
  * from @slot.  Returns 0 when the activation was pushed, 1 when the call
@@ -229,8 +298,8 @@ int xp_eval_enter(uint32_t idx, uint64_t ret, uint64_t slot)
 	struct xp_frame *f;
 	uint32_t depth = t->depth;
 
-	if (__builtin_expect(!w || (t->busy | t->filling | t->shared | xp.finished |
-				    (idx >= w->map.ndecls) | (depth + 1 >= t->cap) |
+	if (__builtin_expect(!w || (t->busy | t->filling | t->shared | t->cancel_async |
+				    xp.finished | (idx >= w->map.ndecls) | (depth + 1 >= t->cap) |
 				    (xp.window_decl != UINT32_MAX)),
 			     0))
 		return eval_enter_slow(idx, ret, slot);
@@ -251,6 +320,15 @@ struct eval_row {
 	uint32_t idx;
 };
 
+/* Out of line: its buffer is on the stack only when there is something to say. */
+static __attribute__((noinline, cold)) void eval_say_no_row(int err)
+{
+	char why[160];
+
+	log_once(LOG_ONCE_ROW, "no memory for a histogram (%s); some deltas are not kept",
+		 log_strerror_limit(-err, why, sizeof(why)));
+}
+
 static void eval_slow_row(void *p)
 {
 	struct eval_row *a = p;
@@ -268,8 +346,7 @@ static void eval_slow_row(void *p)
 				 ? "it would pass the file size limit (RLIMIT_FSIZE)"
 				 : log_strerror(-m->grow_err));
 	else if (err)
-		log_once(LOG_ONCE_ROW, "no memory for a histogram (%s); some deltas are not kept",
-			 log_strerror(-err));
+		eval_say_no_row(err);
 }
 
 /*
@@ -295,9 +372,7 @@ static void eval_take_row(struct xp_thread *t, struct extprof_dump_decl *d, stru
 
 	if (d->row || t->busy || xp.finished)
 		return;
-	t->busy = 1;
-	xp_call_preserving(eval_slow_row, &a);
-	t->busy = 0;
+	eval_slow(t, eval_slow_row, &a);
 }
 
 /* The stubs' fast path: never on a shared block (clone.c), so xp_self is the caller's. */
@@ -337,7 +412,7 @@ static void eval_sample(struct xp_thread *t, struct xp_worker *w, struct extprof
 		d->floor_limit = delta + extprof_floor_margin(xp.counter.kind, delta);
 	if (__builtin_expect(!d->row && t, 0))
 		eval_take_row(t, d, w);
-	w->map.rows[(uint64_t)d->row * EXTPROF_HIST_BUCKETS + extprof_hist_bucket(delta)]++;
+	dump_row_at(&w->map, d->row)[extprof_hist_bucket(delta)]++;
 }
 
 /*
@@ -527,33 +602,13 @@ static void eval_window_span(struct xp_thread *t, struct xp_worker *w, uint64_t 
 		t->win_last = now;
 }
 
-/*
- * The exit path; @regs, with callers on, the caller's callee-saved
- * registers.  Returns 1 when single-stepping goes on in the caller (steps).
- */
-static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *regs, uint64_t now)
+/* The exit path's every case but the common one, for thread @t: see eval_exit(). */
+static int eval_exit_pop(struct xp_thread *t, uint64_t *slot, const uint64_t *regs, uint64_t now)
 {
-	struct xp_thread *t = state_self((uint64_t)slot, false);
-	struct xp_worker *w;
+	struct xp_worker *w = t->worker;
 	struct xp_frame *f, fr;
 	uint64_t delta = 0, walk = 0;
-	uint32_t i;
-
-	if (__builtin_expect(t != &xp_self, 0)) {
-		/*
-		 * A thread without TLS of its own (clone.c): its activation
-		 * was pushed on its own state, which it keeps until its
-		 * function returns, so it is found; a count of its own is
-		 * read there (a clock's read stands: read again, it would
-		 * hold the finding).
-		 */
-		if (!t)
-			t = &xp_self;
-		else if (counter_per_thread())
-			now = counter_read_of(t);
-	}
-	w = t->worker;
-	i = t->depth;
+	uint32_t i = t->depth;
 
 	/* Ours is the activation whose slot this is; any above it were left
 	 * by a longjmp out of a signal handler and are abandoned. */
@@ -601,9 +656,7 @@ static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *r
 			 */
 			uint64_t before = counter_read_ordered(t);
 
-			t->busy = 1;
-			xp_call_preserving(eval_slow_callers, &a);
-			t->busy = 0;
+			eval_slow(t, eval_slow_callers, &a);
 			eval_record_caller(w, f->idx, a.pcs, a.depth, delta);
 			walk = counter_read_ordered(t) - before;
 		} else {
@@ -613,6 +666,38 @@ static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *r
 	if (t->depth && t->filling != t->depth)
 		t->stack[t->depth - 1].nested += f->nested + xp.meta.nested_overhead + walk;
 	return xp.counter.kind == EXTPROF_COUNTER_STEPS ? step_exit(t, f) : 0;
+}
+
+/*
+ * The exit path; @regs, with callers on, the caller's callee-saved
+ * registers.  Returns 1 when single-stepping goes on in the caller (steps).
+ * A thread in asynchronous cancellation is deferred while its activation
+ * is popped and recorded (as in eval_enter_slow).
+ */
+static __attribute__((noinline)) int eval_exit(uint64_t *slot, const uint64_t *regs, uint64_t now)
+{
+	struct xp_thread *t = state_self((uint64_t)slot, false);
+	int type, r;
+
+	if (__builtin_expect(t != &xp_self, 0)) {
+		/*
+		 * A thread without TLS of its own (clone.c): its activation
+		 * was pushed on its own state, which it keeps until its
+		 * function returns, so it is found; a count of its own is
+		 * read there (a clock's read stands: read again, it would
+		 * hold the finding).
+		 */
+		if (!t)
+			t = &xp_self;
+		else if (counter_per_thread())
+			now = counter_read_of(t);
+	}
+	if (__builtin_expect(!t->cancel_async, 1))
+		return eval_exit_pop(t, slot, regs, now);
+	cancel_defer(t, &type);
+	r = eval_exit_pop(t, slot, regs, now);
+	cancel_undefer(t, type);
+	return r;
 }
 
 /*
@@ -635,6 +720,7 @@ int xp_eval_exit(uint64_t *slot)
 	f = t->stack[depth - 1];
 	/* steps: a counted evaluation (STEPPED, the code cache's every one) is common too */
 	if (__builtin_expect((f.slot != (uint64_t)slot) | (f.flags & ~XP_FRAME_STEPPED) |
+				     t->cancel_async |
 				     (xp.window_decl != UINT32_MAX),
 			     0))
 		return eval_exit(slot, NULL, now);

@@ -20,28 +20,38 @@
 #include <unistd.h>
 
 #include "activation.h"
+#include "cancel.h"
 #include "interpose.h"
 #include "shim.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
 
+static void exec_write(void *map)
+{
+	dump_write_compact(map, 0);
+}
+
 /* Mark every dump of the process with @flag; @on false undoes it. */
 static void exec_mark_as(uint32_t flag, bool on)
 {
 	uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
+	struct xp_thread *self;
 
 	if (!xp.enabled || xp.finished)
 		return;
-	/* a vfork child shares our memory and thread: the dumps are the parent's */
-	if ((uint64_t)getpid() != xp.meta.pid)
+	/* a vfork child shares our memory and thread: the dumps are the parent's
+	 * (not asked under a seccomp filter: no system call there) */
+	if (!xp.sandboxed && (uint64_t)getpid() != xp.meta.pid)
 		return;
+	/* the caller's own state, that of a thread without TLS of its own too */
+	self = state_self((uint64_t)__builtin_frame_address(0), false);
 	for (uint32_t i = 0; i < n; i++) {
 		struct xp_worker *w = &xp.workers[i];
 		struct xp_thread *t = w->owner;
 
 		if (!w->map.base)
 			continue;
-		if (on && t == &xp_self)
+		if (on && t && t == self)
 			worker_close_run(w, t); /* harmless if the exec fails */
 		if (on)
 			w->map.hdr->flags |= flag;
@@ -52,8 +62,13 @@ static void exec_mark_as(uint32_t flag, bool on)
 					   on ? ACTIVATION_TALLY : ACTIVATION_UNDO);
 		w->map.hdr->end_ns = process_now_ns();
 		/* counted in memory (no room for its file): written now, or never */
-		if (on && w->map.in_memory)
-			dump_write_compact(&w->map, 0);
+		if (on && w->map.in_memory && !xp.sandboxed) {
+			struct cancel_hold h;
+
+			cancel_hold(&h, self);
+			worker_call_own(self, exec_write, &w->map);
+			cancel_release(&h);
+		}
 	}
 }
 

@@ -86,7 +86,7 @@ static bool functab_in_plt(const struct functab *t, uint64_t addr)
 	return false;
 }
 
-static const char *functab_intern(struct functab *t, const char *s, int *err)
+const char *functab_intern(struct functab *t, const char *s, int *err)
 {
 	size_t n = strlen(s) + 1;
 	char *p;

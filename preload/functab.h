@@ -125,6 +125,9 @@ bool functab_code_before(const struct functab *t, uint64_t value, uint64_t *star
  */
 const char *functab_label_in(const struct functab *t, uint64_t lo, uint64_t hi);
 
+/* A copy of @s kept with @t's names (freed by functab_free), or NULL with *@err = -ENOMEM. */
+const char *functab_intern(struct functab *t, const char *s, int *err);
+
 /*
  * "name", or "name@VERSION" for a version other than the default, into
  * @buf; a homonym's offset after it, "name@0x43770": the name of one

@@ -57,13 +57,15 @@ struct hooks_match {
 /*
  * Declarations by address and by key, so that tens of thousands of them
  * are registered in linear time: open addressing, the slot holding the
- * declaration's index + 1.  An address that changed (its object was loaded
- * again) is left where it was and skipped: a lookup checks the declaration.
+ * declaration's index + 1, the tables at most half full (made twice as
+ * large, from the declarations, before they would be more).  An address
+ * that changed (its object was loaded again) is left where it was and
+ * skipped: a lookup checks the declaration.
  */
-#define HOOKS_HASH (2u * XP_MAX_DECLS)
+#define HOOKS_HASH_FIRST 1024u
 
-static uint32_t hooks_by_addr[HOOKS_HASH];
-static uint32_t hooks_by_key[HOOKS_HASH];
+static uint32_t *hooks_by_addr, *hooks_by_key;
+static uint32_t hooks_hash_size;
 
 static uint32_t hooks_hash_u64(uint64_t v)
 {
@@ -88,8 +90,8 @@ static uint32_t hooks_hash_key(const char *kind, const char *symbol, const char 
 
 static int hooks_find_address(uint64_t addr)
 {
-	for (uint32_t i = hooks_hash_u64(addr) % HOOKS_HASH, n = 0; n < HOOKS_HASH;
-	     i = (i + 1) % HOOKS_HASH, n++) {
+	for (uint32_t i = hooks_hash_u64(addr) % hooks_hash_size, n = 0; n < hooks_hash_size;
+	     i = (i + 1) % hooks_hash_size, n++) {
 		uint32_t d = hooks_by_addr[i];
 
 		if (!d)
@@ -103,8 +105,8 @@ static int hooks_find_address(uint64_t addr)
 /* A declaration of the same key: an object dlclose'd and loaded again. */
 static int hooks_find_key(const char *kind, const char *symbol, const char *object)
 {
-	for (uint32_t i = hooks_hash_key(kind, symbol, object) % HOOKS_HASH, n = 0; n < HOOKS_HASH;
-	     i = (i + 1) % HOOKS_HASH, n++) {
+	for (uint32_t i = hooks_hash_key(kind, symbol, object) % hooks_hash_size, n = 0;
+	     n < hooks_hash_size; i = (i + 1) % hooks_hash_size, n++) {
 		uint32_t d = hooks_by_key[i];
 
 		if (!d)
@@ -119,12 +121,44 @@ static int hooks_find_key(const char *kind, const char *symbol, const char *obje
 
 static void hooks_hash_put(uint32_t *table, uint32_t h, uint32_t idx)
 {
-	for (uint32_t i = h % HOOKS_HASH, n = 0; n < HOOKS_HASH; i = (i + 1) % HOOKS_HASH, n++) {
+	for (uint32_t i = h % hooks_hash_size, n = 0; n < hooks_hash_size;
+	     i = (i + 1) % hooks_hash_size, n++) {
 		if (!table[i] || table[i] == idx + 1) {
 			table[i] = idx + 1;
 			return;
 		}
 	}
+}
+
+/* Room in both tables for @n declarations, kept at most half full: 0 or -ENOMEM. */
+static int hooks_hash_room(uint32_t n)
+{
+	uint32_t size = hooks_hash_size ? hooks_hash_size : HOOKS_HASH_FIRST;
+	uint32_t *by_addr, *by_key;
+
+	if ((uint64_t)n * 2 <= hooks_hash_size)
+		return 0;
+	while ((uint64_t)n * 2 > size)
+		size *= 2;
+	by_addr = calloc(size, sizeof(*by_addr));
+	by_key = calloc(size, sizeof(*by_key));
+	if (!by_addr || !by_key) {
+		free(by_addr);
+		free(by_key);
+		return -ENOMEM;
+	}
+	free(hooks_by_addr);
+	free(hooks_by_key);
+	hooks_by_addr = by_addr;
+	hooks_by_key = by_key;
+	hooks_hash_size = size;
+	for (uint32_t i = 0; i < xp.ndecls; i++) {
+		const struct xp_decl *d = &xp.decls[i];
+
+		hooks_hash_put(hooks_by_addr, hooks_hash_u64(d->address), i);
+		hooks_hash_put(hooks_by_key, hooks_hash_key(d->kind, d->symbol, d->object), i);
+	}
+	return 0;
 }
 
 /* The loaded code of the function at @start of object @arg, when it is code. */
@@ -135,12 +169,28 @@ static const uint8_t *hooks_code_at(uint64_t start, uint64_t size, void *arg)
 	return elfobj_in_text(o, o->base + start, size) ? (const uint8_t *)(o->base + start) : NULL;
 }
 
-/* Write @h's entry now, or, for "extprof attach", list it for the tracer to write. */
-static int hooks_commit(const struct arch_hook *h, uint32_t idx, char *why, size_t whylen)
+/*
+ * Write @h's entry now, or, for "extprof attach", list it for the tracer to
+ * write.  The code segments of @o are opened for writing at its first
+ * function, and closed once the entries are all resolved (hooks_install,
+ * hooks_rescan): two mprotect calls a segment, not two a function.
+ */
+static int hooks_commit(const struct arch_hook *h, const struct elf_object *o, uint32_t idx,
+			char *why, size_t whylen)
 {
-	if (attach_preparing())
-		return attach_keep_patch(h, idx, why, whylen);
-	return arch_commit_hook(h, why, whylen);
+	int err;
+
+	if (attach_preparing()) {
+		err = attach_keep_patch(h, idx, why, whylen);
+	} else {
+		for (int i = 0; i < o->nsegs; i++)
+			arch_code_open(o->segs[i][0], o->segs[i][1]);
+		err = arch_commit_hook(h, why, whylen);
+	}
+	/* its rows for the unwinder, registered with the others (unwind_stub.c) */
+	if (!err)
+		unwind_stub_add(h);
+	return err;
 }
 
 /*
@@ -156,7 +206,7 @@ static void hooks_add(struct hooks_match *m, const char *symbol, struct hookable
 	struct arch_hook h;
 	uint32_t idx;
 	char why[400];
-	int dup;
+	int dup, err;
 
 	t->tried++;
 	if (v->ifunc && v->outcome == HOOKABLE_OK)
@@ -166,6 +216,11 @@ static void hooks_add(struct hooks_match *m, const char *symbol, struct hookable
 		return;
 	}
 	/* before the plan: an alias hooked already has its entry patched */
+	err = hooks_hash_room(xp.ndecls + 1);
+	if (err) {
+		hooks_tally_refuse(t, symbol, "finds no memory to be looked up");
+		return;
+	}
 	dup = hooks_find_address(addr);
 	if (dup >= 0) {
 		/* an alias, or a second entry naming the same function */
@@ -193,6 +248,15 @@ static void hooks_add(struct hooks_match *m, const char *symbol, struct hookable
 		hooks_tally_refuse(t, symbol, "finds no room left in the dumps already made");
 		return;
 	}
+	err = worker_room_for_decls(idx + 1);
+	if (err) {
+		char text[160];
+
+		snprintf(why, sizeof(why), "finds no memory for its declaration (%s)",
+			 log_strerror_limit(-err, text, sizeof(text)));
+		hooks_tally_refuse(t, symbol, why);
+		return;
+	}
 	d = &fresh;
 	memset(d, 0, sizeof(*d));
 	snprintf(d->kind, sizeof(d->kind), "%s", kind);
@@ -214,7 +278,7 @@ static void hooks_add(struct hooks_match *m, const char *symbol, struct hookable
 		hooks_hash_put(hooks_by_key, hooks_hash_key(kind, symbol, m->o->name), idx);
 	if (m->window)
 		xp.window_decl = idx;
-	if (hooks_commit(&h, idx, why, sizeof(why))) {
+	if (hooks_commit(&h, m->o, idx, why, sizeof(why))) {
 		/* listed, never called */
 		hooks_tally_refuse(t, symbol, why);
 		return;
@@ -241,6 +305,14 @@ struct hooks_table *hooks_table_of(int i)
 
 		tab->read = true;
 		tab->err = functab_read(&tab->tab, hooks_objs[i].path);
+		/* a limit on memory, not a lack of functions: said, or the hints would mislead */
+		if (tab->err == -ENOMEM) {
+			char why[160];
+
+			log_once(LOG_ONCE_TABLES,
+				 "cannot read the functions of %s: %s; none of them is hooked",
+				 hooks_objs[i].name, log_strerror_limit(ENOMEM, why, sizeof(why)));
+		}
 		if (tab->err)
 			return NULL;
 		j->t = &tab->tab;
@@ -252,6 +324,8 @@ struct hooks_table *hooks_table_of(int i)
 		j->resolve = hooks_resolve_ifunc;
 		j->arg = &hooks_objs[i];
 		hookable_obj_rules(j);
+		/* without it (no memory), entries look at every symbol */
+		hooks_names_make(&tab->names, &tab->tab);
 	}
 	return tab->err ? NULL : tab;
 }
@@ -259,15 +333,17 @@ struct hooks_table *hooks_table_of(int i)
 static void hooks_tables_free(void)
 {
 	for (int i = 0; i < ELFOBJ_MAX; i++) {
+		hooks_names_free(&hooks_tabs[i].names);
 		if (hooks_tabs[i].read)
 			functab_free(&hooks_tabs[i].tab);
 		memset(&hooks_tabs[i], 0, sizeof(hooks_tabs[i]));
 	}
 }
 
-/* One function of the table that answers to the entry. */
-static void hooks_add_sym(struct hooks_match *m, const struct functab_sym *s)
+/* One function of the table that answers to the entry (@arg: the match). */
+static int hooks_add_sym(const struct functab_sym *s, void *arg)
 {
+	struct hooks_match *m = arg;
 	const struct functab *t = &m->tab->tab;
 	const struct functab_sym *best;
 	struct hookable_verdict v;
@@ -277,10 +353,11 @@ static void hooks_add_sym(struct hooks_match *m, const struct functab_sym *s)
 	/* of aliases that all answer (a glob), the best name is the one hooked */
 	best = functab_sym_at(t, s->value);
 	if (best && best != s && best->type == s->type && hooks_want_matches(m->w, best))
-		return;
+		return 0;
 	functab_sym_name(s, symbol, sizeof(symbol));
 	hookable_target(&m->tab->judge, s->name, s->value, s->size, s->type == STT_GNU_IFUNC, &v);
 	hooks_add(m, symbol, &v);
+	return 0;
 }
 
 /*
@@ -408,10 +485,7 @@ static void hooks_match_object(struct hooks_match *m, int i)
 		hooks_add_offset(m);
 		return;
 	}
-	for (size_t k = 0; k < t->nsyms; k++) {
-		if (hooks_want_matches(m->w, &t->syms[k]))
-			hooks_add_sym(m, &t->syms[k]);
-	}
+	hooks_want_each(m->w, t, &m->tab->names, hooks_add_sym, m);
 }
 
 /*
@@ -475,6 +549,14 @@ static void hooks_window_entry(struct spec_entry *e, const char *window)
 		snprintf(e->object, sizeof(e->object), "%s", at + 1);
 }
 
+/* hooks_want_each's stop at the first function found. */
+static int hooks_found_one(const struct functab_sym *s, void *arg)
+{
+	(void)s;
+	(void)arg;
+	return 1;
+}
+
 /* What @e names: a function of a loaded object, an object not loaded yet, or nothing. */
 static enum hooks_found hooks_entry_any(const struct spec_entry *e)
 {
@@ -493,10 +575,8 @@ static enum hooks_found hooks_entry_any(const struct spec_entry *e)
 		if (w.offset)
 			return HOOKS_NOW;
 		tab = hooks_table_of(i);
-		for (size_t k = 0; tab && k < tab->tab.nsyms; k++) {
-			if (hooks_want_matches(&w, &tab->tab.syms[k]))
-				return HOOKS_NOW;
-		}
+		if (tab && hooks_want_each(&w, &tab->tab, &tab->names, hooks_found_one, NULL))
+			return HOOKS_NOW;
 	}
 	return w.object[0] && !any_object ? HOOKS_LATER : HOOKS_NONE;
 }
@@ -579,6 +659,7 @@ int hooks_install(const struct spec_list *list, const char *window)
 		hooks_resolve(&list->entries[i], &tally, false, false);
 		named_objects |= list->entries[i].object[0] != '\0';
 	}
+	arch_code_close_all();
 	/* room in every dump for what a later dlopen may add */
 	xp.meta.late_decls = named_objects ? HOOKS_LATE_DECLS : 0;
 	hooks_remember_objects();
@@ -612,6 +693,7 @@ void hooks_rescan(void)
 		hooks_resolve(&hooks_window, &tally, true, true);
 	for (int i = 0; hooks_list && i < hooks_list->n; i++)
 		hooks_resolve(&hooks_list->entries[i], &tally, false, true);
+	arch_code_close_all();
 	hooks_remember_objects();
 	hooks_tables_free();
 	arch_seal_code();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* hooks_entry: split an entry's pattern, version and object; match a symbol. */
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,9 +64,9 @@ static bool hooks_want_homonym(const struct hooks_want *w, const struct functab_
 	return true;
 }
 
-bool hooks_want_matches(const struct hooks_want *w, const struct functab_sym *s)
+/* Whether @s may answer to @w whatever its name: its version or offset, and no .cold part. */
+static bool hooks_want_admits(const struct hooks_want *w, const struct functab_sym *s)
 {
-	char qualified[256];
 	bool at;
 
 	if (hooks_want_homonym(w, s, &at)) {
@@ -81,14 +82,184 @@ bool hooks_want_matches(const struct hooks_want *w, const struct functab_sym *s)
 		return false;
 	}
 	/* a .cold part is a branch target of its function, not a function */
-	if (strstr(s->name, ".cold"))
+	return !strstr(s->name, ".cold");
+}
+
+/* C++: "ns::fn" of @name into @buf (the size every caller gives), or false. */
+static bool hooks_qualified(const char *name, char buf[HOOKS_QUALIFIED_MAX])
+{
+	return name[0] == '_' && name[1] == 'Z' &&
+	       demangle_qualified(name, buf, HOOKS_QUALIFIED_MAX);
+}
+
+bool hooks_want_matches(const struct hooks_want *w, const struct functab_sym *s)
+{
+	char qualified[HOOKS_QUALIFIED_MAX];
+
+	if (!hooks_want_admits(w, s))
 		return false;
 	if (!fnmatch(w->pattern, s->name, 0))
 		return true;
 	/* C++: "ns::fn" matches too; the symbol stays mangled, and unique */
-	return s->name[0] == '_' && s->name[1] == 'Z' &&
-	       demangle_qualified(s->name, qualified, sizeof(qualified)) &&
-	       !fnmatch(w->pattern, qualified, 0);
+	return hooks_qualified(s->name, qualified) && !fnmatch(w->pattern, qualified, 0);
+}
+
+/* The same, with @s's qualified name known (@qualified, NULL when it has none). */
+static bool hooks_want_matches_known(const struct hooks_want *w, const struct functab_sym *s,
+				     const char *qualified)
+{
+	return hooks_want_admits(w, s) && (!fnmatch(w->pattern, s->name, 0) ||
+					   (qualified && !fnmatch(w->pattern, qualified, 0)));
+}
+
+static int hooks_cmp_qualified(const void *a, const void *b, void *arg)
+{
+	const char *const *q = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(q[x], q[y]);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+int hooks_names_make(struct hooks_names *n, struct functab *t)
+{
+	char qualified[HOOKS_QUALIFIED_MAX];
+	int err = 0;
+
+	if (n->made)
+		return n->err;
+	n->made = true;
+	n->qualified = calloc(t->nsyms + 1, sizeof(*n->qualified));
+	n->by_qualified = malloc((t->nsyms + 1) * sizeof(*n->by_qualified));
+	if (!n->qualified || !n->by_qualified)
+		err = -ENOMEM;
+	for (size_t k = 0; !err && k < t->nsyms; k++) {
+		if (!hooks_qualified(t->syms[k].name, qualified))
+			continue;
+		n->qualified[k] = functab_intern(t, qualified, &err);
+		n->by_qualified[n->nqualified++] = (uint32_t)k;
+	}
+	if (err) {
+		hooks_names_free(n);
+		n->made = true;
+		n->err = err;
+		return err;
+	}
+	qsort_r(n->by_qualified, n->nqualified, sizeof(*n->by_qualified), hooks_cmp_qualified,
+		n->qualified);
+	return 0;
+}
+
+void hooks_names_free(struct hooks_names *n)
+{
+	free(n->qualified);
+	free(n->by_qualified);
+	memset(n, 0, sizeof(*n));
+}
+
+/* The first position of t->syms whose name is not below @name. */
+static size_t hooks_name_lower(const struct functab *t, const char *name)
+{
+	size_t lo = 0, hi = t->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(t->syms[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The first index of n->by_qualified whose qualified name is not below @name. */
+static size_t hooks_qualified_lower(const struct hooks_names *n, const char *name)
+{
+	size_t lo = 0, hi = n->nqualified;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(n->qualified[n->by_qualified[mid]], name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Every symbol of @t in turn. */
+static int hooks_want_scan(const struct hooks_want *w, const struct functab *t,
+			   const struct hooks_names *n,
+			   int (*fn)(const struct functab_sym *s, void *arg), void *arg)
+{
+	bool indexed = n->made && !n->err;
+	int ret = 0;
+
+	for (size_t k = 0; k < t->nsyms && !ret; k++) {
+		const struct functab_sym *s = &t->syms[k];
+
+		if (indexed ? hooks_want_matches_known(w, s, n->qualified[k])
+			    : hooks_want_matches(w, s))
+			ret = fn(s, arg);
+	}
+	return ret;
+}
+
+static int hooks_cmp_pos(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * A plain name: the symbols of that name (a range of t->syms, which is in
+ * order of name) and of that qualified name (a range of n->by_qualified),
+ * visited in the table's order, as a pass over every symbol would.
+ */
+static int hooks_want_each_named(const struct hooks_want *w, const struct functab *t,
+				 const struct hooks_names *n,
+				 int (*fn)(const struct functab_sym *s, void *arg), void *arg)
+{
+	size_t a = hooks_name_lower(t, w->pattern), b = a,
+	       qa = hooks_qualified_lower(n, w->pattern), qb = qa, k = 0;
+	uint32_t *pos;
+	int ret = 0;
+
+	while (b < t->nsyms && !strcmp(t->syms[b].name, w->pattern))
+		b++;
+	while (qb < n->nqualified && !strcmp(n->qualified[n->by_qualified[qb]], w->pattern))
+		qb++;
+	if (a == b && qa == qb)
+		return 0;
+	pos = malloc((b - a + qb - qa) * sizeof(*pos));
+	if (!pos)
+		return hooks_want_scan(w, t, n, fn, arg);
+	for (size_t i = a; i < b; i++)
+		pos[k++] = (uint32_t)i;
+	for (size_t i = qa; i < qb; i++)
+		pos[k++] = n->by_qualified[i];
+	qsort(pos, k, sizeof(*pos), hooks_cmp_pos);
+	for (size_t i = 0; i < k && !ret; i++) {
+		if (i && pos[i] == pos[i - 1])
+			continue;
+		if (hooks_want_matches_known(w, &t->syms[pos[i]], n->qualified[pos[i]]))
+			ret = fn(&t->syms[pos[i]], arg);
+	}
+	free(pos);
+	return ret;
+}
+
+int hooks_want_each(const struct hooks_want *w, const struct functab *t,
+		    const struct hooks_names *n, int (*fn)(const struct functab_sym *s, void *arg),
+		    void *arg)
+{
+	/* fnmatch takes a pattern without *, ?, [ or \\ as the very string */
+	if (n->made && !n->err && !strpbrk(w->pattern, "*?[\\"))
+		return hooks_want_each_named(w, t, n, fn, arg);
+	return hooks_want_scan(w, t, n, fn, arg);
 }
 
 const char *hooks_want_text(const struct hooks_want *w, char *buf, size_t len)

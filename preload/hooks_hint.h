@@ -21,6 +21,7 @@ struct hooks_table {
 	bool read;
 	int err;
 	struct hookable_obj judge; /* the object as the verdict sees it (hookable.h) */
+	struct hooks_names names;  /* how entries look names up in it */
 };
 
 /* The table of loaded object @i (hooks.c), or NULL when it cannot be read. */

@@ -26,6 +26,7 @@
 
 #include "arch.h"
 #include "attach.h"
+#include "cancel.h"
 #include "hooks.h"
 #include "log.h"
 #include "maps.h"
@@ -72,7 +73,9 @@ static void init_after_fork_child(void)
 	xp_self.busy = 1;
 	/* first: a fork from inside a stepped function leaves the child stepped */
 	step_reset_after_fork();
-	process_fill_ids(&xp.meta);
+	/* under a seccomp filter the child makes no dump of its own (worker.c) */
+	if (!xp.sandboxed)
+		process_fill_ids(&xp.meta);
 	worker_reset_after_fork();
 	xp_self.busy = busy;
 	/* EXTPROF_CHILDREN=0: the first process only; a fork child's calls pass */
@@ -80,23 +83,35 @@ static void init_after_fork_child(void)
 		xp.enabled = false;
 }
 
+static void init_finish(void *self)
+{
+	worker_finish_all(self);
+}
+
 static void init_at_exit(void)
 {
 	struct xp_thread *t;
+	struct cancel_hold h;
 
 	if (!xp.enabled || xp.finished)
 		return;
 	/*
 	 * exit() in a child that clone() made with CLONE_VM but not as a
 	 * thread (or in a vfork child): the memory, and the dumps, are its
-	 * parent's, which counts on.
+	 * parent's, which counts on (not asked under a seccomp filter: no
+	 * system call there).
 	 */
-	if ((uint64_t)getpid() != xp.meta.pid)
+	if (!xp.sandboxed && (uint64_t)getpid() != xp.meta.pid)
 		return;
-	/* exit() from inside a stepped function: the dumps are not stepped through */
+	/* the caller's own state, that of a thread without TLS of its own too */
 	t = state_self((uint64_t)__builtin_frame_address(0), false);
+	/* exit() from inside a stepped function: the dumps are not stepped through */
 	step_stop(t ? t : &xp_self);
-	worker_finish_all();
+	/* a cancellation pending does not act in the dumps' writing, which runs
+	 * on the shim's stack: exit may be called on a small one */
+	cancel_hold(&h, t);
+	worker_call_own(t, init_finish, t);
+	cancel_release(&h);
 }
 
 /*
@@ -304,7 +319,10 @@ int init_calibrate(void)
 		err = calibrate_hook();
 	result = err;
 	if (err) {
-		log_msg("cannot calibrate the hook: %s; nothing is hooked", log_strerror(-err));
+		char why[160];
+
+		log_msg("cannot calibrate the hook: %s; nothing is hooked",
+			log_strerror_limit(-err, why, sizeof(why)));
 		return err;
 	}
 	xp.meta.counter_flags = xp.counter.flags;
@@ -358,12 +376,17 @@ static bool init_install_hooks(void)
 	/* looked up now: a signal handler may longjmp or exec, not look them up */
 	longjmp_resolve();
 	exec_resolve();
+	cancel_resolve();
+	unwind_stub_resolve();
+	sandbox_resolve();
 	hooked = hooks_install(&init_spec, init_window);
 	/* nothing hooked and nothing that a dlopen could bring: stay out */
 	if (hooked <= 0 && !xp.meta.late_decls)
 		return false;
 	static bool atfork_set;
 	arch_seal_code();
+	/* the stubs' unwind rows, if libgcc's unwinder is loaded already (C++) */
+	unwind_stub_publish();
 	init_choose_dir();
 	/* once: an attachment after another comes here again */
 	if (!atfork_set)
@@ -398,7 +421,10 @@ int init_start(init_var_fn var)
 	if (!err)
 		err = calibrate_hook();
 	if (err) {
-		log_msg("cannot calibrate the hook: %s; nothing is hooked", log_strerror(-err));
+		char why[160];
+
+		log_msg("cannot calibrate the hook: %s; nothing is hooked",
+			log_strerror_limit(-err, why, sizeof(why)));
 		return err;
 	}
 	xp.meta.counter_flags = xp.counter.flags;

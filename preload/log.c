@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "sys.h"
 
 #define LOG_LINE_MAX 1024
 #define LOG_HELD_MAX 8192
@@ -58,6 +59,33 @@ const char *log_strerror(int err)
 	const char *s = strerrordesc_np(err);
 
 	return s ? s : "unknown error";
+}
+
+const char *log_strerror_limit(int err, char *buf, size_t size)
+{
+	static const struct {
+		int resource;
+		const char *name;
+	} limits[] = {
+		{RLIMIT_AS, "the address-space limit (RLIMIT_AS, ulimit -v)"},
+		{RLIMIT_DATA, "the data limit (RLIMIT_DATA, ulimit -d)"},
+	};
+	struct rlimit rl;
+	/*
+	 * Nowhere to say it (EXTPROF_LOG=off, or silenced under a seccomp filter,
+	 * which may kill the process for getrlimit's system call): no limit looked up.
+	 */
+	bool quiet = __atomic_load_n(&log_fd, __ATOMIC_ACQUIRE) < 0 && !log_sink;
+
+	for (size_t i = 0; err == ENOMEM && !quiet && i < sizeof(limits) / sizeof(limits[0]); i++) {
+		if (!getrlimit(limits[i].resource, &rl) && rl.rlim_cur != RLIM_INFINITY) {
+			log_format(buf, size, "%s: %s is %llu MiB", log_strerror(err),
+				   limits[i].name, (unsigned long long)(rl.rlim_cur >> 20));
+			return buf;
+		}
+	}
+	log_format(buf, size, "%s", log_strerror(err));
+	return buf;
 }
 
 /* ---- the formatter ---------------------------------------------------- */
@@ -210,7 +238,7 @@ static int log_move_high(int fd)
 	high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
 	if (high < 0)
 		return fd;
-	close(fd);
+	sys_close(fd);
 	return high;
 }
 
@@ -231,13 +259,14 @@ static int log_open(const char *path, const char **why)
 		*why = "is a directory";
 		return -EISDIR;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	fd = sys_open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+		      0600);
 	if (fd < 0) {
-		*why = log_strerror(errno);
-		return -errno;
+		*why = log_strerror(-fd);
+		return fd;
 	}
 	if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))) {
-		close(fd);
+		sys_close(fd);
 		*why = "is not a regular file";
 		return -EINVAL;
 	}
@@ -312,15 +341,20 @@ static int log_check_file(size_t n)
 	return 0;
 }
 
+void log_silence(void)
+{
+	__atomic_store_n(&log_fd, -1, __ATOMIC_RELEASE);
+	log_is_file = false;
+}
+
 static void log_write(const char *buf, size_t n)
 {
 	if (log_fd < 0)
 		return;
 	if (log_is_file && log_check_file(n))
 		return;
-	if (write(log_fd, buf, n) < 0) {
-		/* Nowhere left to say it. */
-	}
+	/* raw: no cancellation point, errno untouched; nowhere left to say a failure */
+	sys_write(log_fd, buf, n);
 }
 
 static void log_vmsg(const char *fmt, va_list ap)

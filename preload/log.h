@@ -23,6 +23,8 @@ enum log_once_id {
 	LOG_ONCE_GROW,
 	LOG_ONCE_ROW,
 	LOG_ONCE_XLATE,
+	LOG_ONCE_MEMORY,
+	LOG_ONCE_TABLES,
 	LOG_ONCE_MAX
 };
 
@@ -39,6 +41,12 @@ typedef void (*log_sink_fn)(const char *line, size_t len);
  * never to the program's stderr); the said-once messages may be said again.
  */
 void log_set_sink(log_sink_fn sink);
+
+/*
+ * Say nothing from now on: the program loaded a seccomp filter, which may
+ * kill it for the shim's write(2) (sandbox.c).
+ */
+void log_silence(void);
 
 /* One line; every %s argument is escaped to printable ASCII. */
 void log_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -57,6 +65,12 @@ void log_release(bool say);
 
 /* The text of errno @err (positive), in English, without the locale. */
 const char *log_strerror(int err);
+/*
+ * The same into @buf, and for ENOMEM the limit that explains it when one is
+ * set (RLIMIT_AS, RLIMIT_DATA): "Cannot allocate memory: the address-space
+ * limit (RLIMIT_AS, ulimit -v) is 488 MiB".  Returns @buf.
+ */
+const char *log_strerror_limit(int err, char *buf, size_t size);
 
 /*
  * snprintf for the shim's slow paths: %s %c %d %i %u %x with the h, l, ll

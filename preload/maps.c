@@ -2,7 +2,8 @@
 /*
  * maps: walk /proc/PID/maps with open(2) and read(2) into small buffers
  * of the caller's, so that it can run on a thread's first evaluation (a
- * signal handler, maybe on a small sigaltstack) and at start-up alike.
+ * signal handler, maybe on a small sigaltstack) and at start-up alike; the
+ * system calls are raw (sys.h): no cancellation point, errno untouched.
  *
  *   55d0c4a00000-55d0c4a02000 r--p 00000000 fe:01 1234567   /usr/bin/prog
  *   start        end          perms offset dev   inode     path
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "maps.h"
+#include "sys.h"
 
 static const char *maps_hex(const char *p, uint64_t *v)
 {
@@ -69,14 +71,12 @@ int maps_each(const char *file, char *line, size_t cap, maps_fn fn, void *arg)
 
 	if (cap < 64)
 		return -EINVAL;
-	fd = open(file, O_RDONLY | O_CLOEXEC);
+	fd = sys_open(file, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
-		return -errno;
-	while (!ret && (n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
+		return fd;
+	while (!ret && (n = sys_read(fd, chunk, sizeof(chunk))) != 0) {
 		if (n < 0) {
-			ret = -errno;
+			ret = (int)n;
 			break;
 		}
 		for (ssize_t i = 0; i < n && !ret; i++) {
@@ -93,6 +93,6 @@ int maps_each(const char *file, char *line, size_t cap, maps_fn fn, void *arg)
 			truncated = false;
 		}
 	}
-	close(fd);
+	sys_close(fd);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #define EXTPROF_PRELOAD_SHIM_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,8 +19,8 @@
 #pragma GCC visibility push(hidden)
 
 /*
- * Declarations a process may have: address space reserved for them once
- * (worker.c), used as they come; a C++ library's every function is tens of
+ * Declarations a process may have: their table grows as they are registered
+ * (worker_room_for_decls); a C++ library's every function is tens of
  * thousands.  A worker's live dump holds a histogram row (about 30 KB) only
  * for the declarations it has evaluated (dump_take_row).
  */
@@ -82,6 +83,8 @@ struct xp_step {
 	uint64_t prev_end; /* a system call's, a breakpoint's: where the instruction after it starts
 			    */
 	uint64_t mask;	   /* the signal set rt_sigprocmask is given instead of the program's */
+	stack_t alt_old;   /* the program's sigaltstack, while the shim's is in its place */
+	uint32_t alt_saved; /* alt_old is to be put back (step.c) */
 };
 
 /* Per-thread state, in initial-exec TLS: one load from the thread pointer away. */
@@ -90,13 +93,19 @@ struct xp_thread {
 	struct xp_frame *stack;	  /* shadow stack, mmap'd at the first evaluation */
 	uint32_t depth;
 	uint32_t cap;
-	uint32_t busy;	   /* inside the shim's own slow path: do not count */
-	uint32_t filling;  /* 1 + the entry a push is filling, 0 when none: see eval.c */
-	uint32_t released; /* the thread is exiting: no new worker */
-	/* threads clone() made without TLS of their own run on this block too
-	 * (clone.c): every call takes the C path, which finds the caller's own
-	 * state (state_self) */
+	uint32_t busy;	  /* inside the shim's own slow path: do not count */
+	uint32_t filling; /* 1 + the entry a push is filling, 0 when none: see eval.c */
+	/*
+	 * Every call takes the C path while either is set; the two share one
+	 * 64-bit word, which the stubs' fast path tests with one instruction
+	 * (stub_fast.S).  shared: threads clone() made without TLS of their
+	 * own run on this block too (clone.c), and the C path finds the
+	 * caller's own state (state_self).  cancel_async: the thread whose
+	 * thread pointer this is asked for asynchronous cancellation
+	 * (cancel.c), which the C path switches to deferred meanwhile.
+	 */
 	uint32_t shared;
+	uint32_t cancel_async;
 	uint64_t stack_lo; /* the thread's own stack, to tell a sigaltstack apart */
 	uint64_t stack_hi;
 	uint64_t run_start; /* counter when this thread took its worker */
@@ -110,7 +119,9 @@ struct xp_thread {
 	uint32_t stack_known;	  /* stack_lo and stack_hi are set (worker_know_stack) */
 	int32_t tid;		  /* shared: the kernel's id of the thread whose block this is */
 	uint32_t shared_in_stack; /* shared: another thread's stack lies inside stack_lo..hi */
+	uint32_t released;	  /* the thread is exiting: no new worker */
 	struct xp_step step;
+	void *own; /* the shim's own stacks for the thread (worker.c), NULL until needed */
 };
 
 /* Threads without TLS of their own at once (clone.c); the calls of any more are lost. */
@@ -149,8 +160,10 @@ struct xp_state {
 	bool finished;	  /* the process is exiting: pass calls through */
 	bool calibrating; /* workers count in anonymous memory */
 	bool ordered;	  /* the counter is read between fences (counter_read.h) */
+	bool sandboxed;	  /* a seccomp filter is loaded: no system call any more (sandbox.c) */
+	bool lost_only;	  /* a fork child under the filter: its calls are lost, and said */
 	uint32_t ndecls;
-	struct xp_decl *decls; /* XP_MAX_DECLS reserved at start-up, ndecls used */
+	struct xp_decl *decls; /* ndecls used; grown by worker_room_for_decls */
 	struct xp_counter counter;
 	struct dump_meta meta;
 	char dir[4096];
@@ -171,7 +184,14 @@ extern volatile int64_t xp_window_open;	  /* activations of the window in progre
 extern volatile uint64_t xp_window_epoch; /* times the window went from closed to open */
 extern uint64_t xp_lost;		  /* calls that could not be counted */
 extern struct xp_foreign xp_foreign[XP_MAX_FOREIGN];
+extern uint64_t *xp_lost_at; /* where they are counted: xp_lost, or a parent's dump (worker.c) */
 extern int64_t xp_stub_fast_ret; /* R2 of the stubs' fast path from their head, 0: none */
+
+/*
+ * thunk.S: call @fn(@arg) with the extended state saved, on @stack (its top)
+ * unless NULL: a slow path (worker_call_own).
+ */
+void xp_call_preserving(void (*fn)(void *), void *arg, void *stack);
 
 /* ---- state.c: whose state a call is ---- */
 
@@ -180,7 +200,8 @@ extern int64_t xp_stub_fast_ret; /* R2 of the stubs' fast path from their head, 
  * holds @sp, where @t is shared: @t's own thread's (told by the stack when
  * no other's lies in it, else by the thread id), or another's in
  * xp_foreign, taken for it when @claim.  NULL: another's, with none (not
- * @claim, or no room).
+ * @claim, or no room).  Under a seccomp filter, where the thread id cannot
+ * be asked, the state holding an activation at @sp, or NULL.
  */
 struct xp_thread *state_find_thread(struct xp_thread *t, uint64_t sp, bool claim);
 
@@ -211,20 +232,40 @@ void xp_eval_record_held(struct xp_worker *w);
 
 /* Set the pool up at start-up (the thread-exit key, the declarations' room): 0 or -errno. */
 int worker_init_pool(void);
+/* Room in xp.decls for @n declarations, the table grown (never moved under a reader): 0 or -errno.
+ */
+int worker_room_for_decls(uint32_t n);
 /* A worker for thread @t at its first evaluation (its shadow stack too), or NULL. */
 struct xp_worker *worker_acquire(struct xp_thread *t);
-/* Learn thread @t's own stack, unless on a sigaltstack: whether it is known. */
-bool worker_know_stack(struct xp_thread *t);
+/* Learn thread @t's own stack from @sp, unless on a sigaltstack: whether it is known. */
+bool worker_know_stack(struct xp_thread *t, uint64_t sp);
+/*
+ * Call @fn(@arg) on the stack of the shim's of thread @t (the caller's own
+ * state: xp_self's or xp_foreign's), its extended state saved.
+ */
+void worker_call_own(struct xp_thread *t, void (*fn)(void *), void *arg);
+/* Thread @t's sigaltstack of the shim's (steps' SIGTRAP handler): false without one. */
+bool worker_own_altstack(struct xp_thread *t, void **sp, size_t *size);
 /* The calling thread is exiting: its activations abandoned, its worker back to the pool. */
 void worker_release_self(void);
 /* The same for thread @t, the caller's own state (xp_self's or xp_foreign's). */
 void worker_release(struct xp_thread *t);
-/* A clean exit: every worker's run closed and its dump written compact, complete. */
-void worker_finish_all(void);
+/*
+ * A clean exit: every worker's run closed and its dump written compact,
+ * complete; @self the calling thread's own state (NULL: xp_self's block).
+ */
+void worker_finish_all(struct xp_thread *self);
 /* In a fork child: forget the parent's workers, keep the shadow stack, uncounted. */
 void worker_reset_after_fork(void);
 /* Double thread @t's shadow stack (it is full). */
 void worker_grow_stack(struct xp_thread *t);
+/*
+ * A seccomp filter is about to be loaded: the threads to come get dumps,
+ * shadow stacks and stacks of the shim's made now, as does the calling
+ * thread, of state @self (NULL: none of its own), and the dumps' rows
+ * memory from now on, as no system call may be made after (sandbox.c).
+ */
+void worker_prepare_sandbox(struct xp_thread *self);
 /* After calibration: drop the calling thread's worker and its counts. */
 void worker_forget_self(void);
 /* Write declaration @idx as @d; a new one goes into every dump made so far, then xp.ndecls. */
@@ -252,6 +293,28 @@ uint32_t callers_walk(const uint64_t *regs, uint64_t ret, uint64_t slot, uint64_
 		      uint32_t depth);
 /* Name @pc "function+0xoff@object" into @buf, its offset into @offset: 0, or -1 if unknown. */
 int callers_resolve(uint64_t pc, char *buf, size_t len, uint64_t *offset);
+
+/* ---- dlopen.c ---- */
+
+/* libc's dlopen itself, not the shim's wrapper: an object the shim loads hooks nothing. */
+void *dlopen_real(const char *file, int mode);
+
+/* ---- unwind_stub.c: the stubs' unwind rows, for libgcc's unwinder ---- */
+
+struct arch_hook;
+/* Describe the stub of @h, just committed, to the unwinder (at the next publish). */
+void unwind_stub_add(const struct arch_hook *h);
+/* Register the stubs described since the last time, if libgcc's unwinder is loaded. */
+void unwind_stub_publish(void);
+/* Look up the real pthread_cancel and pthread_exit now. */
+void unwind_stub_resolve(void);
+/* Before a thread may unwind: libgcc's unwinder loaded, every stub registered with it. */
+void unwind_stub_prepare(void);
+
+/* ---- sandbox.c: a program that sandboxes itself with seccomp ---- */
+
+/* Look up the real prctl and syscall now. */
+void sandbox_resolve(void);
 
 /* ---- unwind.c: exceptions and stack walks through hooked frames ---- */
 

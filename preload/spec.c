@@ -8,7 +8,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -94,9 +96,41 @@ static bool spec_is_sep(char c)
 	return c == ',' || isspace((unsigned char)c);
 }
 
+/* Room in @list for one more entry, doubling it: 0, or -ENOMEM (said) or -E2BIG. */
+static int spec_room(struct spec_list *list, const char *where)
+{
+	struct spec_entry *v;
+	int cap;
+
+	if (list->n < list->cap)
+		return 0;
+	if (list->n == SPEC_MAX_ENTRIES) {
+		if (!list->full)
+			log_msg("%s: more than %d entries; the rest are ignored", where,
+				SPEC_MAX_ENTRIES);
+		list->full = true;
+		return -E2BIG;
+	}
+	cap = list->cap ? list->cap * 2 : 64;
+	if (cap > SPEC_MAX_ENTRIES)
+		cap = SPEC_MAX_ENTRIES;
+	v = realloc(list->entries, (size_t)cap * sizeof(*v));
+	if (!v) {
+		if (!list->full)
+			log_msg("%s: no memory for more entries; the rest are ignored", where);
+		list->full = true;
+		return -ENOMEM;
+	}
+	list->entries = v;
+	list->cap = cap;
+	return 0;
+}
+
 /* Add every entry of @text to @list; @origin and @line name where they are. */
 int spec_parse_text(struct spec_list *list, const char *text, const char *origin, int line)
 {
+	int err;
+
 	int index = 0, bad = 0;
 
 	while (*text) {
@@ -117,12 +151,8 @@ int spec_parse_text(struct spec_list *list, const char *text, const char *origin
 		if (n >= sizeof(buf)) {
 			log_msg("%s: entry too long", where);
 			bad++;
-		} else if (list->n == SPEC_MAX_ENTRIES) {
-			if (!list->full)
-				log_msg("%s: more than %d entries; the rest are ignored", where,
-					SPEC_MAX_ENTRIES);
-			list->full = true;
-			return -E2BIG;
+		} else if ((err = spec_room(list, where))) {
+			return err;
 		} else {
 			memcpy(buf, text, n);
 			buf[n] = '\0';
@@ -160,19 +190,18 @@ static const char *spec_file_kind(mode_t mode)
 }
 
 /*
- * EXTPROF_SPEC: read at start-up into a fixed buffer; 1 MiB is plenty.  A
- * FIFO, a directory or a device is refused (reading one could block the
- * program before main); a larger file is read up to its last whole line
- * within the first MiB, and a line says so.
+ * EXTPROF_SPEC: read at start-up, whole, into memory of its size, up to
+ * SPEC_FILE_MAX.  A FIFO, a directory or a device is refused (reading one
+ * could block the program before main); a larger file is read up to its
+ * last whole line within the first SPEC_FILE_MAX bytes, and a line says so.
  */
 int spec_parse_file(struct spec_list *list, const char *path)
 {
-	static char buf[1 << 20];
-	size_t len = 0;
+	size_t len = 0, cap;
 	int fd, lineno = 0, err = 0;
+	char *buf, *line, more;
 	struct stat st;
 	ssize_t n = 0;
-	char *line;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
@@ -186,7 +215,15 @@ int spec_parse_file(struct spec_list *list, const char *path)
 		close(fd);
 		return -EINVAL;
 	}
-	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) != 0) {
+	cap = (uint64_t)st.st_size < SPEC_FILE_MAX ? (size_t)st.st_size : SPEC_FILE_MAX;
+	buf = malloc(cap + 1);
+	if (!buf) {
+		log_msg("EXTPROF_SPEC %s: no memory for its %zu bytes; nothing of it is hooked",
+			path, cap);
+		close(fd);
+		return -ENOMEM;
+	}
+	while (len < cap && (n = read(fd, buf + len, cap - len)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -197,15 +234,16 @@ int spec_parse_file(struct spec_list *list, const char *path)
 		err = -errno;
 		log_msg("EXTPROF_SPEC %s: %s; nothing of it is hooked", path, log_strerror(errno));
 		close(fd);
+		free(buf);
 		return err;
 	}
-	if (len == sizeof(buf) - 1 && read(fd, &buf[len], 1) == 1) {
+	if (len == SPEC_FILE_MAX && read(fd, &more, 1) == 1) {
 		char *last = memrchr(buf, '\n', len);
 
 		len = last ? (size_t)(last - buf) + 1 : 0;
-		log_msg("EXTPROF_SPEC %s: larger than %zu bytes; the lines after line %zu are "
+		log_msg("EXTPROF_SPEC %s: larger than %u bytes; the lines after line %zu are "
 			"ignored",
-			path, sizeof(buf) - 1, spec_count_lines(buf, len));
+			path, SPEC_FILE_MAX, spec_count_lines(buf, len));
 		err = -EFBIG;
 	}
 	close(fd);
@@ -223,5 +261,6 @@ int spec_parse_file(struct spec_list *list, const char *path)
 			err = err ? err : -EINVAL;
 		line = next;
 	}
+	free(buf);
 	return err;
 }

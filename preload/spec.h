@@ -5,7 +5,13 @@
 
 #include <stdbool.h>
 
-#define SPEC_MAX_ENTRIES 1024
+/*
+ * Entries a process takes (a list of names beyond that is better said by a
+ * glob), and the bytes of EXTPROF_SPEC read: both held in memory allocated
+ * as they come, at start-up.
+ */
+#define SPEC_MAX_ENTRIES 65536
+#define SPEC_FILE_MAX	 (16u << 20)
 
 struct spec_entry {
 	char kind[32];
@@ -15,8 +21,9 @@ struct spec_entry {
 
 struct spec_list {
 	int n;
+	int cap;   /* entries allocated */
 	bool full; /* more entries were given than fit: said once */
-	struct spec_entry entries[SPEC_MAX_ENTRIES];
+	struct spec_entry *entries;
 };
 
 /* Add every entry of @text to @list; @origin and @line name where they are. */

@@ -38,6 +38,7 @@
  */
 #include <signal.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 
 #include "arch.h"
 #include "shim.h"
@@ -45,7 +46,7 @@
 #include "xlate.h"
 
 struct step_config step_cfg = {STEP_FIRST_DEFAULT, STEP_EVERY_DEFAULT, STEP_LIMIT_DEFAULT,
-			       STEP_ENGINE_TRAP};
+			       STEP_TRAP_ROOM, STEP_ENGINE_TRAP};
 
 uint64_t step_resolvers[STEP_RESOLVERS];
 
@@ -74,6 +75,59 @@ bool step_alive(const struct xp_thread *t)
 	return f->slot == s->slot && (f->flags & XP_FRAME_STEPPED);
 }
 
+/*
+ * Whether a SIGTRAP has room where it would land: on the shim's sigaltstack
+ * (step_alt_on), or, when the thread runs on its own sigaltstack already
+ * (a signal handler's call: the kernel stays there), below the stack
+ * pointer in it.  A call that would overflow a program's small sigaltstack
+ * is not stepped: counted, and left for a later one to be stepped.
+ */
+static bool step_trap_room(void)
+{
+	stack_t cur;
+
+	if (arch_syscall4(SYS_sigaltstack, 0, (long)&cur, 0, 0) < 0 || !(cur.ss_flags & SS_ONSTACK))
+		return true;
+	return (uint64_t)__builtin_frame_address(0) - (uint64_t)cur.ss_sp >= step_cfg.trap_room;
+}
+
+/*
+ * The SIGTRAP handler's stack while a call is stepped: the shim's own for
+ * the thread (worker.c), as its sigaltstack, so that the kernel's signal
+ * frame (some 3 KiB with AVX-512) and the handler never land on the
+ * program's stack, which may be small; the program's sigaltstack is kept
+ * to be put back when stepping ends.  Not when the thread runs on its
+ * sigaltstack already (the kernel refuses: SIGTRAP then stays there).
+ */
+static void step_alt_on(struct xp_thread *t)
+{
+	struct xp_step *s = &t->step;
+	stack_t ours, old;
+
+	if (s->alt_saved || !worker_own_altstack(t, &ours.ss_sp, &ours.ss_size))
+		return;
+	ours.ss_flags = 0;
+	if (arch_syscall4(SYS_sigaltstack, (long)&ours, (long)&old, 0, 0) < 0)
+		return;
+	s->alt_old = old;
+	s->alt_saved = 1;
+}
+
+void step_alt_off(struct xp_thread *t, void *uc)
+{
+	struct xp_step *s = &t->step;
+
+	if (!s->alt_saved)
+		return;
+	/* from the trap's handler: the kernel puts it back as the handler returns */
+	if (uc) {
+		((ucontext_t *)uc)->uc_stack = s->alt_old;
+		s->alt_saved = 0;
+	} else if (!arch_syscall4(SYS_sigaltstack, (long)&s->alt_old, 0, 0, 0)) {
+		s->alt_saved = 0;
+	}
+}
+
 void step_end(struct xp_thread *t, void *uc)
 {
 	struct xp_step *s = &t->step;
@@ -85,6 +139,7 @@ void step_end(struct xp_thread *t, void *uc)
 	}
 	s->depth = 0;
 	s->prev = 0;
+	step_alt_off(t, uc);
 	if (uc)
 		arch_ctx_step(uc, false);
 	if (!s->trap_wanted)
@@ -159,8 +214,10 @@ int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot)
 		}
 		step_end(t, NULL);
 	}
-	if (!eval || !step_due(t, f) || !step_can_start(s))
+	/* under a seccomp filter, no more: stepping makes system calls (sandbox.c) */
+	if (!eval || xp.sandboxed || !step_due(t, f) || !step_trap_room() || !step_can_start(s))
 		return 0;
+	step_alt_on(t);
 	credit = stub ? arch_step_entry_credit(stub) : 0;
 	f->start = s->count;
 	s->count += credit;

@@ -21,6 +21,11 @@
 #define STEP_FIRST_DEFAULT 1
 #define STEP_EVERY_DEFAULT 1048576
 #define STEP_LIMIT_DEFAULT 1000000
+/* The handler's own share of the stack a SIGTRAP takes (some 0.8 KiB measured), with room to spare.
+ */
+#define STEP_TRAP_HANDLER 2048
+/* Without AT_MINSIGSTKSZ: the kernel's frame, as MINSIGSTKSZ says, and the handler's share. */
+#define STEP_TRAP_ROOM (2048 + STEP_TRAP_HANDLER)
 
 /* SIGTRAP in a kernel signal set (the first word holds signals 1 to 64). */
 #define STEP_TRAP_BIT (1ull << (SIGTRAP - 1))
@@ -33,10 +38,11 @@ enum step_engine {
 
 /* The engine and the trap engine's sampling (EXTPROF_STEP_*), set by step_setup(). */
 struct step_config {
-	uint32_t first; /* the first evaluations of each declaration on each worker */
-	uint32_t every; /* then every every-th; 0: no more */
-	uint64_t limit; /* a stepped evaluation is given up past this many instructions */
-	uint32_t engine; /* enum step_engine */
+	uint32_t first;	    /* the first evaluations of each declaration on each worker */
+	uint32_t every;	    /* then every every-th; 0: no more */
+	uint64_t limit;	    /* a stepped evaluation is given up past this many instructions */
+	uint64_t trap_room; /* stack a SIGTRAP takes: the kernel's frame and the handler */
+	uint32_t engine;    /* enum step_engine */
 };
 extern struct step_config step_cfg;
 
@@ -129,6 +135,12 @@ static inline void step_pass(struct xp_thread *t)
 {
 	t->step.susp_slot = 0;
 }
+
+/*
+ * The program's sigaltstack back in place of the shim's (step.c): through
+ * the trap's context @uc from its handler, else now.
+ */
+void step_alt_off(struct xp_thread *t, void *uc);
 
 /* The calling thread stops stepping now (it is exiting, or the process is). */
 void step_stop_self(void);

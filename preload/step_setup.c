@@ -11,6 +11,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "arch.h"
@@ -174,6 +175,9 @@ int step_setup(struct dump_meta *meta, bool automatic)
 	step_cfg.every =
 		(uint32_t)step_read_env("EXTPROF_STEP_EVERY", STEP_EVERY_DEFAULT, 0, UINT32_MAX);
 	step_cfg.limit = step_read_env("EXTPROF_STEP_LIMIT", STEP_LIMIT_DEFAULT, 1, UINT64_MAX / 4);
+	/* the kernel's signal frame, as large as the CPU's extended state */
+	if (getauxval(AT_MINSIGSTKSZ))
+		step_cfg.trap_room = getauxval(AT_MINSIGSTKSZ) + STEP_TRAP_HANDLER;
 	meta->step_first = step_cfg.first;
 	meta->step_every = step_cfg.every;
 	meta->step_limit = step_cfg.limit;
@@ -196,6 +200,7 @@ void step_stop(struct xp_thread *t)
 			xlate_thread_exit(t);
 		return;
 	}
+	step_alt_off(t, NULL);
 	if (!t->step.depth)
 		return;
 	step_end(t, NULL);
@@ -215,6 +220,7 @@ void step_reset_after_fork(void)
 	}
 	if (t->step.depth)
 		step_end(t, NULL);
+	step_alt_off(t, NULL);
 	memset(&t->step, 0, sizeof(t->step));
 	arch_step_self(false);
 }

@@ -155,6 +155,12 @@ static void step_trap(struct xp_thread *t, void *uc)
 	uint64_t slot;
 	bool exit;
 
+	/* a seccomp filter came while another thread was stepped: reading the
+	 * program's memory takes system calls, so stepping ends (unsampled) */
+	if (xp.sandboxed) {
+		step_end(t, uc);
+		return;
+	}
 	n = arch_step_retired(t, uc);
 	/* the shim at work in libc (a dlopen's new hooks) is not the program's */
 	if (!t->busy)
@@ -198,8 +204,10 @@ static void step_on_sigtrap(int sig, siginfo_t *si, void *uc)
 		 * without TLS of their own (clone.c), one of those has its
 		 * own, or none, and then is not stepped (a child clone()
 		 * started while its parent was stepped keeps the trap flag).
+		 * Told by the stack the trap interrupted: the handler's own
+		 * is the shim's sigaltstack (step.c).
 		 */
-		t = state_self((uint64_t)__builtin_frame_address(0), false);
+		t = state_self(arch_ctx_sp(uc), false);
 		if (t)
 			step_trap(t, uc);
 		else
@@ -218,7 +226,8 @@ int step_signal_install(void)
 		return -ENOSYS;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = step_on_sigtrap;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	/* on the shim's sigaltstack while a call is stepped (step.c) */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
 	if (step_real_sigaction()(SIGTRAP, &sa, &old) < 0)
 		return -errno;

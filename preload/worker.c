@@ -33,15 +33,41 @@ static void worker_thread_exit(void *arg)
 	worker_release_self();
 }
 
-static struct dump_decl_info *worker_decl_info;
+/*
+ * The declarations' table, grown as they are registered (worker_room_for_decls):
+ * address space for those registered, not for the most a process may have.
+ * Growing makes a copy twice as large and publishes it (xp.decls, before
+ * xp.ndecls counts the new entry); the old copy stays mapped, never reused:
+ * a thread that loaded the old pointer (an evaluation, a SIGTRAP handler, an
+ * unwinder) reads the same entries there.  The copies left behind add up to
+ * less than the table.
+ */
+#define WORKER_DECLS_FIRST 64u
 
-/* Address space for XP_MAX_DECLS of @size bytes each: only what is used is ever touched. */
-static void *worker_reserve(size_t size)
+static uint32_t worker_decls_cap;
+
+int worker_room_for_decls(uint32_t n)
 {
-	void *p = mmap(NULL, (size_t)XP_MAX_DECLS * size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uint32_t cap = worker_decls_cap ? worker_decls_cap : WORKER_DECLS_FIRST;
+	struct xp_decl *p;
 
-	return p == MAP_FAILED ? NULL : p;
+	if (n <= worker_decls_cap)
+		return 0;
+	if (n > XP_MAX_DECLS)
+		return -E2BIG;
+	while (cap < n)
+		cap *= 2;
+	if (cap > XP_MAX_DECLS)
+		cap = XP_MAX_DECLS;
+	p = mmap(NULL, (size_t)cap * sizeof(*p), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	if (xp.decls)
+		memcpy(p, xp.decls, (size_t)worker_decls_cap * sizeof(*p));
+	__atomic_store_n(&xp.decls, p, __ATOMIC_RELEASE);
+	worker_decls_cap = cap;
+	return 0;
 }
 
 int worker_init_pool(void)
@@ -51,12 +77,7 @@ int worker_init_pool(void)
 	if (err)
 		return -err;
 	worker_key_ok = true;
-	/* the declarations, and what a new dump is made from */
-	xp.decls = worker_reserve(sizeof(*xp.decls));
-	worker_decl_info = worker_reserve(sizeof(*worker_decl_info));
-	if (!xp.decls || !worker_decl_info)
-		return -ENOMEM;
-	return 0;
+	return worker_room_for_decls(WORKER_DECLS_FIRST);
 }
 
 struct worker_stack_find {
@@ -89,27 +110,32 @@ static int worker_stack_visit(const struct maps_entry *e, void *arg)
 
 /*
  * The thread's own stack, to tell a sigaltstack handler's frames apart: the
- * mapping that holds the stack pointer.  Not pthread_getattr_np(), which
+ * mapping that holds the stack pointer @sp (the program's: this may run on
+ * the shim's stack, worker_call_own).  Not pthread_getattr_np(), which
  * allocates and reads /proc/self/maps through stdio: this may run in a
  * signal handler that interrupted malloc.  On the sigaltstack the thread's
  * stack cannot be seen, and is looked for again at the next call that
  * needs it.  Returns whether t->stack_lo and t->stack_hi are known.
  */
-bool worker_know_stack(struct xp_thread *t)
+bool worker_know_stack(struct xp_thread *t, uint64_t sp)
 {
-	struct worker_stack_find s = {(uint64_t)__builtin_frame_address(0), 0, 0, 0};
+	struct worker_stack_find s = {sp, 0, 0, 0};
 	char line[256];
 	stack_t ss;
 
 	if (t->stack_known)
 		return true;
-	if (!sigaltstack(NULL, &ss) && (ss.ss_flags & SS_ONSTACK))
+	/* SS_ONSTACK would say where this code runs, not where @sp is */
+	if (!xp.sandboxed && !sigaltstack(NULL, &ss) && !(ss.ss_flags & SS_DISABLE) &&
+	    sp - (uint64_t)ss.ss_sp < ss.ss_size)
 		return false;
-	if (maps_each("/proc/self/maps", line, sizeof(line), worker_stack_visit, &s) == 1) {
+	if (!xp.sandboxed &&
+	    maps_each("/proc/self/maps", line, sizeof(line), worker_stack_visit, &s) == 1) {
 		t->stack_lo = s.lo;
 		t->stack_hi = s.hi;
 	} else {
-		/* no /proc: every slot counts as on the thread's stack */
+		/* no /proc, or under a seccomp filter (sandbox.c), where no
+		 * system call is made: every slot counts as on the thread's stack */
 		t->stack_lo = 0;
 		t->stack_hi = UINT64_MAX;
 	}
@@ -128,14 +154,56 @@ static size_t worker_stack_bytes(uint32_t cap)
 	return ((size_t)cap + 1) * sizeof(struct xp_frame);
 }
 
-static int worker_map_stack(struct xp_thread *t)
+/*
+ * Under a seccomp filter no memory is mapped: the shadow stacks of the
+ * threads to come are mapped before it (worker_prepare_sandbox), kept
+ * here, and given back here when their thread ends.
+ */
+#define WORKER_SPARE 8
+static struct xp_frame *worker_stack_pool[WORKER_SPARE];
+
+/* One of the @n kept in @pool, or NULL; lock-free, as a signal handler may take one. */
+static void *worker_pool_take(void **pool, int n)
+{
+	for (int i = 0; i < n; i++) {
+		void *p = __atomic_exchange_n(&pool[i], NULL, __ATOMIC_ACQUIRE);
+
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
+/* Keep @p in @pool, if one of its @n places is free. */
+static bool worker_pool_put(void **pool, int n, void *p)
+{
+	for (int i = 0; i < n; i++) {
+		void *none = NULL;
+
+		if (__atomic_compare_exchange_n(&pool[i], &none, p, false, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			return true;
+	}
+	return false;
+}
+
+static struct xp_frame *worker_new_stack(void)
 {
 	struct xp_frame *p =
 		mmap(NULL, worker_stack_bytes(WORKER_STACK_FRAMES), PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
-	if (p == MAP_FAILED)
-		return -errno;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int worker_map_stack(struct xp_thread *t)
+{
+	struct xp_frame *p = xp.sandboxed
+				     ? worker_pool_take((void **)worker_stack_pool, WORKER_SPARE)
+				     : worker_new_stack();
+
+	if (!p)
+		return -ENOMEM;
 	p[0].slot = UINT64_MAX;
 	t->stack = p + 1;
 	t->cap = WORKER_STACK_FRAMES;
@@ -146,8 +214,9 @@ static int worker_map_stack(struct xp_thread *t)
 /* Deeper than 65536 hooked activations: double the shadow stack. */
 void worker_grow_stack(struct xp_thread *t)
 {
-	struct xp_frame *p = mremap(t->stack - 1, worker_stack_bytes(t->cap),
-				    worker_stack_bytes(t->cap * 2), MREMAP_MAYMOVE);
+	struct xp_frame *p = xp.sandboxed ? MAP_FAILED
+					  : mremap(t->stack - 1, worker_stack_bytes(t->cap),
+						   worker_stack_bytes(t->cap * 2), MREMAP_MAYMOVE);
 
 	if (p == MAP_FAILED) {
 		log_once(LOG_ONCE_STACK,
@@ -156,6 +225,77 @@ void worker_grow_stack(struct xp_thread *t)
 	}
 	t->stack = p + 1;
 	t->cap *= 2;
+}
+
+/*
+ * The shim's own stack for a thread, mapped at its first slow path and
+ * kept until it ends (then left for the next thread, up to WORKER_OWN_POOL
+ * of them): the slow paths (a thread's first evaluation, a row, the
+ * callers' walk, the exit's dumps) run there, not on the program's stack,
+ * which may be a 16 KiB thread stack or a 4 KiB sigaltstack; and with
+ * steps, the SIGTRAP handler (step_setup.c), as a sigaltstack of its own
+ * while a call is stepped.  Two stacks, each below a guard page:
+ *
+ *   own                                                     own + WORKER_OWN_SIZE
+ *   | guard | SIGTRAP's altstack | guard | the slow paths' stack |
+ */
+#define WORKER_OWN_GUARD 4096u
+#define WORKER_OWN_ALT	 (32u * 1024u)
+#define WORKER_OWN_SLOW	 (64u * 1024u)
+#define WORKER_OWN_SIZE	 (2 * WORKER_OWN_GUARD + WORKER_OWN_ALT + WORKER_OWN_SLOW)
+#define WORKER_OWN_POOL	 16
+
+static void *worker_own_pool[WORKER_OWN_POOL];
+
+static void *worker_own_map(void)
+{
+	char *p = mmap(NULL, WORKER_OWN_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	mprotect(p, WORKER_OWN_GUARD, PROT_NONE);
+	mprotect(p + WORKER_OWN_GUARD + WORKER_OWN_ALT, WORKER_OWN_GUARD, PROT_NONE);
+	return p;
+}
+
+/* One kept, or a new one; under a seccomp filter, only one kept. */
+static void *worker_own_get(void)
+{
+	void *p = worker_pool_take(worker_own_pool, WORKER_OWN_POOL);
+
+	return p || xp.sandboxed ? p : worker_own_map();
+}
+
+static void worker_own_put(void *p)
+{
+	/* a sandbox's extra one is left mapped: no system call there */
+	if (!worker_pool_put(worker_own_pool, WORKER_OWN_POOL, p) && !xp.sandboxed)
+		munmap(p, WORKER_OWN_SIZE);
+}
+
+/* The top of thread @t's slow-path stack, mapped now if need be; NULL without one. */
+static void *worker_own_stack(struct xp_thread *t)
+{
+	if (!t->own && !(t->own = worker_own_get()))
+		return NULL;
+	return (char *)t->own + WORKER_OWN_SIZE;
+}
+
+/* Without a state of its own (NULL), or a stack of the shim's to be had: the program's. */
+void worker_call_own(struct xp_thread *t, void (*fn)(void *), void *arg)
+{
+	xp_call_preserving(fn, arg, t ? worker_own_stack(t) : NULL);
+}
+
+/* Never maps it: called on the evaluation path, where only a slow path may. */
+bool worker_own_altstack(struct xp_thread *t, void **sp, size_t *size)
+{
+	if (!t->own)
+		return false;
+	*sp = (char *)t->own + WORKER_OWN_GUARD;
+	*size = WORKER_OWN_ALT;
+	return true;
 }
 
 /* EXTPROF_DIR/EXE.HOST.PID.PROCESS-ID.wNNN.xpd (docs/dump-format.md) */
@@ -170,6 +310,37 @@ static int worker_dump_name(char *buf, size_t size, uint32_t index)
 
 /* Used under worker_layout_busy only (below). */
 static char worker_path[4096];
+static struct dump_decl_info *worker_decl_info;
+static size_t worker_decl_info_bytes;
+
+/* What a new dump is made from: room for @n declarations' infos, under worker_layout_busy. */
+static int worker_room_for_info(uint32_t n)
+{
+	size_t need = (size_t)n * sizeof(*worker_decl_info), size;
+	void *p;
+
+	if (need <= worker_decl_info_bytes)
+		return 0;
+	size = (need + (size_t)getpagesize() - 1) & ~((size_t)getpagesize() - 1);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	if (worker_decl_info)
+		munmap(worker_decl_info, worker_decl_info_bytes);
+	worker_decl_info = p;
+	worker_decl_info_bytes = size;
+	return 0;
+}
+
+/* Out of line: its buffer is on the stack only when there is something to say. */
+static __attribute__((noinline, cold)) void worker_say_no_dump(int err, bool noname)
+{
+	char why[160];
+
+	log_once(LOG_ONCE_DUMP, "cannot create a dump in %s: %s; counting in memory%s", xp.dir,
+		 log_strerror_limit(-err, why, sizeof(why)),
+		 noname ? "" : ", to be written at exit");
+}
 
 /*
  * A new worker's dump.  Without one (no usable directory, no room on its
@@ -182,6 +353,9 @@ static int worker_open_dump(struct xp_worker *w)
 	char *path = worker_path;
 	int err, noname;
 
+	err = worker_room_for_info(xp.ndecls);
+	if (err)
+		return err;
 	for (uint32_t i = 0; i < xp.ndecls; i++) {
 		worker_decl_info[i].kind = xp.decls[i].kind;
 		worker_decl_info[i].symbol = xp.decls[i].symbol;
@@ -198,8 +372,7 @@ static int worker_open_dump(struct xp_worker *w)
 		err = dump_create(&w->map, path, &xp.meta, worker_decl_info, xp.ndecls, w->index);
 	if (!err)
 		return 0;
-	log_once(LOG_ONCE_DUMP, "cannot create a dump in %s: %s; counting in memory%s", xp.dir,
-		 log_strerror(-err), noname ? "" : ", to be written at exit");
+	worker_say_no_dump(err, noname);
 	err = dump_create_anonymous(&w->map, &xp.meta, worker_decl_info, xp.ndecls, w->index);
 	if (!err && !noname) {
 		memcpy(w->map.path, path, strlen(path) + 1);
@@ -264,13 +437,28 @@ static struct xp_worker *worker_claim(void)
 	return NULL;
 }
 
+/*
+ * What a thread's calls lack when memory is refused (an address-space or
+ * data limit): said once, and they pass uncounted, as lost calls.
+ */
+static __attribute__((noinline, cold)) void worker_say_no_memory(const char *what, int err)
+{
+	char why[160];
+
+	log_once(LOG_ONCE_MEMORY, "no memory for %s (%s); such a thread's calls pass uncounted",
+		 what, log_strerror_limit(-err, why, sizeof(why)));
+}
+
 /* A thread's first evaluation.  Runs under xp_call_preserving(). */
 struct xp_worker *worker_acquire(struct xp_thread *t)
 {
 	struct xp_worker *w;
+	int err;
 
-	if (!t->stack && worker_map_stack(t))
+	if (!t->stack && (err = worker_map_stack(t))) {
+		worker_say_no_memory("a thread's shadow stack", err);
 		return NULL;
+	}
 	w = worker_claim();
 	if (!w) {
 		log_once(LOG_ONCE_WORKERS,
@@ -278,7 +466,10 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 		return NULL;
 	}
 	w->index = (uint32_t)(w - xp.workers);
-	if (!w->map.base && worker_lay_out(w)) {
+	/* under a seccomp filter, only the dumps laid out before it, and nothing said */
+	if (!w->map.base && (xp.sandboxed || (err = worker_lay_out(w)))) {
+		if (!xp.sandboxed)
+			worker_say_no_memory("a worker's counts", err);
 		__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
 		return NULL;
 	}
@@ -356,8 +547,24 @@ void worker_release(struct xp_thread *t)
 	t->worker = NULL;
 	__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
 	if (t->stack) {
-		munmap(t->stack - 1, worker_stack_bytes(t->cap));
+		/* for the next thread under a seccomp filter; one grown is left */
+		if (!xp.sandboxed)
+			munmap(t->stack - 1, worker_stack_bytes(t->cap));
+		else if (t->cap == WORKER_STACK_FRAMES)
+			worker_pool_put((void **)worker_stack_pool, WORKER_SPARE, t->stack - 1);
 		t->stack = NULL;
+	}
+	if (t->own) {
+		stack_t ss;
+
+		/* never left as the sigaltstack of a thread that ends: another's next */
+		if (!xp.sandboxed && !sigaltstack(NULL, &ss) &&
+		    (uint64_t)ss.ss_sp - (uint64_t)t->own < WORKER_OWN_SIZE) {
+			ss.ss_flags = SS_DISABLE;
+			sigaltstack(&ss, NULL);
+		}
+		worker_own_put(t->own);
+		t->own = NULL;
 	}
 }
 
@@ -413,6 +620,41 @@ void worker_publish_decl(uint32_t idx, const struct xp_decl *d)
 	worker_layout_unlock();
 }
 
+void worker_prepare_sandbox(struct xp_thread *self)
+{
+	struct xp_worker *spare[WORKER_SPARE];
+	uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
+	int k = 0, own = 0;
+
+	/* the dumps made so far: their rows in memory from now on */
+	for (uint32_t i = 0; i < n; i++)
+		dump_enter_sandbox(&xp.workers[i].map);
+	/* dumps laid out for as many threads to come, given back to the pool */
+	while (k < WORKER_SPARE && (spare[k] = worker_claim())) {
+		struct xp_worker *w = spare[k++];
+
+		w->index = (uint32_t)(w - xp.workers);
+		if (!w->map.base && worker_lay_out(w))
+			break;
+		dump_enter_sandbox(&w->map);
+	}
+	while (k > 0)
+		__atomic_store_n(&spare[--k]->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
+	/* their shadow stacks, and the shim's stacks for them and for this thread */
+	for (int i = 0; i < WORKER_SPARE; i++) {
+		struct xp_frame *p = worker_stack_pool[i] ? NULL : worker_new_stack();
+
+		if (p && !worker_pool_put((void **)worker_stack_pool, WORKER_SPARE, p))
+			munmap(p, worker_stack_bytes(WORKER_STACK_FRAMES));
+	}
+	if (self)
+		worker_own_stack(self);
+	for (int i = 0; i < WORKER_OWN_POOL; i++)
+		own += worker_own_pool[i] != NULL;
+	for (void *p; own < WORKER_SPARE && (p = worker_own_map()); own++)
+		worker_own_put(p);
+}
+
 /* After calibration: the worker and its anonymous counts are dropped. */
 void worker_forget_self(void)
 {
@@ -435,10 +677,9 @@ void worker_forget_self(void)
  * any thread are abandoned: they never returned) and rewrite each dump
  * compactly, marked complete.
  */
-void worker_finish_all(void)
+void worker_finish_all(struct xp_thread *self)
 {
 	uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
-	struct xp_thread *self = state_self((uint64_t)__builtin_frame_address(0), false);
 	int err;
 
 	if (!self)
@@ -449,8 +690,10 @@ void worker_finish_all(void)
 	/* the process's lost calls, said once, in the first dump */
 	for (uint32_t i = 0; i < n; i++) {
 		if (xp.workers[i].map.base) {
-			xp.workers[i].map.hdr->lost +=
-				__atomic_exchange_n(&xp_lost, 0, __ATOMIC_RELAXED);
+			/* atomic: a fork child under a seccomp filter adds its own */
+			__atomic_add_fetch(&xp.workers[i].map.hdr->lost,
+					   __atomic_exchange_n(&xp_lost, 0, __ATOMIC_RELAXED),
+					   __ATOMIC_RELAXED);
 			break;
 		}
 	}
@@ -475,7 +718,10 @@ void worker_finish_all(void)
 		w->map.hdr->end_ns = process_now_ns();
 		if (!w->map.path[0])
 			continue;
-		err = dump_write_compact_named(&w->map, EXTPROF_DUMP_F_COMPLETE, callers_resolve);
+		/* under a seccomp filter, no file can be written: finished in place */
+		err = xp.sandboxed ? -EPERM
+				   : dump_write_compact_named(&w->map, EXTPROF_DUMP_F_COMPLETE,
+							      callers_resolve);
 		if (err && w->map.in_memory)
 			log_once(LOG_ONCE_FINISH,
 				 "cannot write %s at exit either: %s; its counts are lost",
@@ -502,6 +748,25 @@ static void worker_forget_parent(struct xp_thread *t)
 }
 
 /*
+ * A fork child under a seccomp filter can make no dump of its own (no file,
+ * no memory): the parent's stay mapped, untouched but for their lost count,
+ * which the child's calls add to (the mapping is shared), so that the
+ * parent's report says them.
+ */
+static void worker_sandbox_child(void)
+{
+	for (uint32_t i = 0; i < XP_MAX_WORKERS; i++) {
+		struct xp_worker *w = &xp.workers[i];
+
+		if (w->map.base && xp_lost_at == &xp_lost)
+			xp_lost_at = &w->map.hdr->lost;
+		w->owner = NULL;
+		w->state = XP_WORKER_TAKEN;
+	}
+	xp.lost_only = true;
+}
+
+/*
  * In a fork child: the parent's dumps are the parent's.  Forget every
  * worker (their mappings stay, unused, in this copy of the address space)
  * and keep only the shadow stack, whose inherited activations return
@@ -520,11 +785,12 @@ void worker_reset_after_fork(void)
 	 * from inside a layout.
 	 */
 	worker_layout_busy = 0;
-	for (uint32_t i = 0; i < XP_MAX_WORKERS; i++) {
+	if (xp.sandboxed)
+		worker_sandbox_child();
+	for (uint32_t i = 0; i < XP_MAX_WORKERS && !xp.sandboxed; i++) {
 		struct xp_worker *w = &xp.workers[i];
 
-		if (w->map.base)
-			munmap(w->map.base, w->map.size);
+		dump_unmap(&w->map);
 		memset(&w->map, 0, sizeof(w->map));
 		w->owner = NULL;
 		w->state = XP_WORKER_FREE;

@@ -41,8 +41,6 @@
 
 __thread struct xl_thread xl_self __attribute__((tls_model("initial-exec")));
 
-void xp_call_preserving(void (*fn)(void *), void *arg);
-
 /* The thread's cache, ready for a session near @near, its slots set: false if none. */
 static bool xs_ready(struct xp_thread *t, uint64_t near)
 {
@@ -52,7 +50,8 @@ static bool xs_ready(struct xp_thread *t, uint64_t near)
 		struct xl_ready g = {t, near};
 
 		t->busy = 1;
-		xp_call_preserving(xlate_cache_ready, &g);
+		/* on the shim's stack: the program's may be a small sigaltstack */
+		worker_call_own(t, xlate_cache_ready, &g);
 		t->busy = 0;
 		if (!x->cache)
 			return false;

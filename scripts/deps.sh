@@ -22,7 +22,9 @@ set -euo pipefail
 # tests' program that does not use glibc; bzip2 (with its libbz2) is the program
 # the exports are checked on, chromium opens the HTML pages headless (and
 # speedscope, which the test gets with npm when it is there) and takes their
-# screenshots.
+# screenshots; libseccomp-dev builds the safety tests' program that sandboxes
+# itself, and universal-ctags is a Debian program that does (ctags
+# --_interactive=sandbox).
 EXTPROF_PACKAGES=(
 	gcc
 	g++
@@ -43,6 +45,7 @@ EXTPROF_PACKAGES=(
 	zlib1g-dev
 	golang-go
 	valgrind
+	strace
 	libclang-rt-14-dev
 	musl-tools
 	uftrace
@@ -57,6 +60,8 @@ EXTPROF_PACKAGES=(
 	libc6-dbg
 	bzip2
 	chromium
+	libseccomp-dev
+	universal-ctags
 )
 
 deps_missing() {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,8 +96,8 @@ static void harness_child_setup(const struct run_opts *o)
 }
 
 /*
- * A child running @argv, its stdin /dev/null, its stdout @out and stderr
- * @err, with @env and @o applied; it exits 127 when it cannot exec.
+ * A child running @argv, its stdin /dev/null (or @o's file), its stdout @out
+ * and stderr @err, with @env and @o applied; it exits 127 when it cannot exec.
  */
 static pid_t harness_fork(const char *const argv[], const char *const env[],
 			  const struct run_opts *o, int out, int err)
@@ -107,9 +108,9 @@ static pid_t harness_fork(const char *const argv[], const char *const env[],
 	pid = fork();
 	cr_assert(pid >= 0);
 	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
+		int in = open(o && o->stdin_path ? o->stdin_path : "/dev/null", O_RDONLY);
 
-		dup2(devnull, 0);
+		dup2(in, 0);
 		dup2(out, 1);
 		dup2(err, 2);
 		harness_apply_env(env);
@@ -175,6 +176,17 @@ void harness_free(struct run_result *r)
 	free(r->out);
 	free(r->err);
 	r->out = r->err = NULL;
+}
+
+char *harness_str(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	cr_assert(vasprintf(&s, fmt, ap) > 0);
+	va_end(ap);
+	return s;
 }
 
 char *harness_tmpdir(const char *tag)

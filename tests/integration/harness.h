@@ -35,9 +35,10 @@ struct run_opts {
 	int uid;	 /* > 0: setgid and setuid to it (we are root) */
 	int umask;	 /* when umask_set */
 	bool umask_set;
-	const char *hostname; /* in a UTS namespace of its own (we are root) */
-	unsigned as_mb;	      /* RLIMIT_AS, in MiB */
-	unsigned timeout_s;   /* SIGKILL after this long (r->timed_out) */
+	const char *hostname;	/* in a UTS namespace of its own (we are root) */
+	unsigned as_mb;		/* RLIMIT_AS, in MiB */
+	unsigned timeout_s;	/* SIGKILL after this long (r->timed_out) */
+	const char *stdin_path; /* the child's stdin; NULL: /dev/null */
 };
 
 int harness_run_with(const char *const argv[], const char *const env[], const struct run_opts *o,
@@ -70,6 +71,9 @@ int harness_reap(struct spawned *s, struct run_result *r);
 
 /* A fresh directory under $TMPDIR, removed by harness_rmdir(). */
 char *harness_tmpdir(const char *tag);
+
+/* printf into a new string (asserted), for the caller to free. */
+char *harness_str(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void harness_rmdir(char *dir);
 
 /*

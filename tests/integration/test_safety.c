@@ -30,16 +30,7 @@
 
 #define NOBODY 65534
 
-static char *str(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	cr_assert(vasprintf(&s, fmt, ap) > 0);
-	va_end(ap);
-	return s;
-}
+#define str harness_str
 
 /*
  * The environment of a run under the shim: LD_PRELOAD, EXTPROF_DIR=@dir
@@ -744,11 +735,11 @@ static void spec_300_unmatched(FILE *f)
 		fprintf(f, "function:xs_no_such_function_%d\n", i);
 }
 
-static void spec_over_a_mib(FILE *f)
+static void spec_over_16_mib(FILE *f)
 {
 	fputs("function:xs_work\n", f);
-	for (int i = 0; i < 20000; i++)
-		fputs("# a comment line to make the file larger than a MiB, sixty bytes\n", f);
+	for (int i = 0; i < 270000; i++)
+		fputs("# a comment line to make the file larger than 16 MiB: 63 bytes\n", f);
 	fputs("function:xs_other\n", f);
 }
 
@@ -756,7 +747,7 @@ Test(safety, too_many_entries_is_one_line)
 {
 	char *err = shim_says_of_spec("entries", spec_100000_entries, NULL);
 
-	cr_expect_eq(lines_with(err, "more than 1024 entries"), 1, "%.2000s", err);
+	cr_expect_eq(lines_with(err, "more than 65536 entries"), 1, "%.2000s", err);
 	cr_expect_leq(shim_lines(err), 3, "%.2000s", err);
 	free(err);
 }
@@ -773,7 +764,7 @@ Test(safety, many_problems_are_all_said)
 
 Test(safety, an_oversize_spec_is_said)
 {
-	char *err = shim_says_of_spec("bigspec", spec_over_a_mib, NULL);
+	char *err = shim_says_of_spec("bigspec", spec_over_16_mib, NULL);
 
 	cr_expect_eq(lines_with(err, "larger than"), 1, "%s", err);
 	cr_expect_eq(lines_with(err, "hooked 1/1"), 1, "%s", err);
@@ -986,5 +977,336 @@ Test(safety, a_dump_being_created_is_not_bad_magic)
 	free(good);
 	free(nomagic);
 	free(empty);
+	harness_rmdir(dir);
+}
+
+/* ---- 13. a pending cancellation, small stacks, a seccomp filter ---------------- */
+
+/* Every counter a test goes through: the clocks, and the two deterministic ones. */
+static const char *const counters[] = {"EXTPROF_COUNTER=tsc", "EXTPROF_COUNTER=ns",
+				       "EXTPROF_COUNTER=steps", "EXTPROF_COUNTER=var:xs_units"};
+#define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
+
+/*
+ * `safety MODE ARG [ARG2]` plain and under the shim with @hooks and
+ * @counter: the same status and stdout (asserted); the report of the run
+ * under the shim, and its stderr in @err (freed by the caller).
+ */
+static json_t *run_mode(const char *tag, const char *mode, const char *arg, const char *arg2,
+			const char *hooks, const char *counter, char **err)
+{
+	char *dir = harness_tmpdir(tag);
+	const char *argv[] = {harness_path("SAFETY_TARGET"), mode, arg, arg2, NULL};
+	char **env = shim_env(dir, hooks, counter, NULL);
+	struct run_opts o = {.timeout_s = 120};
+	struct run_result plain, hooked;
+	json_t *r;
+
+	run_both(argv, env, &o, &plain, &hooked);
+	cr_expect_eq(hooked.signal, 0, "%s %s, %s: killed by signal %d; %s", mode, arg, counter,
+		     hooked.signal, hooked.err);
+	r = harness_report(dir, NULL);
+	cr_assert(r, "%s %s, %s: no report; %s", mode, arg, counter, hooked.err);
+	*err = hooked.err;
+	hooked.err = NULL;
+	harness_free(&plain);
+	harness_free(&hooked);
+	env_free(env);
+	harness_rmdir(dir);
+	return r;
+}
+
+/* @name's evaluations in @r: exactly the program's own count of its calls in @err. */
+static void expect_exact(json_t *r, const char *err, const char *name, const char *what)
+{
+	cr_expect_eq(harness_decl_int(r, name, "evaluations"), harness_truth(err, name),
+		     "%s: %s's evaluations", what, name);
+}
+
+/*
+ * A cancellation pending when a thread makes its first hooked call: the
+ * shim's own work there (its dump, its shadow stack) makes no cancellation
+ * point, so the call returns and the thread is cancelled where the program
+ * says, at pthread_testcancel.  Before: the thread unwound from the shim's
+ * open() through the thunk, SIGSEGV.
+ */
+Test(safety, a_pending_cancellation_waits_for_the_program)
+{
+	for (size_t c = 0; c < NCOUNTERS; c++) {
+		char *err;
+		json_t *r = run_mode("cancelfirst", "cancelfirst", "8", NULL,
+				     "EXTPROF_HOOKS=function:xs_work", counters[c], &err);
+
+		expect_exact(r, err, "xs_work", counters[c]);
+		cr_expect_eq(harness_decl_int(r, "xs_work", "abandoned"), 0, "%s", counters[c]);
+		cr_expect(json_is_true(json_object_get(r, "complete")), "%s", counters[c]);
+		json_decref(r);
+		free(err);
+	}
+}
+
+/*
+ * A cancellation point inside a hooked function (usleep in xs_nap): the
+ * thread unwinds through the stub, whose unwind information the shim
+ * registered, so the cleanup handlers of the frames above it run as they do
+ * without the shim (the target is built with -fexceptions); each cancelled
+ * activation counts as abandoned.  Before: the unwinder stopped at the stub
+ * and no handler ran.
+ */
+Test(safety, a_cancellation_inside_a_hooked_function_unwinds_through_it)
+{
+	for (size_t c = 0; c < NCOUNTERS; c++) {
+		char *err;
+		json_t *r = run_mode("cancelsleep", "cancelsleep", "4", NULL,
+				     "EXTPROF_HOOKS=function:xs_nap,function:xs_work", counters[c],
+				     &err);
+		long long evals = harness_decl_int(r, "xs_nap", "evaluations");
+
+		cr_expect_eq(harness_decl_int(r, "xs_nap", "abandoned"), 4, "%s", counters[c]);
+		cr_expect_eq(evals + 4, harness_truth(err, "xs_nap"), "%s", counters[c]);
+		expect_exact(r, err, "xs_work", counters[c]);
+		json_decref(r);
+		free(err);
+	}
+}
+
+/*
+ * Asynchronous cancellation lands anywhere: in the function, in its stub,
+ * in the shim.  The thread unwinds out of any of them; an activation the
+ * cancellation ended is abandoned, never half counted: the evaluations are
+ * the calls that returned, and each cancelled thread leaves at most one
+ * activation, which may have been pushed before the function's own first
+ * instruction counted it.  The worker the cancelled threads used is then
+ * used again by a thread whose 1000 calls are all evaluations, none taken
+ * for recursive.  Before: SIGSEGV (ns, steps).
+ */
+Test(safety, asynchronous_cancellation_anywhere_in_a_hooked_call)
+{
+	for (size_t c = 0; c < NCOUNTERS; c++) {
+		char *err;
+		json_t *r = run_mode("cancelasync", "cancelasync", "12", NULL,
+				     "EXTPROF_HOOKS=function:xs_work", counters[c], &err);
+		long long evals = harness_decl_int(r, "xs_work", "evaluations");
+		long long abandoned = harness_decl_int(r, "xs_work", "abandoned");
+		long long truth = harness_truth(err, "xs_work");
+
+		cr_expect(evals <= truth && truth <= evals + abandoned && abandoned <= 12,
+			  "%s: %lld evaluations, %lld abandoned, %lld calls", counters[c], evals,
+			  abandoned, truth);
+		cr_expect(evals + abandoned <= truth + 12, "%s", counters[c]);
+		cr_expect_eq(harness_decl_int(r, "xs_work", "recursive"), 0, "%s", counters[c]);
+		cr_expect(json_is_true(json_object_get(r, "complete")), "%s", counters[c]);
+		json_decref(r);
+		free(err);
+	}
+}
+
+/* `safety MODE SIZE` without the shim: whether it ends well. */
+static bool works_plain(const char *mode, long size)
+{
+	char arg[32];
+	const char *argv[] = {harness_path("SAFETY_TARGET"), mode, arg, NULL};
+	struct run_opts o = {.timeout_s = 30};
+	struct run_result r;
+	bool ok;
+
+	snprintf(arg, sizeof(arg), "%ld", size);
+	harness_run_with(argv, plain_env, &o, &r);
+	ok = r.status == 0;
+	harness_free(&r);
+	return ok;
+}
+
+/* The first SIZE from @lo to @hi, by @step, at which `safety MODE SIZE` works (@up) or fails. */
+static long edge_plain(const char *mode, long lo, long hi, long step, bool up)
+{
+	while (hi - lo > step) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (works_plain(mode, mid) == up)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return up ? hi : lo;
+}
+
+/*
+ * What the shim may take of the program's stack on top of what the program
+ * takes itself, on a thread's first hooked call (its set-up runs on a
+ * stack of the shim's own, docs/limits.md): measured 0.4 KiB.
+ */
+#define SHIM_STACK_BUDGET 512
+
+/* `safety MODE SIZE` under every counter: as without the shim, and @name's counts exact. */
+static void small_stack_runs(const char *mode, long size, const char *hooks, const char *name)
+{
+	char arg[32];
+
+	snprintf(arg, sizeof(arg), "%ld", size);
+	for (size_t c = 0; c < NCOUNTERS; c++) {
+		char *err, what[96];
+		json_t *r = run_mode(mode, mode, arg, NULL, hooks, counters[c], &err);
+
+		snprintf(what, sizeof(what), "%s %s, %s", mode, arg, counters[c]);
+		expect_exact(r, err, name, what);
+		expect_exact(r, err, "xs_work", what);
+		json_decref(r);
+		free(err);
+	}
+}
+
+/*
+ * A thread's first hooked call in a signal handler on a 4 KiB sigaltstack,
+ * which holds the program's handler with room to spare (before: overflowed
+ * by 0x420 bytes); then on the smallest sigaltstack the program works on
+ * without the shim, less the shim's budget.
+ */
+Test(safety, a_first_call_on_a_small_sigaltstack)
+{
+	long least = edge_plain("altstack", 1024, 65536, 64, true);
+
+	/* a CPU whose extended state makes the kernel's signal frame larger (AMX) needs more */
+	if (works_plain("altstack", 4096))
+		small_stack_runs("altstack", 4096,
+				 "EXTPROF_HOOKS=function:xs_in_handler,function:xs_work",
+				 "xs_in_handler");
+	else
+		fprintf(stderr, "safety: a 4 KiB sigaltstack is too small here (%ld bytes)\n",
+			least);
+	small_stack_runs("altstack", least + SHIM_STACK_BUDGET,
+			 "EXTPROF_HOOKS=function:xs_in_handler,function:xs_work", "xs_in_handler");
+}
+
+/*
+ * A 5,000-byte frame on a thread stack of PTHREAD_STACK_MIN (16 KiB), and
+ * the largest frame that works there without the shim, less its budget:
+ * steps single-steps the first calls, and the SIGTRAP handler runs on a
+ * sigaltstack of the shim's (before: overflowed at 5,000 bytes).
+ */
+Test(safety, a_large_frame_on_the_smallest_thread_stack)
+{
+	long most = edge_plain("smallstack", 1024, 16384, 64, false);
+
+	cr_assert(works_plain("smallstack", 5000), "5,000 bytes: the program fails by itself");
+	small_stack_runs("smallstack", 5000, "EXTPROF_HOOKS=function:xs_deep,function:xs_work",
+			 "xs_deep");
+	small_stack_runs("smallstack", most - SHIM_STACK_BUDGET,
+			 "EXTPROF_HOOKS=function:xs_deep,function:xs_work", "xs_deep");
+}
+
+/*
+ * A program that loads a seccomp filter (kill on any other system call)
+ * and goes on: more calls, a function first called under the filter, new
+ * threads, a fork child.  The shim makes no system call after the filter:
+ * every call of the process counted exactly, the dumps finished in place
+ * (complete), the child's calls said lost, the histogram of the function
+ * first called under the filter said lost.  Before: SIGSYS at the shim's
+ * openat of a dump, or at exit on prlimit64.
+ */
+Test(safety, a_program_that_sandboxes_itself)
+{
+	for (size_t c = 0; c < NCOUNTERS; c++) {
+		char *err;
+		json_t *r = run_mode("sandbox", "sandbox", "3", "fork",
+				     "EXTPROF_HOOKS=function:xs_work,function:xs_other",
+				     counters[c], &err);
+
+		expect_exact(r, err, "xs_work", counters[c]);
+		expect_exact(r, err, "xs_other", counters[c]);
+		cr_expect(json_is_true(json_object_get(r, "complete")), "%s", counters[c]);
+		cr_expect_eq(harness_int(r, "lost"), 5, "%s: the child's calls", counters[c]);
+		/* steps: no call is stepped under the filter, and none has a histogram */
+		if (strcmp(counters[c], "EXTPROF_COUNTER=steps"))
+			cr_expect_eq(harness_decl_int(r, "xs_other", "histogram_lost"), 1, "%s",
+				     counters[c]);
+		else
+			cr_expect_eq(harness_decl_int(r, "xs_other", "stepped"), 0);
+		json_decref(r);
+		free(err);
+	}
+}
+
+/*
+ * Under the filter, more threads alive at once than the 8 the shim prepared
+ * for: those past them count their calls in lost, and nothing the shim
+ * does for them (the line it would say about their missing shadow stack:
+ * silenced) makes a system call.  Before: SIGSYS at prlimit64, asked for
+ * the address-space limit that line would name.
+ */
+Test(safety, more_threads_than_prepared_under_a_sandbox)
+{
+	for (size_t c = 0; c < NCOUNTERS; c++) {
+		char *err;
+		json_t *r = run_mode("sandboxmany", "sandbox", "12", "together",
+				     "EXTPROF_HOOKS=function:xs_work,function:xs_other",
+				     counters[c], &err);
+
+		cr_expect(json_is_true(json_object_get(r, "complete")), "%s", counters[c]);
+		cr_expect_gt(harness_int(r, "lost"), 0, "%s: the threads past 8", counters[c]);
+		cr_expect_eq(harness_decl_int(r, "xs_work", "evaluations") + harness_int(r, "lost"),
+			     harness_truth(err, "xs_work"), "%s: every call counted or lost",
+			     counters[c]);
+		json_decref(r);
+		free(err);
+	}
+}
+
+/*
+ * A Debian program that sandboxes itself: universal-ctags in its
+ * interactive sandbox mode (a seccomp filter, kill on violation), with
+ * libc's malloc hooked.  Its output and status as without the shim, the
+ * dumps complete, nothing lost, and malloc's count the same whatever the
+ * counter (the program is deterministic).  Before: SIGSYS.
+ */
+Test(safety, ctags_sandboxes_itself)
+{
+	static const char *const ctags_counters[] = {"EXTPROF_COUNTER=tsc", "EXTPROF_COUNTER=ns",
+						     "EXTPROF_COUNTER=steps"};
+	char *dir = harness_tmpdir("ctags"), *src = str("%s/x.c", dir), *in = str("%s/in", dir);
+	const char *argv[] = {"ctags", "--_interactive=sandbox", NULL};
+	static const char code[] = "int foo(void) { return 1; }\nint bar;\n";
+	struct run_opts o = {.timeout_s = 60, .stdin_path = in};
+	long long first = -1;
+	char *cmd;
+
+	if (system("command -v ctags >/dev/null 2>&1")) {
+		fprintf(stderr, "safety: ctags skipped: universal-ctags is not installed\n");
+		harness_rmdir(dir);
+		cr_skip_test("no ctags");
+	}
+	write_file(src, code);
+	cmd = str("{\"command\":\"generate-tags\", \"filename\":\"%s\", \"size\": %zu}\n%s", src,
+		  sizeof(code) - 1, code);
+	write_file(in, cmd);
+	for (size_t c = 0; c < sizeof(ctags_counters) / sizeof(ctags_counters[0]); c++) {
+		char *dumps = str("%s/d%zu", dir, c);
+		char **env = shim_env(dumps, "EXTPROF_HOOKS=function:malloc@libc.so.6",
+				      ctags_counters[c], NULL);
+		struct run_result plain, hooked;
+		json_t *r;
+
+		run_both(argv, env, &o, &plain, &hooked);
+		cr_expect_eq(hooked.signal, 0, "%s: killed by signal %d", ctags_counters[c],
+			     hooked.signal);
+		cr_expect(strstr(hooked.out, "\"name\": \"foo\""), "%s", hooked.out);
+		r = harness_report(dumps, NULL);
+		cr_assert(r, "%s: no report; %s", ctags_counters[c], hooked.err);
+		cr_expect(json_is_true(json_object_get(r, "complete")), "%s", ctags_counters[c]);
+		cr_expect_eq(harness_int(r, "lost"), 0, "%s", ctags_counters[c]);
+		if (first < 0)
+			first = harness_decl_int(r, "malloc", "evaluations");
+		cr_expect_gt(first, 0);
+		cr_expect_eq(harness_decl_int(r, "malloc", "evaluations"), first, "%s",
+			     ctags_counters[c]);
+		json_decref(r);
+		harness_free(&plain);
+		harness_free(&hooked);
+		env_free(env);
+		free(dumps);
+	}
+	free(cmd);
+	free(src);
+	free(in);
 	harness_rmdir(dir);
 }

@@ -53,16 +53,50 @@
  *                             (write FILE until it is full), and call
  *                             xs_other, xs_third and xs_work 10 times more;
  *                             remove FILE before exit, unless "keep"
+ *   ./safety cancelfirst N    N threads, each cancelled (deferred) before its
+ *                             first hooked call, xs_work: the call returns,
+ *                             and the cancellation acts at the next
+ *                             cancellation point, pthread_testcancel
+ *   ./safety cancelsleep N    N threads calling xs_nap, which sleeps (a
+ *                             cancellation point inside a hooked function),
+ *                             each with a cleanup handler; each cancelled
+ *                             there: the handlers that ran are counted
+ *   ./safety cancelasync N    N threads, one after another, in asynchronous
+ *                             cancellation, calling xs_work without end,
+ *                             each cancelled after a few ms; then a thread
+ *                             calls xs_work 1000 times
+ *   ./safety altstack SIZE    a thread whose first hooked call,
+ *                             xs_in_handler, is made in a signal handler on
+ *                             a sigaltstack of SIZE bytes
+ *   ./safety smallstack FRAME a thread on the smallest stack a thread may
+ *                             have (PTHREAD_STACK_MIN) calls xs_deep, whose
+ *                             frame holds FRAME bytes, and which calls
+ *                             xs_work from inside it
+ *   ./safety stackuse         how deep below its caller's stack pointer a call
+ *                             of xs_work writes: a thread's first call, and
+ *                             one made in a signal handler on a sigaltstack,
+ *                             and a later one (scripts/stack-use.sh)
+ *   ./safety sandbox N [fork|together]
+ *                             xs_work 10 times, then a seccomp filter (kill
+ *                             on anything else than what the program itself
+ *                             needs), then xs_work 10 times, xs_other once,
+ *                             N threads calling xs_work 1000 times each, and
+ *                             with "fork" a child calling it 5 times; with
+ *                             "together" the N threads all alive at once
+ *                             (each waits for the others after its first call)
  *
  * stdout is the same whatever the shim does; the hooked functions' own
  * counts go to stderr as "checker-truth: SYMBOL COUNT".
  */
+#include <alloca.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
@@ -77,13 +111,20 @@
 
 #include "matrix.h"
 
-static unsigned long n_work, n_other, n_third;
+static unsigned long n_work, n_other, n_third, n_nap, n_deep;
 static volatile sig_atomic_t n_in_handler;
 
+/* The units of work done, for EXTPROF_COUNTER=var:xs_units: xs_work does 3. */
+unsigned long xs_units;
+
+/*
+ * Atomic: threads call it at once (dlrace), the cancellation cases' threads
+ * asynchronously cancelled.
+ */
 HOOKED long xs_work(long x)
 {
-	/* threads call it at once (dlrace) */
 	__atomic_add_fetch(&n_work, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&xs_units, 3, __ATOMIC_RELAXED);
 	return x * 3 + 1;
 }
 
@@ -105,12 +146,32 @@ HOOKED long xs_in_handler(long x)
 	return x + 1;
 }
 
+/* A cancellation point inside a hooked function: counted as it starts. */
+HOOKED long xs_nap(long x)
+{
+	__atomic_add_fetch(&n_nap, 1, __ATOMIC_RELAXED);
+	usleep(200);
+	return x + 1;
+}
+
+/* @frame bytes of frame, and xs_work called from inside it. */
+HOOKED long xs_deep(long frame)
+{
+	volatile char *buf = alloca((size_t)frame);
+
+	n_deep++;
+	memset((char *)buf, 1, (size_t)frame);
+	return buf[frame / 2] + xs_work(frame);
+}
+
 static void truth(void)
 {
 	TRUTH("truth", "xs_work", n_work);
 	TRUTH("truth", "xs_other", n_other);
 	TRUTH("truth", "xs_third", n_third);
 	TRUTH("truth", "xs_in_handler", n_in_handler);
+	TRUTH("truth", "xs_nap", n_nap);
+	TRUTH("truth", "xs_deep", n_deep);
 }
 
 static long calls(long n)
@@ -299,6 +360,337 @@ static int spawn(const char *self)
 	waitpid(c1, &status, 0);
 	waitpid(c2, &status, 0);
 	printf("spawned, sum %ld\n", sum);
+	return 0;
+}
+
+/* ---- cancellation ------------------------------------------------------- */
+
+static pthread_barrier_t cancel_ready;
+static volatile int cleanups;
+
+/* Cancelled before it starts: its first hooked call must return, the
+ * cancellation acts at pthread_testcancel (a barrier wait is none). */
+static void *cancel_first_thread(void *arg)
+{
+	long sum;
+
+	(void)arg;
+	pthread_barrier_wait(&cancel_ready);
+	pthread_barrier_wait(&cancel_ready);
+	sum = xs_work(1);
+	pthread_testcancel();
+	return (void *)sum;
+}
+
+static void cleanup_ran(void *arg)
+{
+	(void)arg;
+	__atomic_add_fetch(&cleanups, 1, __ATOMIC_RELAXED);
+}
+
+static void *cancel_sleep_thread(void *arg)
+{
+	long sum = 0;
+
+	(void)arg;
+	pthread_cleanup_push(cleanup_ran, NULL);
+	pthread_barrier_wait(&cancel_ready);
+	for (;;)
+		sum += xs_nap(sum);
+	pthread_cleanup_pop(0);
+	return (void *)sum;
+}
+
+static void *cancel_async_thread(void *arg)
+{
+	long sum = 0;
+
+	(void)arg;
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+	pthread_barrier_wait(&cancel_ready);
+	for (;;)
+		sum += xs_work(sum);
+	return (void *)sum;
+}
+
+static void *calls_thread(void *arg)
+{
+	long sum = 0;
+
+	for (long i = 0; i < (long)arg; i++)
+		sum += xs_work(i);
+	return (void *)sum;
+}
+
+/* N threads through @fn, one at a time, each cancelled: how many ended cancelled. */
+static int cancel_each(const char *mode, int n)
+{
+	struct timespec ms = {0, 1000000};
+	int cancelled = 0;
+
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+		void *ret;
+
+		pthread_barrier_init(&cancel_ready, NULL, 2);
+		if (!strcmp(mode, "first")) {
+			pthread_create(&t, NULL, cancel_first_thread, NULL);
+			pthread_barrier_wait(&cancel_ready);
+			pthread_cancel(t);
+			pthread_barrier_wait(&cancel_ready);
+		} else {
+			pthread_create(&t, NULL,
+				       !strcmp(mode, "sleep") ? cancel_sleep_thread
+							      : cancel_async_thread,
+				       NULL);
+			pthread_barrier_wait(&cancel_ready);
+			nanosleep(&ms, NULL);
+			pthread_cancel(t);
+		}
+		pthread_join(t, &ret);
+		cancelled += ret == PTHREAD_CANCELED;
+		pthread_barrier_destroy(&cancel_ready);
+	}
+	return cancelled;
+}
+
+static int cancel_mode(const char *mode, int n)
+{
+	pthread_t t;
+	void *sum;
+	int cancelled = cancel_each(mode, n);
+
+	printf("%d threads, %d cancelled, %d cleanups ran\n", n, cancelled, cleanups);
+	/* a worker the cancelled threads used, used again: its counts whole */
+	pthread_create(&t, NULL, calls_thread, (void *)1000L);
+	pthread_join(t, &sum);
+	printf("then %ld\n", (long)sum);
+	return cancelled == n ? 0 : 7;
+}
+
+/* ---- small stacks ---------------------------------------------------------- */
+
+static volatile long handler_result;
+
+static void on_usr2(int sig)
+{
+	handler_result = xs_in_handler(sig);
+}
+
+/* A guard page right below it: an overflow is a SIGSEGV, never a write into the heap. */
+static void *altstack_thread(void *arg)
+{
+	size_t size = (size_t)arg, page = (size_t)getpagesize();
+	char *map =
+		mmap(NULL, page + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	stack_t ss = {.ss_sp = map + page, .ss_size = size};
+	struct sigaction sa;
+	long sum = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr2;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	/* one the kernel refuses (below MINSIGSTKSZ) is a failure: status 3 */
+	if (map == MAP_FAILED || mprotect(map, page, PROT_NONE) || sigaltstack(&ss, NULL) ||
+	    sigaction(SIGUSR2, &sa, NULL))
+		return (void *)-1L;
+	/* the thread's first hooked call, on the sigaltstack */
+	pthread_kill(pthread_self(), SIGUSR2);
+	for (long i = 0; i < 10; i++)
+		sum += xs_work(i);
+	ss.ss_flags = SS_DISABLE;
+	sigaltstack(&ss, NULL);
+	return (void *)(sum + handler_result);
+}
+
+static void *smallstack_thread(void *arg)
+{
+	long sum = 0;
+
+	for (int i = 0; i < 3; i++)
+		sum += xs_deep((long)arg);
+	return (void *)sum;
+}
+
+/* @fn(@arg) on a thread whose stack is @stack bytes (0: the default): its result. */
+static long on_thread(void *(*fn)(void *), void *arg, size_t stack)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	void *ret = NULL;
+
+	pthread_attr_init(&attr);
+	if (stack)
+		pthread_attr_setstacksize(&attr, stack);
+	if (pthread_create(&t, &attr, fn, arg))
+		return -1;
+	pthread_join(t, &ret);
+	return (long)ret;
+}
+
+/* ---- stack use -------------------------------------------------------------- */
+
+#define PAINT_BYTES 24576
+#define PAINT	    0xa5
+
+static __attribute__((noinline)) void paint_below(void)
+{
+	char buf[PAINT_BYTES];
+
+	memset(buf, PAINT, sizeof(buf));
+	__asm__ volatile("" : : "r"(buf) : "memory");
+}
+
+/*
+ * The bytes below this frame's stack pointer a call of xs_work wrote: the
+ * region painted first, then scanned from its bottom up for the first byte
+ * changed (nothing else is called in between).
+ */
+static __attribute__((noinline)) long stack_used_by_call(void)
+{
+	volatile char *sp = __builtin_alloca(16), *p;
+
+	paint_below();
+	xs_work(1);
+	for (p = sp - PAINT_BYTES; p < sp && *p == (char)PAINT; p++)
+		;
+	return (long)(sp - p);
+}
+
+static volatile long stack_in_handler;
+
+static void on_usr1_measure(int sig)
+{
+	(void)sig;
+	stack_in_handler = stack_used_by_call();
+}
+
+static void *stackuse_first_thread(void *arg)
+{
+	(void)arg;
+	printf("first call: %ld bytes\n", stack_used_by_call());
+	return NULL;
+}
+
+static void *stackuse_thread(void *arg)
+{
+	size_t size = 65536;
+	stack_t ss = {.ss_sp = malloc(size), .ss_size = size};
+	struct sigaction sa;
+	long later;
+
+	(void)arg;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1_measure;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (!ss.ss_sp || sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
+		return NULL;
+	pthread_kill(pthread_self(), SIGUSR1);
+	later = stack_used_by_call();
+	printf("first call, in a handler on a sigaltstack: %ld bytes\n", stack_in_handler);
+	printf("a later call: %ld bytes\n", later);
+	ss.ss_flags = SS_DISABLE;
+	sigaltstack(&ss, NULL);
+	return NULL;
+}
+
+/* ---- sandbox --------------------------------------------------------------- */
+
+/*
+ * What the program itself needs from here on, and nothing else allowed:
+ * the process killed on any other system call.
+ */
+static int sandbox_load(void)
+{
+	static const int allowed[] = {
+		SCMP_SYS(write),
+		SCMP_SYS(exit_group),
+		SCMP_SYS(exit),
+		SCMP_SYS(futex),
+		SCMP_SYS(mmap),
+		SCMP_SYS(munmap),
+		SCMP_SYS(mprotect),
+		SCMP_SYS(brk),
+		SCMP_SYS(clone),
+		SCMP_SYS(clone3),
+		SCMP_SYS(rt_sigprocmask),
+		SCMP_SYS(rt_sigaction),
+		SCMP_SYS(set_robust_list),
+		SCMP_SYS(rseq),
+		SCMP_SYS(madvise),
+		SCMP_SYS(wait4),
+	};
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	int err = ctx ? 0 : -1;
+
+	for (size_t i = 0; !err && i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		err = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0);
+	if (!err)
+		err = seccomp_load(ctx);
+	seccomp_release(ctx);
+	return err;
+}
+
+static pthread_barrier_t sandbox_all;
+
+/* One call, then the others' first calls awaited, then 999 more. */
+static void *sandbox_together_thread(void *arg)
+{
+	long sum = xs_work(0);
+
+	(void)arg;
+	pthread_barrier_wait(&sandbox_all);
+	for (long i = 1; i < 1000; i++)
+		sum += xs_work(i);
+	return (void *)sum;
+}
+
+static int sandbox_mode(int threads, bool child, bool together)
+{
+	pthread_t t[16];
+	long sum = 0;
+	int err;
+
+	if (threads > 16)
+		threads = 16;
+	if (together)
+		pthread_barrier_init(&sandbox_all, NULL, (unsigned)threads);
+	for (long i = 0; i < 10; i++)
+		sum += xs_work(i);
+	printf("before the filter %ld\n", sum);
+	fflush(stdout);
+	err = sandbox_load();
+	if (err) {
+		fprintf(stderr, "safety: seccomp: %s\n", strerror(-err));
+		return 3;
+	}
+	for (long i = 0; i < 10; i++)
+		sum += xs_work(i);
+	sum += xs_other(7);
+	for (int i = 0; i < threads; i++)
+		pthread_create(&t[i], NULL, together ? sandbox_together_thread : calls_thread,
+			       (void *)1000L);
+	for (int i = 0; i < threads; i++) {
+		void *r;
+
+		pthread_join(t[i], &r);
+		sum += (long)r;
+	}
+	if (child) {
+		int status;
+		pid_t pid = fork();
+
+		if (!pid) {
+			for (long i = 0; i < 5; i++)
+				sum += xs_work(i);
+			_exit(0);
+		}
+		waitpid(pid, &status, 0);
+		printf("the child ended with %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+	printf("after it %ld\n", sum);
 	return 0;
 }
 
@@ -646,6 +1038,22 @@ int main(int argc, char **argv)
 		ret = vmexit(atol(argv[2]));
 	} else if (!strcmp(mode, "dlrace") && argc > 3) {
 		ret = dlrace(argv[2], atoi(argv[3]));
+	} else if (!strncmp(mode, "cancel", 6) && argc > 2) {
+		ret = cancel_mode(mode + 6, atoi(argv[2]));
+	} else if (!strcmp(mode, "altstack") && argc > 2) {
+		long handled = on_thread(altstack_thread, (void *)strtoul(argv[2], NULL, 0), 0);
+
+		printf("handled %ld\n", handled);
+		ret = handled < 0 ? 3 : 0;
+	} else if (!strcmp(mode, "smallstack") && argc > 2) {
+		printf("deep %ld\n", on_thread(smallstack_thread, (void *)strtol(argv[2], NULL, 0),
+					       PTHREAD_STACK_MIN));
+	} else if (!strcmp(mode, "stackuse")) {
+		on_thread(stackuse_first_thread, NULL, 0);
+		on_thread(stackuse_thread, NULL, 0);
+	} else if (!strcmp(mode, "sandbox") && argc > 2) {
+		ret = sandbox_mode(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "fork"),
+				   argc > 3 && !strcmp(argv[3], "together"));
 	} else if (!strcmp(mode, "dlopen") && argc > 2) {
 		if (!dlopen(argv[2], RTLD_NOW)) {
 			fprintf(stderr, "safety: %s\n", dlerror());
@@ -655,8 +1063,9 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "usage: safety calls N | sigmalloc N | chdir DIR | daemon DATA LIB "
 				"| popen | spawn | forklayout N | clone N | vmexit N | dlrace LIB "
-				"N | dlopen SHIM "
-				"| fill FILE [keep]\n");
+				"N | dlopen SHIM | fill FILE [keep] "
+				"| cancelfirst N | cancelsleep N | cancelasync N | altstack SIZE "
+				"| smallstack FRAME | stackuse | sandbox N [fork]\n");
 		return 2;
 	}
 	fflush(stdout);

@@ -77,8 +77,7 @@ static void fake_record(uint32_t n)
 		d->sum = delta * 10;
 		d->max = delta;
 		if (dump_take_row(&map, i) == 0)
-			map.rows[(size_t)d->row * EXTPROF_HIST_BUCKETS +
-				 extprof_hist_bucket(delta)] = 10;
+			dump_row_at(&map, d->row)[extprof_hist_bucket(delta)] = 10;
 		map.hdr->run_total += delta * 20;
 	}
 	map.hdr->threads = 1;

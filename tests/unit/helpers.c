@@ -101,7 +101,7 @@ void xt_record(struct dump_map *m, uint32_t decl, uint64_t delta, uint64_t times
 	if (delta > d->max)
 		d->max = delta;
 	cr_assert_eq(dump_take_row(m, decl), 0);
-	m->rows[(size_t)d->row * EXTPROF_HIST_BUCKETS + extprof_hist_bucket(delta)] += times;
+	dump_row_at(m, d->row)[extprof_hist_bucket(delta)] += times;
 	m->hdr->run_total += delta * times * 2;
 	m->hdr->threads = 1;
 }

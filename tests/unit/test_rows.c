@@ -342,7 +342,7 @@ Test(rows, no_row_at_all_is_said)
 	/* what the shim does then: the counts, and the delta into row 0 */
 	m.decls[1].evaluations = 4;
 	m.decls[1].floor = 20;
-	m.rows[extprof_hist_bucket(20)] += 4;
+	dump_row_at(&m, 0)[extprof_hist_bucket(20)] += 4;
 	xt_finish(&m, true);
 	read_ok(&d, path);
 	cr_expect(d.decls[1].flags & EXTPROF_DECL_F_HIST_LOST, "the compact dump keeps the flag");

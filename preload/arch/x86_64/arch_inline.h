@@ -44,6 +44,12 @@ struct arch_hook {
 	uint8_t saved_pad[5]; /* and in the padding, for a short patch */
 	void *entry;	      /* where the patched entry jumps: the stub's fast path, or its head */
 	void *stub;	      /* the stub's head (stub_layout.h) */
+	/* for the unwinder's rows of the stub (arch_stub_cfi) */
+	uint32_t span;	      /* the stub's bytes from entry on */
+	uint8_t nmoved;	      /* the function's instructions the stub holds, moved */
+	bool moved_call;      /* the last of them a call, moved as a push and a jmp */
+	uint16_t moved_at[9]; /* where each one's code starts, from the head; then the jmp back */
+	int32_t moved_sp[8];  /* how each moves the stack pointer (INSN_SP_UNKNOWN: not known) */
 };
 
 /* The time stamp counter (the "tsc" counter): rdtsc. */

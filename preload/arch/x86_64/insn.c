@@ -480,6 +480,8 @@ long insn_relocate(const struct insn_plan *plan, const uint8_t *code, uint64_t f
 	}
 	/* and on into F after the overwritten bytes: a direct jmp, the stub
 	 * being near F, unless it is not */
+	if (starts)
+		starts[plan->nmoved] = (uint16_t)(p - out);
 	back = fn_addr + plan->start + plan->length;
 	disp = (int64_t)(back - (dest_addr + (uint64_t)(p - out) + 5));
 	if (disp == (int32_t)disp) {
@@ -507,4 +509,68 @@ void arch_each_branch(const uint8_t *code, uint64_t size, uint64_t addr,
 		      void (*fn)(uint64_t from, uint64_t target, void *arg), void *arg)
 {
 	insn_each_branch(code, size, addr, fn, arg);
+}
+
+static bool insn_is_sp(ZydisRegister r)
+{
+	return r == ZYDIS_REGISTER_RSP || r == ZYDIS_REGISTER_ESP || r == ZYDIS_REGISTER_SP ||
+	       r == ZYDIS_REGISTER_SPL;
+}
+
+int32_t insn_sp_delta(const uint8_t *code, size_t len)
+{
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	bool to_sp;
+
+	insn_decoder(&dec);
+	if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code, len, &in, op)))
+		return INSN_SP_UNKNOWN;
+	to_sp = in.operand_count_visible && op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		insn_is_sp(op[0].reg.value);
+	switch (in.mnemonic) {
+	case ZYDIS_MNEMONIC_PUSH:
+	case ZYDIS_MNEMONIC_PUSHF:
+	case ZYDIS_MNEMONIC_PUSHFQ:
+		return -(int32_t)(in.operand_width / 8);
+	case ZYDIS_MNEMONIC_POP:
+		if (to_sp)
+			return INSN_SP_UNKNOWN;
+		return (int32_t)(in.operand_width / 8);
+	case ZYDIS_MNEMONIC_POPF:
+	case ZYDIS_MNEMONIC_POPFQ:
+		return (int32_t)(in.operand_width / 8);
+	case ZYDIS_MNEMONIC_SUB:
+	case ZYDIS_MNEMONIC_ADD:
+		if (!to_sp)
+			break;
+		if (in.operand_count_visible < 2 || op[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+		    in.operand_width != 64)
+			return INSN_SP_UNKNOWN;
+		return (int32_t)(in.mnemonic == ZYDIS_MNEMONIC_SUB ? -op[1].imm.value.s
+								   : op[1].imm.value.s);
+	case ZYDIS_MNEMONIC_LEA:
+		if (!to_sp)
+			break;
+		if (op[1].mem.base != ZYDIS_REGISTER_RSP ||
+		    op[1].mem.index != ZYDIS_REGISTER_NONE || in.operand_width != 64)
+			return INSN_SP_UNKNOWN;
+		return (int32_t)op[1].mem.disp.value;
+	case ZYDIS_MNEMONIC_CALL:
+	case ZYDIS_MNEMONIC_RET:
+	case ZYDIS_MNEMONIC_JMP:
+		return 0;
+	default:
+		if (in.meta.category == ZYDIS_CATEGORY_COND_BR)
+			return 0;
+		break;
+	}
+	/* anything else that writes the stack pointer, as an operand or not */
+	for (uint8_t i = 0; i < in.operand_count; i++) {
+		if (op[i].type == ZYDIS_OPERAND_TYPE_REGISTER && insn_is_sp(op[i].reg.value) &&
+		    (op[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			return INSN_SP_UNKNOWN;
+	}
+	return 0;
 }

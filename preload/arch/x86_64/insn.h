@@ -101,13 +101,26 @@ size_t insn_relocated_size(const struct insn_plan *plan);
  * Write the relocated instructions of @plan (of the function at @fn_addr,
  * whose bytes are @code) for code that will run at @dest_addr into @out,
  * followed by the jump back into the function.  @starts (NULL, or room for
- * plan->nmoved) gets where in @out the code of each moved instruction
+ * plan->nmoved + 1) gets where in @out the code of each moved instruction
  * begins: that first instruction runs exactly when the original would
- * have, so it stands for it when instructions are counted (steps).
+ * have, so it stands for it when instructions are counted (steps); and
+ * last where the jump back begins (none after a moved call).
  * Returns the bytes written, or -1 if an operand cannot reach its target
  * from there.
  */
 long insn_relocate(const struct insn_plan *plan, const uint8_t *code, uint64_t fn_addr,
 		   uint64_t dest_addr, uint8_t *out, uint16_t *starts);
+
+/* What insn_sp_delta() says of an instruction whose change of the stack pointer is not known. */
+#define INSN_SP_UNKNOWN INT32_MIN
+
+/*
+ * How the instruction at @code (@len bytes at most) moves the stack
+ * pointer, in bytes (push: -8), for the unwinder's rows of a relocated
+ * prologue: 0 for one that does not (a call's callee returns; a jump or a
+ * return leaves), INSN_SP_UNKNOWN for one that sets it otherwise (leave,
+ * and $-16, mov %rbp: the distance to the frame is then not known).
+ */
+int32_t insn_sp_delta(const uint8_t *code, size_t len);
 
 #endif

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "../../arch.h"
+#include "../../log.h"
 #include "extprof/attach.h"
 #include "insn.h"
 #include "stub_fast.h"
@@ -48,6 +49,8 @@
 #define CODEMEM_CHUNK (64u * 1024u)
 #define CODEMEM_MAX   1024
 #define NEAR_LIMIT    ((uint64_t)0x7fff0000)
+#define NEAR_STEP     (16ull << 20)		    /* the places tried, 16 MiB apart */
+#define NEAR_STEPS    (int)(NEAR_LIMIT / NEAR_STEP) /* on either side */
 
 extern char xp_thunk_enter[], xp_thunk_exit[];
 
@@ -85,31 +88,46 @@ static uint8_t *codemem_map_at(uint64_t addr)
 	if ((uint64_t)p != addr) {
 		/* an old kernel took it as a hint only */
 		munmap(p, CODEMEM_CHUNK);
+		errno = EEXIST;
 		return NULL;
 	}
 	return p;
 }
 
 /*
- * A new chunk near @target: below it first (a PIE program's heap grows
- * up from its end and must not meet us), then above.
+ * A new chunk near @target: right below a chunk already near it (the
+ * stubs of one library in a run of chunks, found in one try rather than
+ * by a search that starts again each time), else below the target first
+ * (a PIE program's heap grows up from its end and must not meet us), then
+ * above.  NULL with errno EEXIST when every place was taken, or the error
+ * of a place refused otherwise (ENOMEM: a limit on the address space).
  */
 static uint8_t *codemem_map_near(uint64_t target)
 {
-	uint64_t page = target & ~(uint64_t)(CODEMEM_CHUNK - 1);
+	uint64_t page = target & ~(uint64_t)(CODEMEM_CHUNK - 1), at[3 * NEAR_STEPS];
+	int n = 0, refused = 0;
 
-	for (uint64_t d = 16ull << 20; d < (NEAR_LIMIT - CODEMEM_CHUNK); d += 16ull << 20) {
-		uint8_t *p;
+	for (int i = codemem_n - 1; i >= 0 && n < NEAR_STEPS; i--) {
+		uint64_t below = (uint64_t)codemem[i].base - CODEMEM_CHUNK;
 
-		if (page > d && (p = codemem_map_at(page - d)))
-			return p;
+		if (codemem_near(below, target) && codemem_near(below + CODEMEM_CHUNK, target))
+			at[n++] = below;
 	}
-	for (uint64_t d = 16ull << 20; d < (NEAR_LIMIT - CODEMEM_CHUNK); d += 16ull << 20) {
-		uint8_t *p = codemem_map_at(page + d);
+	for (uint64_t d = NEAR_STEP; d < NEAR_LIMIT - CODEMEM_CHUNK; d += NEAR_STEP) {
+		if (page > d)
+			at[n++] = page - d;
+	}
+	for (uint64_t d = NEAR_STEP; d < NEAR_LIMIT - CODEMEM_CHUNK; d += NEAR_STEP)
+		at[n++] = page + d;
+	for (int i = 0; i < n; i++) {
+		uint8_t *p = codemem_map_at(at[i]);
 
 		if (p)
 			return p;
+		if (errno != EEXIST)
+			refused = errno;
 	}
+	errno = refused ? refused : EEXIST;
 	return NULL;
 }
 
@@ -127,8 +145,10 @@ static uint8_t *codemem_alloc_near(uint64_t target, size_t size)
 			return c->base + c->used - size;
 		}
 	}
-	if (codemem_n == CODEMEM_MAX)
+	if (codemem_n == CODEMEM_MAX) {
+		errno = ENOSPC;
 		return NULL;
+	}
 	c = &codemem[codemem_n];
 	c->base = codemem_map_near(target);
 	if (!c->base)
@@ -283,11 +303,66 @@ static uint32_t patch_jmp_bytes(uint8_t *jmp, uint64_t at, uint64_t to, bool sho
 	return jlen;
 }
 
+/*
+ * Code ranges open for writing (arch_code_open): whole pages only (the
+ * caller leaves out a page another segment shares).  Hooking thousands of
+ * functions of one library costs two mprotect calls, not two a function.
+ */
+#define CODE_OPEN_MAX 16
+
+static struct {
+	uint64_t lo, hi;
+} code_open[CODE_OPEN_MAX];
+static int code_nopen;
+
+int arch_code_open(uint64_t lo, uint64_t hi)
+{
+	uint64_t page = (uint64_t)getpagesize();
+
+	lo = (lo + page - 1) & ~(page - 1);
+	hi &= ~(page - 1);
+	if (lo >= hi)
+		return -EINVAL;
+	for (int i = 0; i < code_nopen; i++) {
+		if (code_open[i].lo == lo && code_open[i].hi == hi)
+			return 0;
+	}
+	if (code_nopen == CODE_OPEN_MAX)
+		return -ENOSPC;
+	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -errno;
+	code_open[code_nopen].lo = lo;
+	code_open[code_nopen++].hi = hi;
+	return 0;
+}
+
+void arch_code_close_all(void)
+{
+	for (int i = 0; i < code_nopen; i++)
+		mprotect((void *)code_open[i].lo, code_open[i].hi - code_open[i].lo,
+			 PROT_READ | PROT_EXEC);
+	code_nopen = 0;
+}
+
+/* Whether [@at, @at + @len) lies in a range arch_code_open opened. */
+static bool code_is_open(uint64_t at, uint32_t len)
+{
+	for (int i = 0; i < code_nopen; i++) {
+		if (at >= code_open[i].lo && at + len <= code_open[i].hi)
+			return true;
+	}
+	return false;
+}
+
 int arch_write_code(uint64_t at, const uint8_t *bytes, uint32_t len)
 {
 	uint64_t page = at & ~(uint64_t)(getpagesize() - 1);
 	size_t span = (size_t)(at + len - page);
 
+	if (code_is_open(at, len)) {
+		memcpy((void *)at, bytes, len);
+		return 0;
+	}
 	if (mprotect((void *)page, span, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
 		return -errno;
 	memcpy((void *)at, bytes, len);
@@ -308,12 +383,33 @@ static int patch_write_entry(uint64_t at, uint32_t length, const uint8_t *to, bo
 	return arch_write_code(at, jmp, length);
 }
 
+_Static_assert(sizeof(((struct arch_hook *)0)->moved_sp) / sizeof(int32_t) == INSN_MAX_MOVED &&
+		       sizeof(((struct arch_hook *)0)->moved_at) / sizeof(uint16_t) ==
+			       INSN_MAX_MOVED + 1,
+	       "a hook's rows hold every moved instruction");
+
+/* What the unwinder's rows need of the moved instructions (@starts: insn_relocate's). */
+static void patch_note_moved(struct arch_hook *h, const struct insn_plan *plan, const uint8_t *code,
+			     const uint16_t *starts)
+{
+	h->nmoved = (uint8_t)plan->nmoved;
+	h->moved_call = plan->nmoved && plan->moved[plan->nmoved - 1].move == INSN_CALL;
+	for (uint32_t i = 0; i < plan->nmoved; i++) {
+		const struct insn_moved *m = &plan->moved[i];
+
+		h->moved_at[i] = (uint16_t)(STUB_HEADER_SIZE + starts[i]);
+		h->moved_sp[i] = insn_sp_delta(code + m->offset, m->length);
+	}
+	h->moved_at[plan->nmoved] =
+		h->moved_call ? 0 : (uint16_t)(STUB_HEADER_SIZE + starts[plan->nmoved]);
+}
+
 /* Build the stub of @plan for the function at @addr; fill @h. */
 static int patch_build(uint64_t addr, const struct insn_plan *plan, uint32_t idx,
 		       struct arch_hook *h, char *why, size_t whylen)
 {
 	const uint8_t *code = (const uint8_t *)addr;
-	uint16_t starts[INSN_MAX_MOVED];
+	uint16_t starts[INSN_MAX_MOVED + 1];
 	uint8_t *entry, *stub;
 	long n;
 
@@ -322,8 +418,16 @@ static int patch_build(uint64_t addr, const struct insn_plan *plan, uint32_t idx
 		return -E2BIG;
 	}
 	entry = stub_alloc(addr, insn_relocated_size(plan) + STUB_STEP_ROOM, &stub);
-	if (!entry) {
+	if (!entry && (errno == EEXIST || errno == ENOSPC)) {
 		snprintf(why, whylen, "no memory for its stub within 2 GiB");
+		return -ENOMEM;
+	}
+	if (!entry) {
+		char text[160];
+
+		/* refused, not out of reach: a limit on the address space, say */
+		snprintf(why, whylen, "no memory for its stub (%s)",
+			 log_strerror_limit(errno, text, sizeof(text)));
 		return -ENOMEM;
 	}
 	stub_write(entry, stub, idx);
@@ -334,6 +438,8 @@ static int patch_build(uint64_t addr, const struct insn_plan *plan, uint32_t idx
 		return -ERANGE;
 	}
 	stub_write_step(stub, plan, starts, n);
+	patch_note_moved(h, plan, code, starts);
+	h->span = (uint32_t)(stub - entry) + STUB_HEADER_SIZE + (uint32_t)n;
 	h->at = addr + plan->start;
 	h->length = plan->length;
 	h->pad_at = plan->pad_back ? h->at - plan->pad_back : 0;

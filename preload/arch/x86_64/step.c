@@ -69,6 +69,11 @@ uint64_t arch_ctx_pc(const void *uc)
 	return (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
 }
 
+uint64_t arch_ctx_sp(const void *uc)
+{
+	return (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+}
+
 uint32_t arch_step_entry_credit(const void *stub)
 {
 	return ((const uint8_t *)stub)[STUB_STEP_ENTRY];

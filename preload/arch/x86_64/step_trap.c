@@ -348,6 +348,9 @@ bool arch_step_look(struct xp_step *s, void *uc)
 		 * no step trap may come after it */
 		if (g[REG_RAX] == SYS_rt_sigaction && g[REG_RDI] == SIGTRAP && g[REG_RSI])
 			return false;
+		/* the sigaltstack is the shim's meanwhile (step.c): the program's back first */
+		if (g[REG_RAX] == SYS_sigaltstack)
+			return false;
 		s->prev_rep = STEP_KERNEL;
 		s->prev_end = pc + in.length;
 		step_look_sigmask(s, g);

@@ -106,11 +106,13 @@
  */
 .macro MARGIN_PCT
 	push %rax
+	.cfi_adjust_cfa_offset 8
 	xorl %edx, %edx
 	movl $100, %ecx
 	divq %rcx
 	movq %rax, %rcx
 	pop %rax
+	.cfi_adjust_cfa_offset -8
 	movl $2, %edx
 	cmpq %rdx, %rcx
 	cmovbq %rdx, %rcx
@@ -126,22 +128,37 @@
 	.type \name, @function
 	.p2align 4
 \name:
+	/*
+	 * The unwinder's rows (.cfi_*): a cancellation may unwind the thread
+	 * from any instruction of a copy; unwind_stub.c registers these rows,
+	 * the assembler's, for every copy (the CFA: R1's slot + 8 throughout).
+	 */
+	.cfi_startproc
 	/* ---- entry: [rsp] = R1, the caller's return address, in its slot */
 	push %rax
+	.cfi_adjust_cfa_offset 8
 	push %rcx
+	.cfi_adjust_cfa_offset 8
 	push %rdx
+	.cfi_adjust_cfa_offset 8
 	push %rsi
+	.cfi_adjust_cfa_offset 8
 	push %rdi
+	.cfi_adjust_cfa_offset 8
+	.cfi_def_cfa_offset 48
 	/* 40 bytes pushed: R1 at 40(%rsp) */
 	movq .L\name\()_lits+LIT_TPOFF(%rip), %rsi
 	movq %fs:XT_WORKER(%rsi), %rcx
 	testq %rcx, %rcx
 	jz .L\name\()_slow_enter
-	/* busy, filling, or a block shared with threads without TLS of
-	 * their own (clone.c): the C path finds whose call it is */
-	movl %fs:XT_BUSY(%rsi), %eax
-	orl %fs:XT_FILLING(%rsi), %eax
-	orl %fs:XT_SHARED(%rsi), %eax
+	/*
+	 * busy or filling (one word), or shared or cancel_async (the next):
+	 * a block shared with threads without TLS of their own (clone.c),
+	 * whose C path finds whose call it is, or a thread in asynchronous
+	 * cancellation, which the C path switches to deferred (eval.c)
+	 */
+	movq %fs:XT_BUSY(%rsi), %rax
+	orq %fs:XT_SHARED(%rsi), %rax
 	jnz .L\name\()_slow_enter
 	movq .L\name\()_lits+LIT_XP(%rip), %rdx
 	cmpb $0, XS_FINISHED(%rdx)
@@ -184,30 +201,47 @@
 	\read_start .L\name\()_lits
 	movq %rax, XF_START(%rcx)
 	pop %rdi
+	.cfi_adjust_cfa_offset -8
 	pop %rsi
+	.cfi_adjust_cfa_offset -8
 	pop %rdx
+	.cfi_adjust_cfa_offset -8
 	pop %rcx
+	.cfi_adjust_cfa_offset -8
 	pop %rax
+	.cfi_adjust_cfa_offset -8
+	.cfi_def_cfa_offset 8
 	/* R1 is on the shadow stack: its slot takes R2, F's stack arguments
 	 * stay where the caller put them */
 	leaq 8(%rsp), %rsp
+	.cfi_def_cfa_offset 0
 	\fence
 	call *.L\name\()_lits+LIT_ORIG(%rip)
 \name\()_ret:
 	/* ---- exit: F returned; make room for R1 again */
 	\fence
 	leaq -8(%rsp), %rsp
+	.cfi_def_cfa_offset 8
 	push %rax
+	.cfi_adjust_cfa_offset 8
 	push %rdx
+	.cfi_adjust_cfa_offset 8
+	.cfi_def_cfa_offset 24
 	\read_end .L\name\()_lits
 	push %rcx
+	.cfi_adjust_cfa_offset 8
 	push %rsi
+	.cfi_adjust_cfa_offset 8
 	push %rdi
+	.cfi_adjust_cfa_offset 8
 	push %r8
+	.cfi_adjust_cfa_offset 8
+	.cfi_def_cfa_offset 56
 	/* 48 bytes pushed: the room at 48(%rsp); rax = now */
 	movq .L\name\()_lits+LIT_TPOFF(%rip), %rsi
+	/* filling, shared or cancel_async (the last two one word): the C path */
 	movl %fs:XT_FILLING(%rsi), %ecx
-	orl %fs:XT_SHARED(%rsi), %ecx
+	orq %fs:XT_SHARED(%rsi), %rcx
 	jnz .L\name\()_slow_exit
 	/* rdi = the top entry, stack + (depth - 1) * 40: with depth 0 the
 	 * sentinel, whose slot is no one's */
@@ -298,19 +332,33 @@
 	setbe %cl
 	addq %rcx, XD_FLOOR_HITS(%rdi)
 3:
-	/* the bucket of the declaration's row: rows + row * row size */
+	/* the bucket of the declaration's row: the row lies in the dump's
+	 * chunk k = bsr((row >> ROWS0_LOG) + 1), at row_bias[k] + row * row
+	 * size (dump_row_at) */
 	movl XD_ROW(%rdi), %ecx
+	movl %ecx, %edx
+	shrl $XH_ROWS0_LOG, %edx
+	incl %edx
+	bsrl %edx, %edx
 	imulq $XH_ROW_BYTES, %rcx, %rcx
-	addq XW_ROWS(%rsi), %rcx
+	addq XW_ROW_BIAS(%rsi,%rdx,8), %rcx
 	incq (%rcx,%r8,8)
 8:
 	pop %r8
+	.cfi_adjust_cfa_offset -8
 	pop %rdi
+	.cfi_adjust_cfa_offset -8
 	pop %rsi
+	.cfi_adjust_cfa_offset -8
 	pop %rcx
+	.cfi_adjust_cfa_offset -8
 	pop %rdx
+	.cfi_adjust_cfa_offset -8
 	pop %rax
+	.cfi_adjust_cfa_offset -8
+	.cfi_def_cfa_offset 8
 	ret
+	.cfi_def_cfa_offset 56
 5:
 	/* a new floor: its hits go on if the old one was within the new
 	 * one's margin, else start again */
@@ -334,69 +382,112 @@
 	cmpl $0, XD_ROW(%rdi)
 	jne 3b
 	push %rsi
+	.cfi_adjust_cfa_offset 8
 	push %rdi
+	.cfi_adjust_cfa_offset 8
 	push %r8
+	.cfi_adjust_cfa_offset 8
 	push %r9
+	.cfi_adjust_cfa_offset 8
 	push %r10
+	.cfi_adjust_cfa_offset 8
 	push %r11
+	.cfi_adjust_cfa_offset 8
 	push %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_def_cfa_offset 112
 	movq %rsp, %rbx
+	.cfi_def_cfa_register %rbx
 	andq $-16, %rsp
 	call *.L\name\()_lits+LIT_ROW(%rip)
 	movq %rbx, %rsp
+	.cfi_def_cfa_register %rsp
 	pop %rbx
+	.cfi_adjust_cfa_offset -8
 	pop %r11
+	.cfi_adjust_cfa_offset -8
 	pop %r10
+	.cfi_adjust_cfa_offset -8
 	pop %r9
+	.cfi_adjust_cfa_offset -8
 	pop %r8
+	.cfi_adjust_cfa_offset -8
 	pop %rdi
+	.cfi_adjust_cfa_offset -8
 	pop %rsi
+	.cfi_adjust_cfa_offset -8
+	.cfi_def_cfa_offset 56
 	jmp 3b
 7:
 	/* a delta below zero is a measurement error: recorded as 0, and
 	 * counted in the declaration's "negative" (r8 = idx, rsi = tpoff) */
 	push %rdi
+	.cfi_adjust_cfa_offset 8
+	.cfi_def_cfa_offset 64
 	movq %fs:XT_WORKER(%rsi), %rdi
 	imulq $XD_SIZE, %r8, %rax
 	addq XW_DECLS(%rdi), %rax
 	incq XD_NEGATIVE(%rax)
 	pop %rdi
+	.cfi_adjust_cfa_offset -8
+	.cfi_def_cfa_offset 56
 	xorl %eax, %eax
 	jmp 1b
 
 .L\name\()_slow_enter:
 	/* the C path, in the head right after this copy, as if F had jumped
 	 * there: R1 is still in its slot */
+	.cfi_def_cfa_offset 48
 	pop %rdi
+	.cfi_adjust_cfa_offset -8
 	pop %rsi
+	.cfi_adjust_cfa_offset -8
 	pop %rdx
+	.cfi_adjust_cfa_offset -8
 	pop %rcx
+	.cfi_adjust_cfa_offset -8
 	pop %rax
+	.cfi_adjust_cfa_offset -8
+	.cfi_def_cfa_offset 8
 	jmp \name\()_end
 
 .L\name\()_slow_exit:
 	/* every other case, in C, with the counter as read; C may clobber
 	 * every caller-saved register, so save the rest, and align the call
 	 * (rbx is C's to keep) */
+	.cfi_def_cfa_offset 56
 	push %r9
+	.cfi_adjust_cfa_offset 8
 	push %r10
+	.cfi_adjust_cfa_offset 8
 	push %r11
+	.cfi_adjust_cfa_offset 8
 	leaq 72(%rsp), %rdi
 	movq %rax, %rsi
 	push %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_def_cfa_offset 88
 	movq %rsp, %rbx
+	.cfi_def_cfa_register %rbx
 	andq $-16, %rsp
 	call *.L\name\()_lits+LIT_EXIT(%rip)
 	movq %rbx, %rsp
+	.cfi_def_cfa_register %rsp
 	pop %rbx
+	.cfi_adjust_cfa_offset -8
 	pop %r11
+	.cfi_adjust_cfa_offset -8
 	pop %r10
+	.cfi_adjust_cfa_offset -8
 	pop %r9
+	.cfi_adjust_cfa_offset -8
+	.cfi_def_cfa_offset 56
 	jmp 8b
 
 	.p2align 3
 .L\name\()_lits:
 	.quad 0, 0, 0, 0, 0, 0, 0, 0, 0
+	.cfi_endproc
 \name\()_end:
 	.size \name, .-\name
 .endm

@@ -48,6 +48,10 @@ STUB_OFFSET(XT_CAP, struct xp_thread, cap);
 STUB_OFFSET(XT_BUSY, struct xp_thread, busy);
 STUB_OFFSET(XT_FILLING, struct xp_thread, filling);
 STUB_OFFSET(XT_SHARED, struct xp_thread, shared);
+STUB_OFFSET(XT_ASYNC, struct xp_thread, cancel_async);
+_Static_assert(XT_FILLING == XT_BUSY + 4 && XT_BUSY % 8 == 0, "busy and filling: one word");
+_Static_assert(XT_ASYNC == XT_SHARED + 4 && XT_SHARED % 8 == 0,
+	       "shared and cancel_async: one word");
 STUB_OFFSET(XF_RET, struct xp_frame, ret);
 STUB_OFFSET(XF_SLOT, struct xp_frame, slot);
 STUB_OFFSET(XF_START, struct xp_frame, start);
@@ -56,7 +60,7 @@ STUB_OFFSET(XF_IDX, struct xp_frame, idx);
 STUB_OFFSET(XF_FLAGS, struct xp_frame, flags);
 _Static_assert(XF_SIZE == sizeof(struct xp_frame), "XF_SIZE");
 STUB_OFFSET(XW_DECLS, struct xp_worker, map.decls);
-STUB_OFFSET(XW_ROWS, struct xp_worker, map.rows);
+STUB_OFFSET(XW_ROW_BIAS, struct xp_worker, map.row_bias);
 STUB_OFFSET(XW_NDECLS, struct xp_worker, map.ndecls);
 STUB_OFFSET(XD_EVALUATIONS, struct extprof_dump_decl, evaluations);
 STUB_OFFSET(XD_FLOOR, struct extprof_dump_decl, floor);
@@ -82,7 +86,7 @@ STUB_OFFSET(XS_ORDERED, struct xp_state, ordered);
 _Static_assert(sizeof(((struct xp_state *)0)->ordered) == 1, "ordered is read as a byte");
 _Static_assert(XH_BUCKETS == EXTPROF_HIST_BUCKETS && XH_EXACT == EXTPROF_HIST_EXACT &&
 		       XH_SUB_BITS == EXTPROF_HIST_SUB_BITS &&
-		       XH_ROW_BYTES == EXTPROF_HIST_ROW_BYTES,
+		       XH_ROW_BYTES == EXTPROF_HIST_ROW_BYTES && XH_ROWS0_LOG == DUMP_ROWS0_LOG,
 	       "the histogram's layout");
 _Static_assert(XF_FLAGS == XF_IDX + 4, "the fast entry writes idx and flags 0 as one word");
 STUB_OFFSET(LIT_TPOFF, struct stub_lits, tpoff);
@@ -112,6 +116,11 @@ void arch_choose_fast_path(const struct xp_counter *c, bool callers, bool window
 const struct stub_template *stub_fast_template(void)
 {
 	return stub_fast_chosen;
+}
+
+const void *arch_fast_path_code(void)
+{
+	return stub_fast_chosen ? stub_fast_chosen->start : NULL;
 }
 
 void stub_fast_fill_lits(struct stub_lits *l, uint32_t idx, uint64_t orig)

@@ -13,9 +13,10 @@
 #define XT_STACK   8
 #define XT_DEPTH   16
 #define XT_CAP	   20
-#define XT_BUSY	   24
+#define XT_BUSY	   24 /* busy and filling, read as one 64-bit word at entry */
 #define XT_FILLING 28
-#define XT_SHARED  36
+#define XT_SHARED  32 /* shared and cancel_async, read as one 64-bit word: */
+#define XT_ASYNC   36 /* either sends the call to the C path */
 
 /* struct xp_frame, one shadow-stack entry */
 #define XF_RET	  0
@@ -28,9 +29,9 @@
 #define XF_UNCOUNTED 2 /* XP_FRAME_UNCOUNTED */
 
 /* struct xp_worker: its dump_map's pointers */
-#define XW_DECLS  32
-#define XW_ROWS	  40 /* row 0's address */
-#define XW_NDECLS 64
+#define XW_DECLS    32
+#define XW_NDECLS   56
+#define XW_ROW_BIAS 80 /* row_bias[]: chunk k's row r at row_bias[k] + r * XH_ROW_BYTES */
 
 /* struct extprof_dump_decl */
 #define XD_EVALUATIONS 24
@@ -70,5 +71,6 @@
 #define XH_EXACT     128
 #define XH_SUB_BITS  6
 #define XH_ROW_BYTES 30208 /* a row: XH_BUCKETS * 8 */
+#define XH_ROWS0_LOG 3	   /* a dump's chunk k holds 8 << k rows (dump.h) */
 
 #endif

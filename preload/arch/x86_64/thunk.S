@@ -39,10 +39,9 @@
 
 /* the trap flag, set as the last thing before a ret (the flags are dead there) */
 #define STEP_ON \
-	pushfq; orq $0x100, (%rsp); popfq
+	pushfq; .cfi_adjust_cfa_offset 8; orq $0x100, (%rsp); popfq; .cfi_adjust_cfa_offset -8
 
 	.text
-
 
 /*
  * Return into the code cache (preload/xlate.h) instead of the stub: the
@@ -57,7 +56,7 @@
 
 /* the callee-saved registers xp_thunk_exit_callers pushed, back */
 #define POP_CALLEE \
-	pop %rbx; pop %rbp; pop %r12; pop %r13; pop %r14; pop %r15
+	POP(%rbx); POP(%rbp); POP(%r12); POP(%r13); POP(%r14); POP(%r15)
 
 /* lfence when the counter is ordered; the flags are F's to clobber, as a call's */
 #define FENCE_F \
@@ -81,6 +80,7 @@ xp_thunk_enter:
 	RESTORE_GPRS
 	FENCE_F
 	ret $16
+	.cfi_adjust_cfa_offset 72
 1:
 	cmpl $2, %eax
 	jne 3f
@@ -88,6 +88,7 @@ xp_thunk_enter:
 	RESTORE_GPRS
 	STEP_ON
 	ret $16
+	.cfi_adjust_cfa_offset 72
 3:
 	cmpl $3, %eax
 	jne 2f
@@ -95,18 +96,21 @@ xp_thunk_enter:
 	RESUME_CACHE 72
 	RESTORE_GPRS
 	ret $16
+	.cfi_adjust_cfa_offset 72
 2:
 	/*
 	 * Pass through uncounted (no shadow stack could be had): put orig in
 	 * idx's place and "return" into it, leaving R1 as F's return address.
 	 */
 	RESTORE_GPRS
-	push %rax
+	PUSH(%rax)
 	movq 8(%rsp), %rax
 	movq (STUB_LIT_ORIG - STUB_AFTER_ENTER)(%rax), %rax
 	movq %rax, 16(%rsp)
-	pop %rax
+	POP(%rax)
+	/* orig is the return address now, R1 above it: as if orig had been called */
 	addq $8, %rsp
+	.cfi_adjust_cfa_offset -8
 	ret
 	.cfi_endproc
 	.size xp_thunk_enter, .-xp_thunk_enter
@@ -121,9 +125,11 @@ xp_thunk_exit:
 	FENCE_F
 	SAVE_GPRS
 	subq $8, %rsp
+	.cfi_adjust_cfa_offset 8
 	leaq 88(%rsp), %rdi
 	call xp_eval_exit
 	leaq 8(%rsp), %rsp
+	.cfi_adjust_cfa_offset -8
 	cmpl $3, %eax
 	je 3f
 	testl %eax, %eax
@@ -133,6 +139,7 @@ xp_thunk_exit:
 1:	/* stepping goes on in the caller */
 	STEP_ON
 	ret
+	.cfi_adjust_cfa_offset 72
 3:	/* the code cache goes on in the caller: return into it, which pops R1 */
 	RESUME_CACHE 72
 	RESTORE_GPRS
@@ -154,18 +161,20 @@ xp_thunk_exit_callers:
 	endbr64
 	FENCE_F
 	SAVE_GPRS
-	push %r15
-	push %r14
-	push %r13
-	push %r12
-	push %rbp
-	push %rbx
+	PUSH(%r15)
+	PUSH(%r14)
+	PUSH(%r13)
+	PUSH(%r12)
+	PUSH(%rbp)
+	PUSH(%rbx)
 	/* 120 bytes pushed, 8 more to align the call */
 	subq $8, %rsp
+	.cfi_adjust_cfa_offset 8
 	leaq 136(%rsp), %rdi
 	leaq 8(%rsp), %rsi
 	call xp_eval_exit_callers
 	leaq 8(%rsp), %rsp
+	.cfi_adjust_cfa_offset -8
 	cmpl $3, %eax
 	je 3f
 	testl %eax, %eax
@@ -175,6 +184,7 @@ xp_thunk_exit_callers:
 	ret
 1:	STEP_ON
 	ret
+	.cfi_adjust_cfa_offset 120
 3:	/* the code cache goes on in the caller: return into it, which pops R1 */
 	RESUME_CACHE 120
 	POP_CALLEE
@@ -184,11 +194,14 @@ xp_thunk_exit_callers:
 	.size xp_thunk_exit_callers, .-xp_thunk_exit_callers
 
 /*
- * xp_call_preserving(fn, arg): call a slow path (a thread's first
+ * xp_call_preserving(fn, arg, stack): call a slow path (a thread's first
  * evaluation opens files and maps memory through libc, whose string
  * functions use vector registers) with the whole extended state saved, so
- * that F's vector arguments survive.  The save area size comes from CPUID
- * leaf 0xd at start-up (xp_xsave_size); 0 means fxsave will do.
+ * that F's vector arguments survive; on @stack (its top, 16-byte aligned),
+ * the shim's own for the thread (worker.c), when not 0: the program's may
+ * be a 16 KiB thread stack or a 4 KiB sigaltstack, and the save area alone
+ * is 2.7 KiB with AVX-512.  The save area size comes from CPUID leaf 0xd
+ * at start-up (xp_xsave_size); 0 means fxsave will do.
  */
 	.globl xp_call_preserving
 	.hidden xp_call_preserving
@@ -204,6 +217,9 @@ xp_call_preserving:
 	push %rbx
 	push %r12
 	movq %rdi, %r12
+	/* the shim's stack from here on; rbp keeps the way back */
+	testq %rdx, %rdx
+	cmovnzq %rdx, %rsp
 	movq xp_xsave_size(%rip), %rbx
 	testq %rbx, %rbx
 	jz 1f

@@ -10,7 +10,11 @@
  *
  *   dstack top   [return into the routine]
  *                flags, rax, rcx, rdx, rsi, rdi, r8, r9, r10, r11
- *                (8 to align)  -> xp_call_preserving(xlate_dispatch, 0)
+ *                (8 to align)  -> xp_call_preserving(xlate_dispatch, 0, 0)
+ *
+ * Its pushes are told to the unwinder; the routine that called it is in an
+ * arena, which has no unwind rows: a walk from the dispatcher (an
+ * asynchronous cancellation there) ends at it (docs/limits.md).
  */
 #include "asm_gprs.h"
 
@@ -21,16 +25,22 @@
 xlate_dispatch_entry:
 	.cfi_startproc
 	pushfq
+	.cfi_adjust_cfa_offset 8
 	SAVE_GPRS
 	cld
 	/* 8 (return) + 80 pushed from a 16-byte aligned top: 8 more */
 	subq $8, %rsp
+	.cfi_adjust_cfa_offset 8
 	leaq xlate_dispatch(%rip), %rdi
 	xorl %esi, %esi
+	/* on this stack: the dispatcher's own already (the program's rdx is saved) */
+	xorl %edx, %edx
 	call xp_call_preserving
 	addq $8, %rsp
+	.cfi_adjust_cfa_offset -8
 	RESTORE_GPRS
 	popfq
+	.cfi_adjust_cfa_offset -8
 	ret
 	.cfi_endproc
 	.size xlate_dispatch_entry, .-xlate_dispatch_entry
