@@ -146,6 +146,12 @@ void step_alt_off(struct xp_thread *t, void *uc);
 void step_stop_self(void);
 /* The same, @t the calling thread's own state (xp_self's or xp_foreign's). */
 void step_stop(struct xp_thread *t);
+/*
+ * A seccomp filter may come (sandbox.c), thread @t calling: the trap engine
+ * stops stepping (its handler makes system calls); the code cache makes
+ * the calling thread's memory now, while mmap may still be called.
+ */
+void step_prepare_sandbox(struct xp_thread *t);
 
 /* In a fork child: the parent's stepping is not the child's. */
 void step_reset_after_fork(void);

@@ -207,6 +207,16 @@ void step_stop(struct xp_thread *t)
 	arch_step_self(false);
 }
 
+void step_prepare_sandbox(struct xp_thread *t)
+{
+	if (xp.counter.kind != EXTPROF_COUNTER_STEPS)
+		return;
+	if (step_cfg.engine == STEP_ENGINE_TRAP)
+		step_stop(t);
+	else if (t == &xp_self) /* a shared block's other thread runs natively */
+		xlate_prepare_sandbox(t);
+}
+
 void step_reset_after_fork(void)
 {
 	struct xp_thread *t = &xp_self;

@@ -240,6 +240,13 @@ void xlate_cache_put(struct xl_cache *c);
 struct xl_block *xlate_cache_find(struct xl_cache *c, uint64_t pc);
 /* Translate @pc into @c: the block, or NULL when the code cannot be translated. */
 struct xl_block *xlate_cache_translate(struct xl_cache *c, uint64_t pc);
+/*
+ * A seccomp filter may come (step_prepare_sandbox): the calling thread @t's
+ * cache made if it has none, with an arena near every range of code it may
+ * translate (as its limit allows), and the mappings read, so that it goes
+ * on without a system call (none is made after: xp.sandboxed).
+ */
+void xlate_prepare_sandbox(struct xp_thread *t);
 /* Forget every translation of @c; its memory is reused. */
 void xlate_cache_flush(struct xl_cache *c);
 /* The block of @c whose code holds @addr, or NULL; @routines gets the arena's if @addr is one of
@@ -264,8 +271,10 @@ enum xl_code {
 	XL_CODE_STUB,	  /* a stub's: counts what its steps list says */
 };
 enum xl_code xlate_code_kind(uint64_t pc, uint64_t *end);
-/* Read the process's executable mappings again (objects loaded or unloaded). */
+/* Read the process's executable mappings again (objects loaded or unloaded); not sandboxed. */
 void xlate_code_refresh(void);
+/* Call @fn with the start and the end of every range of code that may be translated. */
+void xlate_code_each(void (*fn)(uint64_t lo, uint64_t hi, void *arg), void *arg);
 /* Code in [lo, hi) may change: it is never translated again. */
 void xlate_code_taint(uint64_t lo, uint64_t hi);
 /* Whether [lo, hi) holds code translations may have been made of. */

@@ -24,7 +24,8 @@
  * addresses, and a signal handler that interrupted the cache finds where
  * to go on again after it (xlate_signal.c): nothing points into the old
  * translations.  A thread that ends gives its cache to the next thread
- * that needs one.
+ * that needs one.  Under a seccomp filter (sandbox.c) no arena is added:
+ * the calling thread's were made before it, near every object's code.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -79,7 +80,9 @@ static struct xl_arena *xc_arena_new(struct xl_cache *c, uint64_t pc)
 	struct xl_arena *a;
 	void *p = NULL;
 
-	if (c->narenas == XL_MAX_ARENAS || c->mapped + size > c->limit)
+	/* under a seccomp filter, no mmap: the code runs natively (sandbox.c) */
+	if (c->narenas == XL_MAX_ARENAS || c->mapped + size > c->limit ||
+	    __atomic_load_n(&xp.sandboxed, __ATOMIC_ACQUIRE))
 		return NULL;
 	/* below first (a program's heap grows up from its end), then above */
 	for (uint64_t d = 16ull << 20; d < XC_NEAR - size && !p; d += 16ull << 20) {
@@ -169,7 +172,7 @@ static bool xc_take(uint32_t i, uint64_t me)
 	uint64_t owner = __atomic_load_n(&xc_owner[i], __ATOMIC_ACQUIRE);
 
 	if (owner &&
-	    (owner == me || syscall(SYS_tgkill, getpid(), (pid_t)owner, 0) == 0 || errno != ESRCH))
+	    (owner == me || arch_syscall4(SYS_tgkill, getpid(), (long)owner, 0, 0) != -ESRCH))
 		return false;
 	return __atomic_compare_exchange_n(&xc_owner[i], &owner, me, false, __ATOMIC_ACQ_REL,
 					   __ATOMIC_RELAXED);
@@ -177,7 +180,7 @@ static bool xc_take(uint32_t i, uint64_t me)
 
 struct xl_cache *xlate_cache_get(struct xp_thread *t, uint64_t near)
 {
-	uint64_t me = (uint64_t)syscall(SYS_gettid);
+	uint64_t me = (uint64_t)arch_syscall4(SYS_gettid, 0, 0, 0, 0);
 	struct xl_cache *c = NULL;
 	uint32_t n = __atomic_load_n(&xc_n, __ATOMIC_ACQUIRE), i;
 
@@ -388,6 +391,36 @@ struct xl_block *xlate_cache_block_at(struct xl_cache *c, uint64_t addr,
 		return NULL;
 	}
 	return NULL;
+}
+
+/* An arena for code from @lo to @hi, made if need be (xlate_code_each). */
+static void xc_arena_each(uint64_t lo, uint64_t hi, void *arg)
+{
+	struct xl_cache *c = arg;
+
+	if (lo < hi && xc_arena_for(c, lo))
+		xc_arena_for(c, hi - 1);
+}
+
+void xlate_prepare_sandbox(struct xp_thread *t)
+{
+	struct xl_thread *x = &xl_self;
+	int saved = errno;
+	sigset_t all, old;
+
+	/* the mmaps' and the mappings' reads' hooked calls are not the program's */
+	t->busy++;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	xlate_code_refresh();
+	/* one in use is never flushed here: its translated code may be running it */
+	if (!x->cache)
+		x->cache = xlate_cache_get(t, (uint64_t)xlate_prepare_sandbox);
+	if (x->cache)
+		xlate_code_each(xc_arena_each, x->cache);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	t->busy--;
+	errno = saved;
 }
 
 void xlate_cache_ready(void *arg)

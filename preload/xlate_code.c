@@ -16,12 +16,14 @@
  * again if the copy changed under it; one writer at a time, and a thread
  * that finds the writing taken does not wait either (the code it asked for
  * runs natively).  Code the program makes writable (mprotect, xlate_guard.c)
- * is tainted: never translated again.
+ * is tainted: never translated again.  Under a seccomp filter (sandbox.c)
+ * the mappings are not read again: what they did not hold runs natively.
  */
 #include <string.h>
 
 #include "arch.h"
 #include "maps.h"
+#include "shim.h"
 #include "step.h"
 #include "xlate.h"
 
@@ -75,6 +77,9 @@ void xlate_code_refresh(void)
 	char line[512];
 	int idle = 0;
 
+	/* under a seccomp filter, no system call: objects loaded since run natively */
+	if (__atomic_load_n(&xp.sandboxed, __ATOMIC_ACQUIRE))
+		return;
 	if (!__atomic_compare_exchange_n(&xm_writing, &idle, 1, false, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED))
 		return;
@@ -89,6 +94,17 @@ void xlate_code_refresh(void)
 	__atomic_store_n(&xm_cur, (int)(s - xm_snap), __ATOMIC_RELEASE);
 	__atomic_add_fetch(&xm_gen, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&xm_writing, 0, __ATOMIC_RELEASE);
+}
+
+void xlate_code_each(void (*fn)(uint64_t lo, uint64_t hi, void *arg), void *arg)
+{
+	const struct xm_snap *s = &xm_snap[__atomic_load_n(&xm_cur, __ATOMIC_ACQUIRE)];
+	uint32_t n = s->n < XM_MAX ? s->n : XM_MAX;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (s->r[i].kind == XL_CODE_PROGRAM)
+			fn(s->r[i].lo, s->r[i].hi, arg);
+	fn(step_text_lo, step_text_hi, arg);
 }
 
 /* The mapping that holds @pc in the current copy: its kind and end; 0: none (or torn). */

@@ -94,6 +94,9 @@ XP_EXPORT int munmap(void *addr, size_t len)
 	code = xg_program() && xlate_code_overlaps(lo, hi);
 	ret = real(addr, len);
 	if (code) {
+		/* under a seccomp filter the mappings are not read again: the range is left */
+		if (__atomic_load_n(&xp.sandboxed, __ATOMIC_ACQUIRE))
+			xlate_code_taint(lo, hi);
 		xlate_code_refresh();
 		xg_changed();
 	}

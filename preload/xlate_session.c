@@ -49,6 +49,10 @@ static bool xs_ready(struct xp_thread *t, uint64_t near)
 	if (!x->cache || x->cache->epoch != __atomic_load_n(&xl_code_epoch, __ATOMIC_ACQUIRE)) {
 		struct xl_ready g = {t, near};
 
+		/* a seccomp filter: no system call, the slow path's mmap nor its signal mask */
+		if (__atomic_load_n(&xp.sandboxed, __ATOMIC_ACQUIRE))
+			return false;
+
 		t->busy = 1;
 		/* on the shim's stack: the program's may be a small sigaltstack */
 		worker_call_own(t, xlate_cache_ready, &g);

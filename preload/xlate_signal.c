@@ -281,7 +281,7 @@ static void xs_call(int sig, siginfo_t *si, void *uc)
 	} else if (a.sa_handler == SIG_DFL) {
 		/* our handler raced with the program's change to SIG_DFL: the default, now */
 		xs_real(sig, &a, NULL);
-		syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+		arch_syscall4(SYS_tgkill, getpid(), arch_syscall4(SYS_gettid, 0, 0, 0, 0), sig, 0);
 	} else if (a.sa_handler != SIG_IGN) {
 		a.sa_handler(sig);
 	}
