@@ -162,7 +162,21 @@ struct xs_state {
 	uint64_t flushes; /* the cache's flushes then */
 	uint64_t cache_regs[ARCH_CTX_NREGS];
 	uint64_t native_regs[ARCH_CTX_NREGS];
+	uint64_t now_regs[ARCH_CTX_NREGS]; /* the native state as the handler left it */
+	void *uc;
 };
+
+/*
+ * The states of the handlers running on the thread, nested, in TLS, not on
+ * the stack the kernel delivers the signal on: that may be a 4 KiB
+ * sigaltstack, whose kernel frame alone takes 3.3 KiB on AVX-512 (the
+ * program's handler and its first hooked call must fit in what is left).
+ * A handler left by siglongjmp keeps its state taken; past XS_NEST the
+ * state goes on the signal's stack, as a deeper nesting needs.
+ */
+#define XS_NEST 4
+static __thread struct xs_state xs_saved[XS_NEST] __attribute__((tls_model("initial-exec")));
+static __thread uint32_t xs_nest __attribute__((tls_model("initial-exec")));
 
 /* The native pc of a routine's state (xlate_ctx's 1 and 2): an exit stub's target, a block's pc. */
 static void xs_resolve(struct xl_cache *c, void *uc, int how)
@@ -181,16 +195,20 @@ static void xs_resolve(struct xl_cache *c, void *uc, int how)
 			arch_ctx_set_pc(uc, b->exit[i].target);
 }
 
-/* The ucontext of a thread interrupted in its cache: the native state it stands for. */
-static void xs_to_native(struct xs_state *s, void *uc)
+/*
+ * The ucontext of a thread interrupted in its cache: the native state it
+ * stands for.  On the dispatcher's stack (xs_to_native), which no code
+ * runs on while the thread runs translated code.
+ */
+static void xs_to_native_on(void *p)
 {
+	struct xs_state *s = p;
 	struct xl_thread *x = &xl_self;
+	void *uc = s->uc;
 	const struct xl_routines *r;
 	struct xl_block *b;
 	int rc;
 
-	if (x->in_disp || !x->cache || !xlate_cache_owns(x->cache, arch_ctx_pc(uc)))
-		return;
 	b = xlate_cache_block_at(x->cache, arch_ctx_pc(uc), &r);
 	if (!b && !r)
 		return;
@@ -206,6 +224,19 @@ static void xs_to_native(struct xs_state *s, void *uc)
 	arch_ctx_get_regs(uc, s->native_regs);
 	s->flushes = x->cache->flushes;
 	s->translated = true;
+}
+
+static void xs_to_native(struct xs_state *s, void *uc)
+{
+	struct xl_thread *x = &xl_self;
+
+	if (x->in_disp || !x->cache || !xlate_cache_owns(x->cache, arch_ctx_pc(uc)))
+		return;
+	s->uc = uc;
+	/* a signal meanwhile translates nothing: the dispatcher's stack is this one */
+	x->in_disp = 1;
+	arch_call_on_stack(xs_to_native_on, s, x->dstack);
+	x->in_disp = 0;
 }
 
 struct xs_resume {
@@ -240,11 +271,11 @@ static void xs_translate(void *p)
 static void xs_to_cache(struct xs_state *s, void *uc)
 {
 	struct xl_thread *x = &xl_self;
-	uint64_t now[ARCH_CTX_NREGS];
 	struct xs_resume r = {arch_ctx_pc(uc), 0};
 
-	arch_ctx_get_regs(uc, now);
-	if (!memcmp(now, s->native_regs, sizeof(now)) && x->cache->flushes == s->flushes) {
+	arch_ctx_get_regs(uc, s->now_regs);
+	if (!memcmp(s->now_regs, s->native_regs, sizeof(s->now_regs)) &&
+	    x->cache->flushes == s->flushes) {
 		arch_ctx_set_regs(uc, s->cache_regs);
 		xp_self.step.count -= (uint64_t)s->adj;
 		return;
@@ -262,44 +293,61 @@ static void xs_to_cache(struct xs_state *s, void *uc)
 		arch_ctx_set_pc(uc, r.code);
 }
 
-/* The program's action for @sig, called as it asked. */
-static void xs_call(int sig, siginfo_t *si, void *uc)
+/* SA_RESETHAND: the kernel has reset @sig's action; so do we. */
+static __attribute__((noinline, cold)) void xs_reset(int sig)
+{
+	struct sigaction dfl;
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	xs_prog_set(sig, &dfl);
+}
+
+/* Our handler raced with the program's change of @sig to SIG_DFL: the default, now. */
+static __attribute__((noinline, cold)) void xs_default(int sig)
 {
 	struct sigaction a;
 
 	xs_prog_get(sig, &a);
-	if (a.sa_flags & SA_RESETHAND) {
-		/* the kernel has reset it; so do we */
-		struct sigaction dfl;
-
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		xs_prog_set(sig, &dfl);
-	}
-	if (a.sa_flags & SA_SIGINFO) {
-		a.sa_sigaction(sig, si, uc);
-	} else if (a.sa_handler == SIG_DFL) {
-		/* our handler raced with the program's change to SIG_DFL: the default, now */
-		xs_real(sig, &a, NULL);
-		arch_syscall4(SYS_tgkill, getpid(), arch_syscall4(SYS_gettid, 0, 0, 0, 0), sig, 0);
-	} else if (a.sa_handler != SIG_IGN) {
-		a.sa_handler(sig);
-	}
+	xs_real(sig, &a, NULL);
+	arch_syscall4(SYS_tgkill, getpid(), arch_syscall4(SYS_gettid, 0, 0, 0, 0), sig, 0);
 }
 
-static void xs_on_signal(int sig, siginfo_t *si, void *uc)
+/*
+ * The program's action for @sig, called as it asked: its handler and flags
+ * read in place, not copied (this frame is on the signal's stack).
+ */
+static void xs_call(int sig, siginfo_t *si, void *uc)
+{
+	const struct sigaction *a = &xs_prog[sig][__atomic_load_n(&xs_cur[sig], __ATOMIC_ACQUIRE)];
+	void (*action)(int, siginfo_t *, void *) = a->sa_sigaction;
+	void (*handler)(int) = a->sa_handler;
+	int flags = a->sa_flags;
+
+	if (flags & SA_RESETHAND)
+		xs_reset(sig);
+	if (flags & SA_SIGINFO)
+		action(sig, si, uc);
+	else if (handler == SIG_DFL)
+		xs_default(sig);
+	else if (handler != SIG_IGN)
+		handler(sig);
+}
+
+/* The program's handler for @sig around the interrupted thread's state, kept in @s. */
+static inline __attribute__((always_inline)) void xs_handle(struct xs_state *s, int sig,
+							    siginfo_t *si, void *uc)
 {
 	struct xp_thread *t = &xp_self;
 	struct xl_thread *x = &xl_self;
-	struct xs_state s;
 	uint64_t before, added;
 	uint32_t depth;
 	int saved = errno;
 
-	memset(&s, 0, sizeof(s));
-	s.x = *x;
-	xs_to_native(&s, uc);
-	s.step = t->step;
+	memset(s, 0, sizeof(*s));
+	s->x = *x;
+	xs_to_native(s, uc);
+	s->step = t->step;
 	/*
 	 * The handler: out of any session, its hooked calls counted as their
 	 * own; not translated if it interrupted the dispatcher, but counted
@@ -334,12 +382,33 @@ static void xs_on_signal(int sig, siginfo_t *si, void *uc)
 		t->stack[depth - 1].flags &= ~XP_FRAME_SIGNALED;
 	if (added && t->worker && t->worker->map.hdr)
 		t->worker->map.hdr->run_total += added;
-	t->step = s.step;
-	if (s.x.disp_busy)
+	t->step = s->step;
+	if (s->x.disp_busy)
 		t->busy++;
-	s.x.cache = x->cache;
-	*x = s.x;
-	if (s.translated)
-		xs_to_cache(&s, uc);
+	s->x.cache = x->cache;
+	*x = s->x;
+	if (s->translated)
+		xs_to_cache(s, uc);
 	errno = saved;
+}
+
+/* Deeper than XS_NEST: the state on the signal's stack. */
+static __attribute__((noinline, cold)) void xs_on_signal_deep(int sig, siginfo_t *si, void *uc)
+{
+	struct xs_state s;
+
+	xs_handle(&s, sig, si, uc);
+}
+
+static void xs_on_signal(int sig, siginfo_t *si, void *uc)
+{
+	uint32_t n = xs_nest;
+
+	if (n >= XS_NEST) {
+		xs_on_signal_deep(sig, si, uc);
+		return;
+	}
+	xs_nest = n + 1;
+	xs_handle(&xs_saved[n], sig, si, uc);
+	xs_nest = n;
 }
