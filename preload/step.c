@@ -151,14 +151,6 @@ void step_end(struct xp_thread *t, void *uc)
 		arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&trap, 0, sizeof(trap));
 }
 
-/* The kernel's struct sigaction, on the architectures that have sa_restorer. */
-struct step_kact {
-	uint64_t handler;
-	uint64_t flags;
-	uint64_t restorer;
-	uint64_t mask;
-};
-
 /*
  * Whether this thread may be stepped: our handler is SIGTRAP's (a raw
  * rt_sigaction may have replaced it) and SIGTRAP is not blocked (a step

@@ -30,6 +30,14 @@
 /* SIGTRAP in a kernel signal set (the first word holds signals 1 to 64). */
 #define STEP_TRAP_BIT (1ull << (SIGTRAP - 1))
 
+/* The kernel's struct sigaction, on the architectures that have sa_restorer. */
+struct step_kact {
+	uint64_t handler;
+	uint64_t flags;
+	uint64_t restorer;
+	uint64_t mask;
+};
+
 /* How steps counts (EXTPROF_STEP_ENGINE). */
 enum step_engine {
 	STEP_ENGINE_TRANSLATE, /* every evaluation, from a code cache (xlate.h) */

@@ -33,6 +33,7 @@
 #ifndef EXTPROF_PRELOAD_XLATE_H
 #define EXTPROF_PRELOAD_XLATE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -295,6 +296,13 @@ extern bool xl_signals_on;
 int xlate_sigaction(int sig, const void *act, void *old);
 /* Start interposing: wrap the handlers installed before the shim. */
 int xlate_signals_install(void);
+/*
+ * A pthread_cancel (through @cancel, libc's) is about to be made: glibc's
+ * SIGCANCEL handler, installed by the first one, is wrapped before any is
+ * sent, so that a thread cancelled in translated code unwinds from the
+ * native state it stands for (libgcc's unwinder knows no arena).
+ */
+void xlate_cancel_prepare(int (*cancel)(pthread_t));
 
 /* ---- xlate_setup.c ---- */
 

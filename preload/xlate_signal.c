@@ -32,14 +32,18 @@
  * state in its ucontext, and its hooked calls are not translated.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "arch.h"
+#include "cancel.h"
 #include "interpose.h"
 #include "shim.h"
+#include "step.h"
 #include "xlate.h"
 
 typedef int (*xs_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
@@ -88,7 +92,7 @@ static bool xs_is_handler(const struct sigaction *a)
 	return (a->sa_flags & SA_SIGINFO) || (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN);
 }
 
-/* Signals the shim leaves alone: uncatchable, or glibc's own (cancellation, setxid). */
+/* Signals the shim leaves alone: uncatchable, or glibc's own (cancellation: see below, setxid). */
 static bool xs_ours(int sig)
 {
 	return sig > 0 && sig < XS_NSIG && sig != SIGKILL && sig != SIGSTOP && sig != 32 &&
@@ -313,12 +317,20 @@ static __attribute__((noinline, cold)) void xs_default(int sig)
 	arch_syscall4(SYS_tgkill, getpid(), arch_syscall4(SYS_gettid, 0, 0, 0, 0), sig, 0);
 }
 
+/* glibc's SIGCANCEL handler, which xs_on_signal wraps (xlate_cancel_prepare); 0: none yet. */
+#define XS_SIGCANCEL 32
+static uint64_t xs_cancel_handler;
+
 /*
  * The program's action for @sig, called as it asked: its handler and flags
  * read in place, not copied (this frame is on the signal's stack).
  */
 static void xs_call(int sig, siginfo_t *si, void *uc)
 {
+	if (sig == XS_SIGCANCEL) {
+		((void (*)(int, siginfo_t *, void *))xs_cancel_handler)(sig, si, uc);
+		return;
+	}
 	const struct sigaction *a = &xs_prog[sig][__atomic_load_n(&xs_cur[sig], __ATOMIC_ACQUIRE)];
 	void (*action)(int, siginfo_t *, void *) = a->sa_sigaction;
 	void (*handler)(int) = a->sa_handler;
@@ -411,4 +423,74 @@ static void xs_on_signal(int sig, siginfo_t *si, void *uc)
 	xs_nest = n + 1;
 	xs_handle(&xs_saved[n], sig, si, uc);
 	xs_nest = n;
+}
+
+/* ---- glibc's SIGCANCEL ----------------------------------------------------------------- */
+
+/*
+ * glibc (2.34 and later) installs its SIGCANCEL handler at the first
+ * pthread_cancel of a live thread, and sends the signal in that same call:
+ * to wrap it before any is sent, a thread of the shim's, with cancellation
+ * disabled, is cancelled first (no signal is sent to it), then joined.
+ */
+struct xs_helper {
+	int ready, go;
+};
+
+static void *xs_cancel_helper(void *arg)
+{
+	struct xs_helper *h = arg;
+	int old;
+
+	/* its calls are none of the program's */
+	xp_self.busy++;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	__atomic_store_n(&h->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&h->go, __ATOMIC_ACQUIRE))
+		sched_yield();
+	return NULL;
+}
+
+/* glibc's handler installed now (@cancel of a thread of ours): 0, or -1. */
+static int xs_cancel_install(int (*cancel)(pthread_t))
+{
+	struct xs_helper h = {0, 0};
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, xs_cancel_helper, &h))
+		return -1;
+	while (!__atomic_load_n(&h.ready, __ATOMIC_ACQUIRE))
+		sched_yield();
+	cancel(th);
+	__atomic_store_n(&h.go, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	return 0;
+}
+
+void xlate_cancel_prepare(int (*cancel)(pthread_t))
+{
+	static int state; /* 0: not yet, 1: being done, 2: done */
+	struct cancel_hold hold;
+	struct step_kact k;
+	int idle = 0;
+
+	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == 2 || xp.sandboxed ||
+	    !__atomic_compare_exchange_n(&state, &idle, 1, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return;
+	/* pthread_join is a cancellation point, and the helper's calls are not counted */
+	xp_self.busy++;
+	cancel_hold(&hold, &xp_self);
+	if (!arch_syscall4(SYS_rt_sigaction, XS_SIGCANCEL, 0, (long)&k, sizeof(k.mask)) &&
+	    (k.handler != (uint64_t)SIG_DFL || !xs_cancel_install(cancel)) &&
+	    !arch_syscall4(SYS_rt_sigaction, XS_SIGCANCEL, 0, (long)&k, sizeof(k.mask)) &&
+	    k.handler != (uint64_t)SIG_DFL && k.handler != (uint64_t)SIG_IGN &&
+	    (k.flags & SA_SIGINFO)) {
+		__atomic_store_n(&xs_cancel_handler, k.handler, __ATOMIC_RELEASE);
+		k.handler = (uint64_t)xs_on_signal;
+		arch_syscall4(SYS_rt_sigaction, XS_SIGCANCEL, (long)&k, 0, sizeof(k.mask));
+	}
+	cancel_release(&hold);
+	xp_self.busy--;
+	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
 }
