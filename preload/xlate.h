@@ -51,6 +51,7 @@
 #define XL_TABLE_BITS	    16	   /* the lookup table: 2^16 entries */
 #define XL_HASH_SLOTS	    65536u /* blocks a cache holds, at most */
 #define XL_DSTACK_BYTES	    (512u << 10)
+#define XL_SIG_BYTES	    (8u << 10) /* of it, at its bottom: the signal handlers' states */
 
 /*
  * One thread's state the translated code reads and writes, at fixed offsets
@@ -173,6 +174,7 @@ struct xl_cache {
 	struct xl_entry *table; /* what the translated lookup reads */
 	uint8_t *dstack;	/* the dispatcher's stack */
 	uint64_t flushes;	/* times it was flushed: the signal path's translations are older */
+	uint32_t sig_nest;	/* signal handlers running on its thread (xlate_signal.c) */
 };
 
 /* The translation engine's settings (step_setup reads them). */

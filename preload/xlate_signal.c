@@ -171,16 +171,16 @@ struct xs_state {
 };
 
 /*
- * The states of the handlers running on the thread, nested, in TLS, not on
- * the stack the kernel delivers the signal on: that may be a 4 KiB
- * sigaltstack, whose kernel frame alone takes 3.3 KiB on AVX-512 (the
- * program's handler and its first hooked call must fit in what is left).
- * A handler left by siglongjmp keeps its state taken; past XS_NEST the
- * state goes on the signal's stack, as a deeper nesting needs.
+ * The states of the handlers running on the thread, nested, at the bottom
+ * of its cache's dispatcher stack (XL_SIG_BYTES of it), neither on the
+ * stack the kernel delivers the signal on, which may be a 4 KiB
+ * sigaltstack whose kernel frame alone takes 3.3 KiB on AVX-512 (the
+ * program's handler and its first hooked call must fit in what is left),
+ * nor in TLS, which glibc carves out of every thread's stack.  A handler
+ * left by siglongjmp keeps its state taken; past XS_NEST the state goes on
+ * the signal's stack, as a deeper nesting needs.
  */
-#define XS_NEST 4
-static __thread struct xs_state xs_saved[XS_NEST] __attribute__((tls_model("initial-exec")));
-static __thread uint32_t xs_nest __attribute__((tls_model("initial-exec")));
+#define XS_NEST (XL_SIG_BYTES / sizeof(struct xs_state))
 
 /* The native pc of a routine's state (xlate_ctx's 1 and 2): an exit stub's target, a block's pc. */
 static void xs_resolve(struct xl_cache *c, void *uc, int how)
@@ -412,17 +412,53 @@ static __attribute__((noinline, cold)) void xs_on_signal_deep(int sig, siginfo_t
 	xs_handle(&s, sig, si, uc);
 }
 
+/*
+ * A thread without a cache: it never ran translated code, so nothing is
+ * translated back, and what the handler changes of its state is only its
+ * sessions' (its count, a cache made for them).
+ */
+static __attribute__((noinline)) void xs_on_signal_plain(int sig, siginfo_t *si, void *uc)
+{
+	struct xp_thread *t = &xp_self;
+	struct xl_thread *x = &xl_self;
+	uint64_t before = t->step.count, slot = t->step.slot, added;
+	uint32_t sdepth = t->step.depth, depth = t->stack ? t->depth : 0;
+	struct xl_cache *c;
+
+	if (depth)
+		t->stack[depth - 1].flags |= XP_FRAME_SIGNALED;
+	xs_call(sig, si, uc);
+	added = t->step.count - before;
+	if (depth && depth <= t->depth)
+		t->stack[depth - 1].flags &= ~XP_FRAME_SIGNALED;
+	if (added && t->worker && t->worker->map.hdr)
+		t->worker->map.hdr->run_total += added;
+	t->step.count = before;
+	t->step.slot = slot;
+	t->step.depth = sdepth;
+	t->step.prev = 0;
+	c = x->cache;
+	memset(x, 0, sizeof(*x));
+	x->cache = c;
+}
+
 static void xs_on_signal(int sig, siginfo_t *si, void *uc)
 {
-	uint32_t n = xs_nest;
+	struct xl_cache *c = xl_self.cache;
+	uint32_t n;
 
+	if (!c) {
+		xs_on_signal_plain(sig, si, uc);
+		return;
+	}
+	n = c->sig_nest;
 	if (n >= XS_NEST) {
 		xs_on_signal_deep(sig, si, uc);
 		return;
 	}
-	xs_nest = n + 1;
-	xs_handle(&xs_saved[n], sig, si, uc);
-	xs_nest = n;
+	c->sig_nest = n + 1;
+	xs_handle((struct xs_state *)c->dstack + n, sig, si, uc);
+	c->sig_nest = n;
 }
 
 /* ---- glibc's SIGCANCEL ----------------------------------------------------------------- */
