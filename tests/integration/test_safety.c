@@ -1162,6 +1162,18 @@ static void small_stack_runs(const char *mode, long size, const char *hooks, con
 		json_decref(r);
 		free(err);
 	}
+	/* steps' trap engine too: its SIGTRAP handler on the shim's sigaltstack */
+	{
+		char *err, what[96];
+		json_t *r = run_mode_with(mode, mode, arg, NULL, hooks, "EXTPROF_COUNTER=steps",
+					  "EXTPROF_STEP_ENGINE=trap", &err);
+
+		snprintf(what, sizeof(what), "%s %s, the trap engine", mode, arg);
+		expect_exact(r, err, name, what);
+		expect_exact(r, err, "xs_work", what);
+		json_decref(r);
+		free(err);
+	}
 }
 
 /*
