@@ -10,11 +10,15 @@
  * every thread as inside it.
  */
 #include "activation.h"
+#include "step.h"
 
 void activation_abandon(struct xp_worker *w, struct xp_frame *f, unsigned how)
 {
 	struct extprof_dump_decl *d;
 
+	/* steps: a session of the code cache may end with it */
+	if ((how & ACTIVATION_ENDS) && xp.counter.kind == EXTPROF_COUNTER_STEPS)
+		step_abandon(f);
 	if (!w || (f->flags & XP_FRAME_UNCOUNTED) || f->idx >= w->map.ndecls)
 		return;
 	d = &w->map.decls[f->idx];

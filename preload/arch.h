@@ -192,6 +192,58 @@ bool arch_step_look(struct xp_step *s, void *uc);
  */
 int arch_unwind_start(void *cursor, const uint64_t *regs, uint64_t ret, uint64_t slot);
 
+/* ---- the code cache, for the steps counter's translation engine (preload/xlate*.c,
+ * arch/CPU_FAMILY/xlate*.c) ---- */
+
+struct xl_block;
+struct xl_exit;
+struct xl_routines;
+
+/* Where a block's translation goes: it runs where it is written. */
+struct xl_where {
+	uint8_t *out;
+	size_t room;
+	uint64_t lo, hi; /* its arena: every rip-relative operand must reach all of it */
+	const struct xl_routines *r; /* the arena's routines */
+};
+
+/*
+ * Translate the block of native code at @pc into @w (xlate_block.c draws
+ * it), its record in @b: the code's length, or -1 when @pc cannot be
+ * translated (it then runs natively).
+ */
+long arch_xl_translate(uint64_t pc, const struct xl_where *w, struct xl_block *b);
+
+/* Write an arena's routines (lookup, ret_entry, dispatch) at @at: their length. */
+size_t arch_xl_routines(uint8_t *at, struct xl_routines *r);
+
+/* Aim exit @e of block @b at the translated code @to. */
+void arch_xl_link(struct xl_block *b, const struct xl_exit *e, uint64_t to);
+
+/* Whether @pc is a stub's head, where a patched entry jumps. */
+bool arch_xl_is_head(uint64_t pc);
+
+/*
+ * A signal interrupted translated code at the pc of @uc, in block @b (or
+ * the arena's routines @r when @b is NULL): rewrite @uc into the native
+ * state it stands for (pc, the registers the translation borrowed, the
+ * stack pointer) and say by how much the count must change so that it
+ * holds the instructions retired before that pc (*@adj).  Returns 0, or -1
+ * when the thread is inside the dispatcher (nothing to rewrite).
+ */
+int arch_xl_native_ctx(const struct xl_block *b, const struct xl_routines *r, void *uc,
+		       int64_t *adj);
+
+/* Call @fn(@arg) on the stack whose top is @top (16-byte aligned). */
+void arch_call_on_stack(void (*fn)(void *), void *arg, uint64_t top);
+
+/* Set the pc of a signal's saved context @uc (arch_ctx_pc reads it). */
+void arch_ctx_set_pc(void *uc, uint64_t pc);
+/* Copy the general registers, pc and flags of @uc into @regs (room for ARCH_CTX_NREGS), or back. */
+#define ARCH_CTX_NREGS 23
+void arch_ctx_get_regs(const void *uc, uint64_t *regs);
+void arch_ctx_set_regs(void *uc, const uint64_t *regs);
+
 /* The stack pointer a longjmp to the C library's jump buffer @env restores. */
 uint64_t arch_jmpbuf_sp(const void *env);
 

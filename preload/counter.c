@@ -200,6 +200,22 @@ static void counter_set(uint32_t kind, const char *name, const char *unit, uint3
 	xp.ordered = kind != EXTPROF_COUNTER_VAR;
 }
 
+/* steps' code cache for auto without a PMU (@pmu_err): 0, or -errno when it cannot count. */
+static int counter_auto_steps(int pmu_err)
+{
+	int err = step_setup(&xp.meta, true);
+
+	if (err)
+		return err;
+	log_msg("no PMU for instructions (perf_event_open: %s); counting steps: instructions, "
+		"every call, from a code cache",
+		log_strerror(-pmu_err));
+	counter_set(EXTPROF_COUNTER_STEPS, "steps", "instructions",
+		    EXTPROF_COUNTER_F_DETERMINISTIC | EXTPROF_COUNTER_F_TRANSLATED);
+	xp.ordered = false;
+	return 0;
+}
+
 /* EXTPROF_COUNTER.  What cannot be had is said once; tsc stands in. */
 int counter_setup(const char *spec)
 {
@@ -223,14 +239,17 @@ int counter_setup(const char *spec)
 		counter_set(EXTPROF_COUNTER_NS, "ns", "ns", 0);
 		break;
 	case EXTPROF_CHOICE_STEPS:
-		err = step_setup(&xp.meta);
+		err = step_setup(&xp.meta, false);
 		if (err) {
 			log_msg("counting tsc instead");
 			counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
 			return err;
 		}
 		counter_set(EXTPROF_COUNTER_STEPS, "steps", "instructions",
-			    EXTPROF_COUNTER_F_DETERMINISTIC | EXTPROF_COUNTER_F_SAMPLED);
+			    EXTPROF_COUNTER_F_DETERMINISTIC |
+				    (step_cfg.engine == STEP_ENGINE_TRAP
+					     ? EXTPROF_COUNTER_F_SAMPLED
+					     : EXTPROF_COUNTER_F_TRANSLATED));
 		/* no fences: its count moves in the SIGTRAP handler, at instruction bounds */
 		xp.ordered = false;
 		break;
@@ -255,11 +274,11 @@ int counter_setup(const char *spec)
 		counter_pmu_software = sw && !strcmp(sw, "1");
 		err = counter_probe_pmu(kind, &user_read);
 		if (err) {
-			/* auto does not step: docs/usage.md says why */
-			log_msg("no PMU for %s (perf_event_open: %s); counting tsc%s", name,
-				log_strerror(-err),
-				is_auto ? " (EXTPROF_COUNTER=steps counts instructions without one)"
-					: "");
+			/* auto counts instructions all the same: docs/measurement.md says why */
+			if (is_auto && !counter_auto_steps(err))
+				return 0;
+			log_msg("no PMU for %s (perf_event_open: %s); counting tsc", name,
+				log_strerror(-err));
 			counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
 			return is_auto ? 0 : err;
 		}

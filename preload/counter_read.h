@@ -101,7 +101,7 @@ static inline uint64_t counter_read_of(const struct xp_thread *t)
 	case EXTPROF_COUNTER_CYCLES:
 		return counter_read_pmu(t);
 	case EXTPROF_COUNTER_STEPS:
-		/* the instructions the SIGTRAP handler counted on this thread (step.c) */
+		/* what this thread ran: the code cache's blocks or the SIGTRAP handler (step.c) */
 		return t->step.count;
 	default:
 		return 0;

@@ -456,7 +456,8 @@ static void eval_record_nesting(struct xp_worker *w, uint32_t idx, const struct 
 	struct extprof_dump_decl *d = &w->map.decls[idx], *p;
 	uint32_t id = parent->idx + 1;
 
-	if (parent->flags & XP_FRAME_UNCOUNTED)
+	/* nor a signal handler's call, where the parent's count holds none of it (steps) */
+	if (parent->flags & (XP_FRAME_UNCOUNTED | XP_FRAME_SIGNALED))
 		return;
 	p = &w->map.decls[parent->idx];
 	p->inner++;
@@ -595,6 +596,8 @@ static int eval_exit_pop(struct xp_thread *t, uint64_t *slot, const uint64_t *re
 	/* ours, copied before the pop: a signal handler may reuse the entry */
 	fr = t->stack[t->depth - 1];
 	f = &fr;
+	if (xp.counter.kind == EXTPROF_COUNTER_STEPS)
+		step_exit_mark(f, (uint64_t)slot);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	*slot = f->ret;
 	t->depth--;
@@ -690,10 +693,13 @@ int xp_eval_exit(uint64_t *slot)
 	if (__builtin_expect(t->shared, 0))
 		return eval_exit(slot, NULL, now);
 	f = t->stack[depth - 1];
-	if (__builtin_expect((f.slot != (uint64_t)slot) | (f.flags != 0) | t->cancel_async |
-				     (xp.window_decl != UINT32_MAX),
+	/* steps: a counted evaluation (STEPPED, the code cache's every one) is common too */
+	if (__builtin_expect((f.slot != (uint64_t)slot) | (f.flags & ~XP_FRAME_STEPPED) |
+				     t->cancel_async | (xp.window_decl != UINT32_MAX),
 			     0))
 		return eval_exit(slot, NULL, now);
+	if (f.flags)
+		step_exit_mark(&f, (uint64_t)slot);
 	/* f is a copy, taken before the pop: a signal handler may reuse the entry */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	*slot = f.ret;
@@ -705,7 +711,7 @@ int xp_eval_exit(uint64_t *slot)
 	if (depth > 1 && t->filling != depth - 1)
 		t->stack[depth - 2].nested += f.nested + xp.meta.nested_overhead;
 	/* a frame of no flags is never one stepping reached (step.c) */
-	return 0;
+	return f.flags ? step_exit(t, &f) : 0;
 }
 
 /* Called by the stubs' fast path (stub_fast.S) for every exit but the common one. */

@@ -290,8 +290,11 @@ static void init_choose_counter(void)
 {
 	counter_setup(init_var("EXTPROF_COUNTER"));
 	/* a chain would hold the stepped evaluations only, not its own count of them */
-	if (xp.callers && xp.counter.kind == EXTPROF_COUNTER_STEPS) {
-		log_msg("EXTPROF_CALLERS=%u: callers are not counted with steps; callers are off",
+	/* single-stepping a sample would give a chain the stepped evaluations only */
+	if (xp.callers && xp.counter.kind == EXTPROF_COUNTER_STEPS &&
+	    step_cfg.engine == STEP_ENGINE_TRAP) {
+		log_msg("EXTPROF_CALLERS=%u: callers are not counted with steps' trap engine; "
+			"callers are off",
 			xp.callers);
 		xp.callers = 0;
 	}

@@ -17,6 +17,7 @@
 #include "arch.h"
 #include "interpose.h"
 #include "shim.h"
+#include "step.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
 
@@ -26,6 +27,10 @@ static void longjmp_reap(const void *env)
 	uint64_t sp = arch_jmpbuf_sp(env);
 	bool known;
 
+	/* a signal handler leaving the code cache's dispatcher it interrupted
+	 * (the cache is the thread's own: never a shared block's other thread) */
+	if (t == &xp_self)
+		step_longjmp(sp);
 	if (!t || !t->stack)
 		return;
 	/* the shim's own calls (reading /proc/self/maps) are not the program's */

@@ -24,7 +24,10 @@
  *                              parent's lost count, through the dump the
  *                              two share
  *   steps                      no call stepped any more (the handler reads
- *                              memory through system calls)
+ *                              memory through system calls); the code
+ *                              cache goes on in the memory it has (the
+ *                              calling thread's made before): code that
+ *                              needs more runs natively, not counted whole
  *   log lines, dlopen          not said; objects loaded later not hooked
  *
  * xp.sandboxed is raised before the real call (a filter with TSYNC applies
@@ -66,8 +69,8 @@ static bool sandbox_enter(void)
 	/* the caller's own state, that of a thread without TLS of its own too */
 	t = state_self((uint64_t)__builtin_frame_address(0), false);
 	self = t ? t : &xp_self;
-	/* the SIGTRAP handler of a stepped call makes system calls */
-	step_stop(self);
+	/* the SIGTRAP handler of a stepped call makes system calls; the code cache, mmap */
+	step_prepare_sandbox(self);
 	cancel_hold(&h, t);
 	/* the dumps' layout calls what may be hooked: not the program's calls */
 	self->busy++;

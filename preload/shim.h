@@ -57,6 +57,8 @@ struct xp_frame {
 #define XP_FRAME_STEPPED    (1u << 5) /* steps: single-stepped from its first instruction */
 #define XP_FRAME_STEP_EXIT  (1u << 6) /* steps: and still when it reached its stub's exit */
 #define XP_FRAME_STEP_BOUND (1u << 7) /* steps: the dynamic loader bound a symbol lazily in it */
+/* steps' code cache: a signal handler runs over it, whose counts are none of its */
+#define XP_FRAME_SIGNALED (1u << 8)
 
 struct xp_worker;
 

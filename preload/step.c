@@ -43,9 +43,10 @@
 #include "arch.h"
 #include "shim.h"
 #include "step.h"
+#include "xlate.h"
 
 struct step_config step_cfg = {STEP_FIRST_DEFAULT, STEP_EVERY_DEFAULT, STEP_LIMIT_DEFAULT,
-			       STEP_TRAP_ROOM};
+			       STEP_TRAP_ROOM, STEP_ENGINE_TRAP};
 
 uint64_t step_resolvers[STEP_RESOLVERS];
 
@@ -132,6 +133,10 @@ void step_end(struct xp_thread *t, void *uc)
 	struct xp_step *s = &t->step;
 	uint64_t trap = STEP_TRAP_BIT;
 
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE) {
+		xlate_end(t);
+		return;
+	}
 	s->depth = 0;
 	s->prev = 0;
 	step_alt_off(t, uc);
@@ -145,14 +150,6 @@ void step_end(struct xp_thread *t, void *uc)
 	else
 		arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&trap, 0, sizeof(trap));
 }
-
-/* The kernel's struct sigaction, on the architectures that have sa_restorer. */
-struct step_kact {
-	uint64_t handler;
-	uint64_t flags;
-	uint64_t restorer;
-	uint64_t mask;
-};
 
 /*
  * Whether this thread may be stepped: our handler is SIGTRAP's (a raw
@@ -187,6 +184,10 @@ int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot)
 	bool eval = !(f->flags & (XP_FRAME_RECURSIVE | XP_FRAME_UNCOUNTED | XP_FRAME_OUTSIDE));
 	uint32_t credit;
 
+	/* the code cache is the thread's own (xl_self): a shared block's other
+	 * thread (clone.c) runs natively, its evaluations not counted whole */
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE)
+		return t == &xp_self ? xlate_enter(t, f, slot) : 0;
 	f->start = s->count;
 	if (cont)
 		s->susp_slot = 0;
@@ -245,6 +246,8 @@ int step_exit(struct xp_thread *t, const struct xp_frame *f)
 {
 	struct xp_step *s = &t->step;
 
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE)
+		return xlate_exit(t, f);
 	if (!s->depth)
 		return 0;
 	if (!step_alive(t)) {
@@ -256,4 +259,22 @@ int step_exit(struct xp_thread *t, const struct xp_frame *f)
 		return 0;
 	s->prev = 0;
 	return 1;
+}
+
+void step_exit_mark(struct xp_frame *f, uint64_t slot)
+{
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE)
+		xlate_mark_exit(f, slot);
+}
+
+void step_longjmp(uint64_t sp)
+{
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE && xp.counter.kind == EXTPROF_COUNTER_STEPS)
+		xlate_longjmp(&xp_self, sp);
+}
+
+void step_abandon(const struct xp_frame *f)
+{
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE)
+		xlate_abandon(&xp_self, f);
 }

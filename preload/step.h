@@ -30,12 +30,27 @@
 /* SIGTRAP in a kernel signal set (the first word holds signals 1 to 64). */
 #define STEP_TRAP_BIT (1ull << (SIGTRAP - 1))
 
-/* The sampling (EXTPROF_STEP_*), set by step_setup(). */
+/* The kernel's struct sigaction, on the architectures that have sa_restorer. */
+struct step_kact {
+	uint64_t handler;
+	uint64_t flags;
+	uint64_t restorer;
+	uint64_t mask;
+};
+
+/* How steps counts (EXTPROF_STEP_ENGINE). */
+enum step_engine {
+	STEP_ENGINE_TRANSLATE, /* every evaluation, from a code cache (xlate.h) */
+	STEP_ENGINE_TRAP,      /* a sample of them, single-stepped */
+};
+
+/* The engine and the trap engine's sampling (EXTPROF_STEP_*), set by step_setup(). */
 struct step_config {
 	uint32_t first;	    /* the first evaluations of each declaration on each worker */
 	uint32_t every;	    /* then every every-th; 0: no more */
 	uint64_t limit;	    /* a stepped evaluation is given up past this many instructions */
 	uint64_t trap_room; /* stack a SIGTRAP takes: the kernel's frame and the handler */
+	uint32_t engine;    /* enum step_engine */
 };
 extern struct step_config step_cfg;
 
@@ -51,11 +66,13 @@ static inline bool step_in_shim(uint64_t pc)
 struct dump_meta;
 
 /*
- * Make steps the counter: read EXTPROF_STEP_FIRST, _EVERY and _LIMIT into
- * @meta, refuse under a tracer, find the shim's text, install the SIGTRAP
- * handler.  0, or -errno with the reason said in one line.
+ * Make steps the counter, by the engine EXTPROF_STEP_ENGINE names (the code
+ * cache when @automatic: auto's choice): find the shim's text; the code
+ * cache made ready (xlate_setup), or for the trap engine EXTPROF_STEP_FIRST,
+ * _EVERY and _LIMIT read into @meta, a tracer refused, the SIGTRAP handler
+ * installed.  0, or -errno with the reason said in one line.
  */
-int step_setup(struct dump_meta *meta);
+int step_setup(struct dump_meta *meta, bool automatic);
 
 /*
  * The entry of activation @f at @slot, its frame pushed: whether it is
@@ -69,6 +86,18 @@ int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot);
  * goes on in the caller (the exit thunk sets the trap flag), else 0.
  */
 int step_exit(struct xp_thread *t, const struct xp_frame *f);
+
+/*
+ * Before the record of @f, an activation whose return came to its stub's
+ * exit at @slot: whether the code cache counted it to its end.
+ */
+void step_exit_mark(struct xp_frame *f, uint64_t slot);
+
+/* The calling thread longjmps to stack pointer @sp. */
+void step_longjmp(uint64_t sp);
+
+/* Activation @f, of the calling thread, is abandoned (a longjmp, an exception past it). */
+void step_abandon(const struct xp_frame *f);
 
 /* Whether @f's delta is a whole stepped evaluation's: stepped from entry to exit. */
 static inline bool step_sampled(const struct xp_frame *f)
@@ -125,6 +154,12 @@ void step_alt_off(struct xp_thread *t, void *uc);
 void step_stop_self(void);
 /* The same, @t the calling thread's own state (xp_self's or xp_foreign's). */
 void step_stop(struct xp_thread *t);
+/*
+ * A seccomp filter may come (sandbox.c), thread @t calling: the trap engine
+ * stops stepping (its handler makes system calls); the code cache makes
+ * the calling thread's memory now, while mmap may still be called.
+ */
+void step_prepare_sandbox(struct xp_thread *t);
 
 /* In a fork child: the parent's stepping is not the child's. */
 void step_reset_after_fork(void);

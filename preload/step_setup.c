@@ -19,6 +19,7 @@
 #include "log.h"
 #include "shim.h"
 #include "step.h"
+#include "xlate.h"
 
 uint64_t step_text_lo, step_text_hi;
 
@@ -115,24 +116,54 @@ static int step_resolver_visit(struct dl_phdr_info *info, size_t size, void *arg
 
 void step_find_resolvers(void)
 {
-	if (xp.counter.kind == EXTPROF_COUNTER_STEPS)
+	/* the code cache counts every evaluation: none held back, nothing to find */
+	if (xp.counter.kind == EXTPROF_COUNTER_STEPS && step_cfg.engine == STEP_ENGINE_TRAP)
 		dl_iterate_phdr(step_resolver_visit, NULL);
 }
 
-int step_setup(struct dump_meta *meta)
+/* EXTPROF_STEP_ENGINE: translate (the default) or trap. */
+static uint32_t step_read_engine(void)
 {
-	long tracer = step_tracer();
+	const char *v = getenv("EXTPROF_STEP_ENGINE");
+
+	if (!v || !*v || !strcmp(v, "translate"))
+		return STEP_ENGINE_TRANSLATE;
+	if (!strcmp(v, "trap"))
+		return STEP_ENGINE_TRAP;
+	log_msg("EXTPROF_STEP_ENGINE=%s: not translate or trap; translate", v);
+	return STEP_ENGINE_TRANSLATE;
+}
+
+int step_setup(struct dump_meta *meta, bool automatic)
+{
+	long tracer;
 	int err;
 
+	step_cfg.engine = automatic ? STEP_ENGINE_TRANSLATE : step_read_engine();
+	if (!dl_iterate_phdr(step_text_visit, (void *)(uint64_t)step_setup)) {
+		log_msg("steps: cannot find the shim's own code");
+		return -ENOENT;
+	}
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE) {
+		err = xlate_setup();
+		if (!err) {
+			/* every evaluation, none of them given up */
+			meta->step_first = 0;
+			meta->step_every = 1;
+			meta->step_limit = 0;
+			return 0;
+		}
+		if (automatic)
+			return err;
+		log_msg("steps: single-stepping instead");
+		step_cfg.engine = STEP_ENGINE_TRAP;
+	}
+	tracer = step_tracer();
 	if (tracer) {
 		log_msg("steps: a tracer (pid %ld) is attached, and single-stepping would trap "
 			"into it",
 			tracer);
 		return -EBUSY;
-	}
-	if (!dl_iterate_phdr(step_text_visit, (void *)(uint64_t)step_setup)) {
-		log_msg("steps: cannot find the shim's own code");
-		return -ENOENT;
 	}
 	err = step_signal_install();
 	if (err) {
@@ -163,11 +194,27 @@ void step_stop(struct xp_thread *t)
 {
 	if (xp.counter.kind != EXTPROF_COUNTER_STEPS)
 		return;
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE) {
+		/* the code cache is the thread's own (xl_self): no shared block's other thread's */
+		if (t == &xp_self)
+			xlate_thread_exit(t);
+		return;
+	}
 	step_alt_off(t, NULL);
 	if (!t->step.depth)
 		return;
 	step_end(t, NULL);
 	arch_step_self(false);
+}
+
+void step_prepare_sandbox(struct xp_thread *t)
+{
+	if (xp.counter.kind != EXTPROF_COUNTER_STEPS)
+		return;
+	if (step_cfg.engine == STEP_ENGINE_TRAP)
+		step_stop(t);
+	else if (t == &xp_self) /* a shared block's other thread runs natively */
+		xlate_prepare_sandbox(t);
 }
 
 void step_reset_after_fork(void)
@@ -176,6 +223,11 @@ void step_reset_after_fork(void)
 
 	if (xp.counter.kind != EXTPROF_COUNTER_STEPS)
 		return;
+	if (step_cfg.engine == STEP_ENGINE_TRANSLATE) {
+		xlate_after_fork(t);
+		memset(&t->step, 0, sizeof(t->step));
+		return;
+	}
 	if (t->step.depth)
 		step_end(t, NULL);
 	step_alt_off(t, NULL);

@@ -21,6 +21,7 @@
 #include "interpose.h"
 #include "shim.h"
 #include "step.h"
+#include "xlate.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
 
@@ -240,6 +241,9 @@ int step_signal_install(void)
 
 static int step_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+	/* the code cache wraps every handler (xlate_signal.c) */
+	if (__atomic_load_n(&xl_signals_on, __ATOMIC_ACQUIRE))
+		return xlate_sigaction(sig, act, old);
 	if (sig != SIGTRAP || !step_active) {
 		if (!step_real_sigaction()) {
 			errno = ENOSYS;
@@ -273,7 +277,8 @@ XP_EXPORT int __sigaction(int sig, const struct sigaction *act, struct sigaction
 	{                                                                                          \
 		struct sigaction act, old;                                                         \
                                                                                                    \
-		if (sig != SIGTRAP || !step_active) {                                              \
+		if ((sig != SIGTRAP || !step_active) &&                                            \
+		    !__atomic_load_n(&xl_signals_on, __ATOMIC_ACQUIRE)) {                          \
 			if (step_real_signal(real))                                                \
 				return step_real_signal(real)(sig, h);                             \
 			errno = ENOSYS;                                                            \
@@ -285,7 +290,8 @@ XP_EXPORT int __sigaction(int sig, const struct sigaction *act, struct sigaction
 		if (mask_self)                                                                     \
 			sigaddset(&act.sa_mask, sig);                                              \
 		act.sa_flags = flags;                                                              \
-		step_sigaction(sig, &act, &old);                                                   \
+		if (step_sigaction(sig, &act, &old) < 0)                                           \
+			return SIG_ERR;                                                            \
 		return old.sa_handler;                                                             \
 	}
 

@@ -43,6 +43,7 @@
 #include "interpose.h"
 #include "log.h"
 #include "shim.h"
+#include "xlate.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
 
@@ -390,8 +391,12 @@ void unwind_stub_prepare(void)
 
 XP_EXPORT int pthread_cancel(pthread_t thread)
 {
+	int (*real)(pthread_t) = (int (*)(pthread_t))interpose_real(&unwind_stub_reals, UWS_CANCEL);
+
 	unwind_stub_prepare();
-	return ((int (*)(pthread_t))interpose_real(&unwind_stub_reals, UWS_CANCEL))(thread);
+	if (__atomic_load_n(&xl_signals_on, __ATOMIC_ACQUIRE) && real)
+		xlate_cancel_prepare(real);
+	return real(thread);
 }
 
 XP_EXPORT __attribute__((noreturn)) void pthread_exit(void *ret)

@@ -14,7 +14,9 @@ set -euo pipefail
 # callgrind_annotate reads report --format callgrind (golang-go is the
 # largest: about 80 MB, 20-25 s of a fresh install on the 2-core CI VM); the
 # real programs of tests/integration/test_real.c: lua5.4, jq and libjq (with its
-# headers, for a program linked with it), clang with libLLVM; libc6-dbg names
+# headers, for a program linked with it), clang with libLLVM; Lua's and
+# SQLite's libraries (with headers, and Lua's debug symbols, which name its
+# luaV_execute) for tests/integration/test_translate.c's programs; libc6-dbg names
 # libc's static functions and IFUNC implementations (the shim reads a
 # stripped object's debug file, when there is one); musl-gcc builds the attach
 # tests' program that does not use glibc; bzip2 (with its libbz2) is the program
@@ -54,6 +56,9 @@ EXTPROF_PACKAGES=(
 	time
 	python3
 	lua5.4
+	liblua5.4-dev
+	liblua5.4-0-dbg
+	libsqlite3-dev
 	jq
 	libjq-dev
 	libc6-dbg

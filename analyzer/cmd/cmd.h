@@ -177,6 +177,7 @@ enum {
 	XP_OPT_STEP_FIRST,
 	XP_OPT_STEP_EVERY,
 	XP_OPT_STEP_LIMIT,
+	XP_OPT_STEP_ENGINE,
 	XP_OPT_WARMUP, /* run's own, not in XP_RUN_LONGOPTS: doubling has its own */
 	XP_OPT_REPEAT,
 	XP_OPT_OUTPUT,	/* --output; -o is 'o', which may be the old spelling of -d */
@@ -208,7 +209,8 @@ enum {
 	{"no-children", no_argument, NULL, XP_OPT_NO_CHILDREN},                             \
 	{"step-first", required_argument, NULL, XP_OPT_STEP_FIRST},                         \
 	{"step-every", required_argument, NULL, XP_OPT_STEP_EVERY},                         \
-	{"step-limit", required_argument, NULL, XP_OPT_STEP_LIMIT}
+	{"step-limit", required_argument, NULL, XP_OPT_STEP_LIMIT},                         \
+	{"step-engine", required_argument, NULL, XP_OPT_STEP_ENGINE}
 /* clang-format on */
 
 /* One of run's options (-H, -o, -d, XP_RUN_LONGOPTS, report's): 0, or -errno with @e set. */

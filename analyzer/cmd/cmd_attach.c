@@ -54,7 +54,7 @@ void cmd_attach_usage(FILE *out)
 	      "  -H, --hook KIND:PATTERN[@OBJECT]\n"
 	      "                           hook these functions (repeatable)\n"
 	      "  --spec FILE              hook entries from FILE, one a line\n"
-	      "  --counter C              auto|instructions|cycles|tsc|ns|var:SYMBOL\n"
+	      "  --counter C              auto|instructions|cycles|steps|tsc|ns|var:SYMBOL\n"
 	      "                           (default auto)\n"
 	      "  -d, --data DIR           dump directory (default extprof.data; --dir is the\n"
 	      "                           same); it may hold only extprof dumps\n"

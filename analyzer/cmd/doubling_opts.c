@@ -52,7 +52,7 @@ void cmd_doubling_usage(FILE *out)
 	      "  -o, --output FILE        the result into FILE (written whole) instead of\n"
 	      "                           stdout\n"
 	      "  -H, --hook, --spec, --window, --counter, --callers, --no-aslr,\n"
-	      "  --no-children, --step-first, --step-every, --step-limit\n"
+	      "  --no-children, --step-engine, --step-first, --step-every, --step-limit\n"
 	      "                           as for extprof run (see extprof run --help)\n"
 	      "  --plot FILE.png|FILE.svg a log-log plot of a value against N\n"
 	      "  --plot-value per-eval|evaluations|cost\n"
@@ -220,6 +220,8 @@ static const char *run_only(int c)
 		return "--step-every";
 	case XP_OPT_STEP_LIMIT:
 		return "--step-limit";
+	case XP_OPT_STEP_ENGINE:
+		return "--step-engine";
 	case OPT_WARMUP:
 		return "--warmup";
 	case OPT_REPEAT:

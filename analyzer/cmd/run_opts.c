@@ -33,12 +33,16 @@ void cmd_run_usage(FILE *out)
 	      "                           count only while this function runs (EXTPROF_WINDOW)\n"
 	      "  --counter C              auto|instructions|cycles|steps|tsc|tsc-unordered|\n"
 	      "                           ns|var:SYMBOL (EXTPROF_COUNTER, default auto)\n"
+	      "  --step-engine E          steps: translate (every evaluation, from a code\n"
+	      "                           cache: the default) or trap (single-step a sample)\n"
+	      "                           (EXTPROF_STEP_ENGINE)\n"
 	      "  --step-first K, --step-every M\n"
-	      "                           steps: single-step the first K evaluations of each\n"
+	      "                           steps, trap: single-step the first K evaluations of "
+	      "each\n"
 	      "                           function on each thread, then every M-th (0: no\n"
 	      "                           more; 1: all of them) (EXTPROF_STEP_FIRST, _EVERY,\n"
 	      "                           default 1 and 1048576)\n"
-	      "  --step-limit N           steps: give up a stepped evaluation past N\n"
+	      "  --step-limit N           steps, trap: give up a stepped evaluation past N\n"
 	      "                           instructions (EXTPROF_STEP_LIMIT, default 1000000)\n"
 	      "  -d, --data DIR           dump directory (EXTPROF_DIR, default extprof.data;\n"
 	      "                           --dir is the same); it may hold only extprof dumps\n"
@@ -184,6 +188,12 @@ int xp_run_getopt(struct xp_run_opts *o, int c, const char *arg, struct xp_err *
 		return step_check("--step-every", arg, 0, UINT32_MAX, &o->step_every, e);
 	case XP_OPT_STEP_LIMIT:
 		return step_check("--step-limit", arg, 1, UINT64_MAX / 4, &o->step_limit, e);
+	case XP_OPT_STEP_ENGINE:
+		if (strcmp(arg, "translate") && strcmp(arg, "trap"))
+			return xp_err_set(e, -EINVAL,
+					  "--step-engine '%s': expected translate or trap", arg);
+		o->step_engine = arg;
+		return 0;
 	case XP_OPT_WARMUP:
 		return xp_opt_unsigned("--warmup", arg, 0, XP_RUN_MAX_RUNS, "a number of runs",
 				       &o->warmup, e);

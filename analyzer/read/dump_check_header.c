@@ -18,7 +18,7 @@
 #define KNOWN_COUNTER_FLAGS                                                                        \
 	(EXTPROF_COUNTER_F_DETERMINISTIC | EXTPROF_COUNTER_F_THREAD_LOCAL |                        \
 	 EXTPROF_COUNTER_F_RDPMC | EXTPROF_COUNTER_F_CALIBRATION_SETTLED |                         \
-	 EXTPROF_COUNTER_F_SAMPLED)
+	 EXTPROF_COUNTER_F_SAMPLED | EXTPROF_COUNTER_F_TRANSLATED)
 
 #define BEING_CREATED ", or left so by a process that died creating it"
 

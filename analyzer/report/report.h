@@ -105,6 +105,7 @@ enum xp_flag {
 	XP_FLAG_UNSTEPPED,
 	XP_FLAG_HIST_LOST,
 	XP_FLAG_IMBALANCE, /* the processes differ beyond the margin (report_spread.c) */
+	XP_FLAG_NOT_WHOLE,
 	XP_NFLAGS
 };
 
@@ -217,6 +218,7 @@ struct xp_row {
 	char counter_unit[16];                                                                     \
 	bool deterministic;                                                                        \
 	bool sampled;	     /* steps: only the stepped evaluations were measured */               \
+	bool translated;     /* steps: every evaluation, from a code cache */                      \
 	uint32_t step_first; /* steps: the sampling of the first process */                        \
 	uint32_t step_every;                                                                       \
 	uint64_t step_limit;

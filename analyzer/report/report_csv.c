@@ -52,7 +52,7 @@ static void csv_spread(FILE *out, const struct xp_row *row)
 
 static void csv_row(FILE *out, const struct xp_report *r, const struct xp_row *row)
 {
-	bool sampled = r->sampled;
+	bool sampled = r->sampled, translated = r->translated;
 	const struct xp_fin *f = &row->fin;
 
 	xp_out_csv_field(out, row->kind);
@@ -73,6 +73,8 @@ static void csv_row(FILE *out, const struct xp_report *r, const struct xp_row *r
 	fprintf(out, ",%.9g", row->observed_share);
 	if (sampled)
 		fprintf(out, ",%llu", (unsigned long long)f->samples);
+	if (translated)
+		fprintf(out, ",%llu", (unsigned long long)(f->evaluations - f->samples));
 	if (row->exe) {
 		fputc(',', out);
 		xp_out_csv_field(out, row->exe);
@@ -95,7 +97,8 @@ static void csv_row(FILE *out, const struct xp_report *r, const struct xp_row *r
 int xp_report_csv(const struct xp_report *r, FILE *out)
 {
 	/*
-	 * last columns: with steps, the stepped; when the report keeps
+	 * last columns: with steps, the stepped (trap) or
+	 * not counted whole (translate); when the report keeps
 	 * executables, CPU models or --by's groups apart, which; with several
 	 * processes, the spread
 	 */
@@ -104,6 +107,8 @@ int xp_report_csv(const struct xp_report *r, FILE *out)
 	      out);
 	if (r->sampled)
 		fputs(",stepped", out);
+	if (r->translated)
+		fputs(",not_whole", out);
 	if (r->by_exe)
 		fputs(",executable", out);
 	if (r->by_cpu)

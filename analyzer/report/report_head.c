@@ -37,6 +37,7 @@ static void head_first(struct xp_report *r, const struct xp_proc *p)
 	memcpy(r->counter_unit, h->counter_unit, sizeof(r->counter_unit));
 	r->deterministic = h->counter_flags & EXTPROF_COUNTER_F_DETERMINISTIC;
 	r->sampled = h->counter_flags & EXTPROF_COUNTER_F_SAMPLED;
+	r->translated = h->counter_flags & EXTPROF_COUNTER_F_TRANSLATED;
 	r->step_first = h->step_first;
 	r->step_every = h->step_every;
 	r->step_limit = h->step_limit;

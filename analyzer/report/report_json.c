@@ -18,7 +18,10 @@ static void json_counter(struct xp_json *j, const struct xp_report *r)
 	xp_json_key_str(j, "unit", r->counter_unit);
 	xp_json_key_bool(j, "deterministic", r->deterministic);
 	/* additions, docs/json.md: steps, only */
+	if (r->translated)
+		xp_json_key_str(j, "engine", "translate");
 	if (r->sampled) {
+		xp_json_key_str(j, "engine", "trap");
 		xp_json_key_bool(j, "sampled", true);
 		xp_json_key_u64(j, "step_first", r->step_first);
 		xp_json_key_u64(j, "step_every", r->step_every);
@@ -188,7 +191,7 @@ static void json_row(struct xp_json *j, const struct xp_report *r, size_t i,
 		     const struct xp_nest *nest)
 {
 	const struct xp_row *row = &r->rows[i];
-	bool callers = r->callers_depth > 0, sampled = r->sampled;
+	bool callers = r->callers_depth > 0, sampled = r->sampled, translated = r->translated;
 
 	xp_json_begin(j, '{');
 	xp_json_key_str(j, "kind", row->kind);
@@ -218,6 +221,8 @@ static void json_row(struct xp_json *j, const struct xp_report *r, size_t i,
 	xp_json_key_u64(j, "negative", row->fin.negative);
 	if (sampled)
 		xp_json_key_u64(j, "stepped", row->fin.samples);
+	if (translated)
+		xp_json_key_u64(j, "not_whole", row->fin.evaluations - row->fin.samples);
 	xp_json_key_u64(j, "histogram_lost", row->fin.hist_lost);
 	if (callers)
 		json_chains(j, row);

@@ -25,6 +25,7 @@ const char *const xp_flag_names[XP_NFLAGS] = {
 	[XP_FLAG_UNSTEPPED] = "unstepped",
 	[XP_FLAG_HIST_LOST] = "histogram-lost",
 	[XP_FLAG_IMBALANCE] = "imbalance",
+	[XP_FLAG_NOT_WHOLE] = "not-whole",
 };
 
 void xp_row_free(struct xp_row *row)
@@ -207,9 +208,12 @@ unsigned xp_row_flags(const struct xp_row *row, const struct xp_report *r)
 
 	if (xp_row_state_dependent(row, r))
 		flags |= 1u << XP_FLAG_STATE_DEPENDENT;
-	/* steps: none of its evaluations was stepped, so it has no figure at all */
-	if (r->sampled && f->evaluations && !f->samples)
-		return flags | 1u << XP_FLAG_UNSTEPPED |
+	/* steps, translated: some evaluations ran in part natively, without a delta */
+	if (r->translated && f->evaluations > f->samples)
+		flags |= 1u << XP_FLAG_NOT_WHOLE;
+	/* steps: none of its evaluations was stepped (or counted whole): no figure at all */
+	if ((r->sampled || r->translated) && f->evaluations && !f->samples)
+		return flags | (r->sampled ? 1u << XP_FLAG_UNSTEPPED : 0) |
 		       (f->recursive ? 1u << XP_FLAG_RECURSIVE : 0) |
 		       (f->abandoned ? 1u << XP_FLAG_ABANDONED : 0) |
 		       (f->hist_lost ? 1u << XP_FLAG_HIST_LOST : 0) | xp_row_imbalance_flag(row, r);

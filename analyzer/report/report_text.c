@@ -70,6 +70,26 @@ static void text_sampled(FILE *out, const struct xp_report *r)
 		xp_fmt_u64(c, r->step_limit));
 }
 
+/* steps, translated: every evaluation counted; those that ran in part natively said. */
+static void text_translated(FILE *out, const struct xp_report *r)
+{
+	char a[XP_U64_BUF], b[XP_U64_BUF];
+	uint64_t k = 0, n = 0;
+
+	if (!r->translated)
+		return;
+	for (size_t i = 0; i < r->nrows; i++) {
+		k = xp_sat_add(k, r->rows[i].fin.samples);
+		n = xp_sat_add(n, r->rows[i].fin.evaluations);
+	}
+	fprintf(out, "counted      every evaluation, from a code cache: %s of %s counted whole",
+		xp_fmt_u64(a, k), xp_fmt_u64(b, n));
+	if (k < n)
+		fprintf(out, ";\n             %s ran in part natively (not-whole), without a delta",
+			xp_fmt_u64(a, n - k));
+	fputc('\n', out);
+}
+
 static void text_counter(FILE *out, const struct xp_report *r)
 {
 	char a[XP_U64_BUF], b[XP_U64_BUF];
@@ -82,7 +102,8 @@ static void text_counter(FILE *out, const struct xp_report *r)
 		r->deterministic ? "deterministic: the same work gives the same count"
 				 : "not deterministic: load moves single deltas, the floor holds");
 	text_sampled(out, r);
-	if (r->sampled) {
+	text_translated(out, r);
+	if (r->sampled || r->translated) {
 		fputs("calibration  none: steps counts none of the hook's own instructions\n", out);
 		return;
 	}
@@ -347,6 +368,8 @@ static void text_row(struct xp_table *t, const struct xp_report *r, const struct
 		     struct columns cols)
 {
 	char a[XP_U64_BUF], flags[XP_FLAGS_TEXT];
+	/* steps: no evaluation stepped, or none counted whole (a JIT's code): no figure */
+	bool figure = row->fin.evaluations && (!(r->sampled || r->translated) || row->fin.samples);
 
 	xp_table_add(t, row->kind);
 	if (r->by_exe)
@@ -357,9 +380,7 @@ static void text_row(struct xp_table *t, const struct xp_report *r, const struct
 		xp_table_add(t, row->group ? row->group : "");
 	xp_table_addf(t, "%s%s%s", row->symbol, row->object[0] ? "@" : "", row->object);
 	xp_table_add(t, xp_fmt_u64(a, row->fin.evaluations));
-	xp_table_add(t, row->fin.evaluations && !(row->flags & (1u << XP_FLAG_UNSTEPPED))
-				? xp_fmt_u64(a, row->per_eval)
-				: "-");
+	xp_table_add(t, figure ? xp_fmt_u64(a, row->per_eval) : "-");
 	xp_table_add(t, xp_fmt_u64(a, row->cost));
 	xp_table_add_share(t, r->run_total, row->share);
 	xp_table_add(t, xp_fmt_u64(a, row->fin.observed));
@@ -462,7 +483,13 @@ static void text_legend(FILE *out, const struct xp_report *r, struct columns col
 {
 	char a[XP_U64_BUF];
 
-	if (r->sampled)
+	if (r->translated)
+		fputs("\nper-eval: per evaluation, the least count; cost = per-eval x evaluations;"
+		      " share = cost / run total\n(the instructions of the hooked calls);"
+		      " observed = the sum of the counts (a call's observed holds its callees');\n"
+		      "obs share = observed / run total; obs/cost = observed / cost\n",
+		      out);
+	else if (r->sampled)
 		fputs("\nper-eval: per evaluation, the least of the stepped ones; cost = per-eval x"
 		      " evaluations;\nobserved = the stepped ones' mean x evaluations (a call's"
 		      " observed holds its callees'); obs/cost = observed / cost\n",
@@ -507,6 +534,14 @@ static void text_legend(FILE *out, const struct xp_report *r, struct columns col
 	      " was taken off:\n"
 	      "                         a measurement error, recorded as 0 (JSON: negative)\n",
 	      out);
+	if (r->translated)
+		fputs("       not-whole         some of its evaluations ran in part natively (code "
+		      "the"
+		      " translator cannot\n"
+		      "                         run): they have no delta, and observed is "
+		      "estimated "
+		      "from the others\n",
+		      out);
 	if (r->sampled)
 		fputs("       unstepped         none of its evaluations was stepped (or each ran "
 		      "past"

@@ -39,6 +39,7 @@ struct xp_run_opts {
 	const char *step_first; /* --step-first, --step-every, --step-limit: steps' sampling */
 	const char *step_every;
 	const char *step_limit;
+	const char *step_engine; /* --step-engine: translate or trap */
 	bool no_aslr;
 	bool no_children;      /* --no-children: EXTPROF_CHILDREN=0, the first process only */
 	bool status_program;   /* --status program: the program's status, whatever was measured */

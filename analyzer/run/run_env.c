@@ -72,6 +72,8 @@ int xp_run_set_env(const struct xp_run_opts *o, const char *shim, const char *di
 	if (!err)
 		err = env_set("EXTPROF_STEP_LIMIT", o->step_limit, e);
 	if (!err)
+		err = env_set("EXTPROF_STEP_ENGINE", o->step_engine, e);
+	if (!err)
 		err = env_preload(shim, e);
 	return err;
 }

@@ -68,6 +68,10 @@ enum extprof_counter_kind {
 /* a sample of the evaluations was measured (steps): floor, sum, max and the
  * histogram are of the measured ones, whose number is the histogram's total */
 #define EXTPROF_COUNTER_F_SAMPLED (1u << 4)
+/* every evaluation was counted from a code cache (steps): one with no delta
+ * (the histogram's total is below the evaluations) ran in part natively,
+ * code that could not be translated, and was not counted whole */
+#define EXTPROF_COUNTER_F_TRANSLATED (1u << 5)
 
 /* section.type */
 enum extprof_section_type {

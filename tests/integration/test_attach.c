@@ -335,6 +335,80 @@ Test(attach, counts_a_running_program_and_leaves_it_as_it_was, .timeout = 120)
 	harness_rmdir(t.dir);
 }
 
+/* at_work's and at_other's per_eval with steps, the shim preloaded (extprof run). */
+static void steps_preloaded(long long *work, long long *other)
+{
+	const char *argv[] = {harness_path("ATTACH_TARGET"), "0.5", "-", "-", NULL};
+	char *dir = harness_tmpdir("attach-steps"), *dirv, *shim;
+	const char *env[] = {NULL,
+			     NULL,
+			     "EXTPROF_HOOKS=function:at_work,function:at_other",
+			     "EXTPROF_COUNTER=steps",
+			     "EXTPROF_SPEC=",
+			     "EXTPROF_STEP_ENGINE=",
+			     NULL};
+	struct run_result r;
+	json_t *rep;
+
+	cr_assert(asprintf(&dirv, "EXTPROF_DIR=%s", dir) > 0);
+	cr_assert(asprintf(&shim, "LD_PRELOAD=%s", harness_path("EXTPROF_SHIM")) > 0);
+	env[0] = dirv;
+	env[1] = shim;
+	harness_run(argv, env, &r);
+	cr_assert_eq(r.status, 3, "the target preloaded: status %d: %s", r.status, r.err);
+	rep = harness_report(dir, NULL);
+	*work = harness_decl_int(rep, "at_work", "per_eval");
+	*other = harness_decl_int(rep, "at_other", "per_eval");
+	json_decref(rep);
+	harness_free(&r);
+	free(dirv);
+	free(shim);
+	harness_rmdir(dir);
+}
+
+/*
+ * steps while attached: the code cache counts every evaluation, exactly as
+ * the shim preloaded does (a tracer attached only while the shim is loaded
+ * does not stop it, as it stops single-stepping), and the program runs on.
+ */
+Test(attach, steps_counts_every_evaluation_exactly, .timeout = 120)
+{
+	static const char *const opts[] = {
+		"--duration",	    "1",  "--counter",	       "steps", "-H",
+		"function:at_work", "-H", "function:at_other", NULL};
+	struct run_result plain, r, end;
+	long long work, other;
+	struct target t;
+	json_t *rep, *c;
+
+	steps_preloaded(&work, &other);
+	cr_assert(work > 0 && other > 0, "preloaded: at_work %lld, at_other %lld", work, other);
+	target_plain("-", &plain);
+	attach_target_start(&t, "-");
+	attach_run(&t, opts, NULL, &r);
+	rep = attach_json(&r);
+	c = json_object_get(rep, "counter");
+	cr_expect_str_eq(json_string_value(json_object_get(c, "name")), "steps", "%s", r.err);
+	cr_expect_str_eq(json_string_value(json_object_get(c, "engine")), "translate");
+	cr_expect_gt(harness_decl_int(rep, "at_work", "evaluations"), 0);
+	cr_expect_eq(harness_decl_int(rep, "at_work", "not_whole"), 0);
+	cr_expect_eq(harness_decl_int(rep, "at_other", "not_whole"), 0);
+	cr_expect_eq(harness_decl_int(rep, "at_work", "per_eval"), work);
+	cr_expect_eq(harness_decl_int(rep, "at_other", "per_eval"), other);
+	/* every hooked call is counted: the run's total is theirs */
+	cr_expect_eq(harness_int(rep, "run_total"),
+		     harness_decl_int(rep, "at_work", "observed") +
+			     harness_decl_int(rep, "at_other", "observed"));
+	expect_let_go(&t);
+	target_stop(&t, &end);
+	expect_same_as_plain(&plain, &end);
+	json_decref(rep);
+	harness_free(&r);
+	harness_free(&end);
+	harness_free(&plain);
+	harness_rmdir(t.dir);
+}
+
 Test(attach, twenty_times_in_a_row, .timeout = 240)
 {
 	static const char *const opts[] = {

@@ -988,16 +988,17 @@ static const char *const counters[] = {"EXTPROF_COUNTER=tsc", "EXTPROF_COUNTER=n
 #define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
 
 /*
- * `safety MODE ARG [ARG2]` plain and under the shim with @hooks and
- * @counter: the same status and stdout (asserted); the report of the run
- * under the shim, and its stderr in @err (freed by the caller).
+ * `safety MODE ARG [ARG2]` plain and under the shim with @hooks, @counter
+ * and the setting @extra (NULL: none): the same status and stdout
+ * (asserted); the report of the run under the shim, and its stderr in @err
+ * (freed by the caller).
  */
-static json_t *run_mode(const char *tag, const char *mode, const char *arg, const char *arg2,
-			const char *hooks, const char *counter, char **err)
+static json_t *run_mode_with(const char *tag, const char *mode, const char *arg, const char *arg2,
+			     const char *hooks, const char *counter, const char *extra, char **err)
 {
 	char *dir = harness_tmpdir(tag);
 	const char *argv[] = {harness_path("SAFETY_TARGET"), mode, arg, arg2, NULL};
-	char **env = shim_env(dir, hooks, counter, NULL);
+	char **env = shim_env(dir, hooks, counter, extra, NULL);
 	struct run_opts o = {.timeout_s = 120};
 	struct run_result plain, hooked;
 	json_t *r;
@@ -1014,6 +1015,13 @@ static json_t *run_mode(const char *tag, const char *mode, const char *arg, cons
 	env_free(env);
 	harness_rmdir(dir);
 	return r;
+}
+
+/* run_mode_with() without an extra setting. */
+static json_t *run_mode(const char *tag, const char *mode, const char *arg, const char *arg2,
+			const char *hooks, const char *counter, char **err)
+{
+	return run_mode_with(tag, mode, arg, arg2, hooks, counter, NULL, err);
 }
 
 /* @name's evaluations in @r: exactly the program's own count of its calls in @err. */
@@ -1154,6 +1162,18 @@ static void small_stack_runs(const char *mode, long size, const char *hooks, con
 		json_decref(r);
 		free(err);
 	}
+	/* steps' trap engine too: its SIGTRAP handler on the shim's sigaltstack */
+	{
+		char *err, what[96];
+		json_t *r = run_mode_with(mode, mode, arg, NULL, hooks, "EXTPROF_COUNTER=steps",
+					  "EXTPROF_STEP_ENGINE=trap", &err);
+
+		snprintf(what, sizeof(what), "%s %s, the trap engine", mode, arg);
+		expect_exact(r, err, name, what);
+		expect_exact(r, err, "xs_work", what);
+		json_decref(r);
+		free(err);
+	}
 }
 
 /*
@@ -1202,11 +1222,16 @@ Test(safety, a_large_frame_on_the_smallest_thread_stack)
  * every call of the process counted exactly, the dumps finished in place
  * (complete), the child's calls said lost, the histogram of the function
  * first called under the filter said lost.  Before: SIGSYS at the shim's
- * openat of a dump, or at exit on prlimit64.
+ * openat of a dump, or at exit on prlimit64.  steps' code cache goes on
+ * under the filter in the memory the calling thread had made before it
+ * (its calls after it counted whole); the threads made after it have no
+ * cache, and run natively, their calls not whole.  Before: SIGSYS at the
+ * code cache's mmap, or at its gettid.
  */
 Test(safety, a_program_that_sandboxes_itself)
 {
 	for (size_t c = 0; c < NCOUNTERS; c++) {
+		bool steps = !strcmp(counters[c], "EXTPROF_COUNTER=steps");
 		char *err;
 		json_t *r = run_mode("sandbox", "sandbox", "3", "fork",
 				     "EXTPROF_HOOKS=function:xs_work,function:xs_other",
@@ -1216,15 +1241,34 @@ Test(safety, a_program_that_sandboxes_itself)
 		expect_exact(r, err, "xs_other", counters[c]);
 		cr_expect(json_is_true(json_object_get(r, "complete")), "%s", counters[c]);
 		cr_expect_eq(harness_int(r, "lost"), 5, "%s: the child's calls", counters[c]);
-		/* steps: no call is stepped under the filter, and none has a histogram */
-		if (strcmp(counters[c], "EXTPROF_COUNTER=steps"))
-			cr_expect_eq(harness_decl_int(r, "xs_other", "histogram_lost"), 1, "%s",
-				     counters[c]);
-		else
-			cr_expect_eq(harness_decl_int(r, "xs_other", "stepped"), 0);
+		cr_expect_eq(harness_decl_int(r, "xs_other", "histogram_lost"), 1, "%s",
+			     counters[c]);
+		/* the main thread's 20 (10 of them under the filter), not the threads' 3,000 */
+		if (steps)
+			cr_expect_eq(harness_decl_int(r, "xs_work", "not_whole"), 3000);
 		json_decref(r);
 		free(err);
 	}
+}
+
+/*
+ * The trap engine under the same filter: no call is stepped after it (its
+ * handler makes system calls), and none has a histogram.
+ */
+Test(safety, the_trap_engine_under_a_sandbox)
+{
+	char *err;
+	json_t *r = run_mode_with("sandboxtrap", "sandbox", "3", "fork",
+				  "EXTPROF_HOOKS=function:xs_work,function:xs_other",
+				  "EXTPROF_COUNTER=steps", "EXTPROF_STEP_ENGINE=trap", &err);
+
+	expect_exact(r, err, "xs_work", "trap");
+	expect_exact(r, err, "xs_other", "trap");
+	cr_expect(json_is_true(json_object_get(r, "complete")));
+	cr_expect_eq(harness_int(r, "lost"), 5, "the child's calls");
+	cr_expect_eq(harness_decl_int(r, "xs_other", "stepped"), 0);
+	json_decref(r);
+	free(err);
 }
 
 /*

@@ -27,7 +27,8 @@
  *   steps [-n N] [-t T] [-i USEC] [-l L] SCENARIO
  *     known    N calls of each of the above (st_branchy with x = i & 1,
  *              st_rep(1000), st_loop(10), st_outer(3)), in T threads
- *              at once (0: in the main thread), with an interval timer
+ *              at once, each holding a worker before any ends (0: in the
+ *              main thread), with an interval timer
  *              firing every USEC microseconds (0: none) whose handler
  *              does some work and calls st_tick()
  *     c        N calls of st_c_sum() on the same data, and of st_c_copy()
@@ -47,6 +48,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,6 +222,9 @@ static void truth_print(void)
 
 static long known_n;
 static atomic_long flags_seen;
+/* the threads of "known" each take a worker before any of them ends */
+static pthread_barrier_t known_barrier;
+static bool known_threads;
 
 static void on_alarm(int sig)
 {
@@ -247,8 +252,11 @@ static void *known_run(void *arg)
 			atomic_fetch_add(&flags_seen, 1);
 		/* the ticks from now: a thread's first hooked call takes it a worker, and a
 		 * hooked call of a handler interrupting that passes uncounted */
-		if (!i)
+		if (!i) {
 			pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
+			if (known_threads)
+				pthread_barrier_wait(&known_barrier);
+		}
 	}
 	pthread_sigmask(SIG_BLOCK, &alrm, NULL);
 	atomic_fetch_add(&truth[T_STRAIGHT], known_n * 4);
@@ -280,6 +288,10 @@ static int known(long threads, long usec)
 	if (!threads) {
 		known_run(NULL);
 	} else {
+		if (threads > 64)
+			threads = 64;
+		known_threads = true;
+		pthread_barrier_init(&known_barrier, NULL, (unsigned)threads);
 		for (long i = 0; i < threads && i < 64; i++)
 			pthread_create(&t[i], NULL, known_run, NULL);
 		for (long i = 0; i < threads && i < 64; i++)

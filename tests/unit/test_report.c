@@ -167,7 +167,8 @@ Test(report, steps_sampled_figures)
 	cr_assert_eq(
 		run((const char *[]){"x", "report", "--format", "json", xt_dir, NULL}, &out, &err),
 		0, "%s", err);
-	cr_expect_not_null(strstr(out, "\"deterministic\": true,\n    \"sampled\": true,\n    "
+	cr_expect_not_null(strstr(out, "\"deterministic\": true,\n    \"engine\": \"trap\",\n    "
+				       "\"sampled\": true,\n    "
 				       "\"step_first\": 1,\n    \"step_every\": 1048576,\n    "
 				       "\"step_limit\": 1000000\n  }"),
 			   "%s", out);
@@ -211,6 +212,78 @@ Test(report, steps_sampled_figures)
 	cr_expect_not_null(strstr(out, "invariant,check,checker,1000,100,100000,"), "%s", out);
 	cr_expect_not_null(strstr(out, ",state-dependent,0,10\r\n"), "%s", out);
 	cr_expect_not_null(strstr(out, ",unstepped,0,0\r\n"), "%s", out);
+	free(out);
+	free(err);
+	free(a);
+}
+
+/*
+ * steps by the code cache: every evaluation counted, the run total
+ * measured; an evaluation without a delta (it ran in part natively) is not
+ * counted whole, flagged and said in the head.
+ */
+Test(report, steps_translated_figures)
+{
+	static const struct dump_decl_info decls[] = {
+		{"invariant", "check", "checker", 0x1130},
+		{"guard", "jit", "checker", 0x1200},
+		{"guard", "native", "checker", 0x1280},
+	};
+	char *a = xt_path(xt_dir, "a.xpd"), *out, *err, *line, tok[3][64];
+	struct dump_meta meta;
+	struct dump_map m;
+
+	xt_meta(&meta, "steps", 0, 100, 0x100);
+	meta.counter = EXTPROF_COUNTER_STEPS;
+	meta.counter_flags |= EXTPROF_COUNTER_F_DETERMINISTIC | EXTPROF_COUNTER_F_TRANSLATED;
+	meta.step_every = 1;
+	xt_create(&m, a, &meta, decls, 3, 0);
+	xt_record(&m, 0, 100, 5);
+	xt_record(&m, 0, 300, 5);
+	/* 5 of jit's 8 evaluations whole */
+	xt_record(&m, 1, 40, 5);
+	m.decls[1].evaluations += 3;
+	/* none of native's 4 whole (a JIT's code): no figure, not a per-eval of 0 */
+	m.decls[2].evaluations = 4;
+	m.hdr->run_total = 2200;
+	xt_finish(&m, true);
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--format", "json", xt_dir, NULL}, &out, &err),
+		0, "%s", err);
+	cr_expect_not_null(
+		strstr(out, "\"deterministic\": true,\n    \"engine\": \"translate\"\n  }"), "%s",
+		out);
+	cr_expect_null(strstr(out, "\"sampled\""), "%s", out);
+	cr_expect_not_null(strstr(out, "\"run_total\": 2200,"), "%s", out);
+	/* every evaluation of check whole: observed the sum, 5 x 100 + 5 x 300 */
+	cr_expect_not_null(strstr(out, "\"observed\": 2000,"), "%s", out);
+	cr_expect_not_null(strstr(out, "\"not_whole\": 0,"), "%s", out);
+	cr_expect_not_null(strstr(out, "\"evaluations\": 8,\n      \"per_eval\": 40,"), "%s", out);
+	cr_expect_not_null(strstr(out, "\"not-whole\""), "%s", out);
+	cr_expect_not_null(strstr(out, "\"not_whole\": 3,"), "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(run((const char *[]){"x", "report", xt_dir, NULL}, &out, &err), 0, "%s", err);
+	cr_expect_not_null(
+		strstr(out, "counted      every evaluation, from a code cache: 15 of 22 "
+			    "counted whole;\n             7 ran in part natively (not-whole)"),
+		"%s", out);
+	line = strstr(out, "native@checker");
+	cr_assert(line && sscanf(line, "%63s %63s %63s", tok[0], tok[1], tok[2]) == 3, "%s", out);
+	cr_expect_str_eq(tok[1], "4");
+	cr_expect_str_eq(tok[2], "-", "per-eval of a row none of whose evaluations was whole");
+	cr_expect(strstr(line, "not-whole") && strstr(line, "not-whole") < strchr(line, '\n'), "%s",
+		  line);
+	cr_expect_not_null(strstr(out, "run total    2,200 instructions"), "%s", out);
+	cr_expect_not_null(strstr(out, "calibration  none: steps counts none of the hook's own"
+				       " instructions\n"),
+			   "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(
+		run((const char *[]){"x", "report", "--format", "csv", xt_dir, NULL}, &out, &err),
+		0, "%s", err);
+	cr_expect_not_null(strstr(out, ",observed_share,not_whole\r\n"), "%s", out);
 	free(out);
 	free(err);
 	free(a);

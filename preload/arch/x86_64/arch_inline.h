@@ -112,4 +112,10 @@ static inline uint64_t arch_stub_return(const void *stub)
 	return (uint64_t)stub + STUB_RET;
 }
 
+/* The address in @stub where its hooked function is called (after the entry thunk). */
+static inline uint64_t arch_stub_call(const void *stub)
+{
+	return (uint64_t)stub + STUB_AFTER_ENTER;
+}
+
 #endif

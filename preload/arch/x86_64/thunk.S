@@ -32,8 +32,10 @@
  * caller-saved general register because gcc's -fipa-ra lets a caller keep
  * values in registers it knows F does not clobber.
  */
+#include "asm_gprs.h"
 #include "stub_layout.h"
 #include "stub_offsets.h"
+#include "xlate_offsets.h"
 
 /* the trap flag, set as the last thing before a ret (the flags are dead there) */
 #define STEP_ON \
@@ -42,20 +44,19 @@
 	.text
 
 /*
- * Every push and pop is told to the unwinder (.cfi_adjust_cfa_offset): a
- * cancellation may unwind the thread from any instruction here (an
- * asynchronous one, or one that acts as the C halves end, cancel.c), and
- * the walk must find the stub below, whose own rows the shim registers
- * (unwind_stub.c).
+ * Return into the code cache (preload/xlate.h) instead of the stub: the
+ * return address at \off(%rsp) replaced with xl_self.resume, before the
+ * registers are restored (rax is free then).
  */
-#define PUSH(r) push r; .cfi_adjust_cfa_offset 8
-#define POP(r) pop r; .cfi_adjust_cfa_offset -8
-#define SAVE_GPRS \
-	PUSH(%rax); PUSH(%rcx); PUSH(%rdx); PUSH(%rsi); PUSH(%rdi); \
-	PUSH(%r8); PUSH(%r9); PUSH(%r10); PUSH(%r11)
-#define RESTORE_GPRS \
-	POP(%r11); POP(%r10); POP(%r9); POP(%r8); POP(%rdi); \
-	POP(%rsi); POP(%rdx); POP(%rcx); POP(%rax)
+.macro RESUME_CACHE off
+	movq xl_self@gottpoff(%rip), %rax
+	movq %fs:XL_RESUME(%rax), %rax
+	movq %rax, \off(%rsp)
+.endm
+
+/* the callee-saved registers xp_thunk_exit_callers pushed, back */
+#define POP_CALLEE \
+	POP(%rbx); POP(%rbp); POP(%r12); POP(%r13); POP(%r14); POP(%r15)
 
 /* lfence when the counter is ordered; the flags are F's to clobber, as a call's */
 #define FENCE_F \
@@ -82,10 +83,18 @@ xp_thunk_enter:
 	.cfi_adjust_cfa_offset 72
 1:
 	cmpl $2, %eax
-	jne 2f
+	jne 3f
 	/* 2: pushed, and F is stepped */
 	RESTORE_GPRS
 	STEP_ON
+	ret $16
+	.cfi_adjust_cfa_offset 72
+3:
+	cmpl $3, %eax
+	jne 2f
+	/* 3: pushed, and F is counted by the code cache: return into it */
+	RESUME_CACHE 72
+	RESTORE_GPRS
 	ret $16
 	.cfi_adjust_cfa_offset 72
 2:
@@ -121,12 +130,19 @@ xp_thunk_exit:
 	call xp_eval_exit
 	leaq 8(%rsp), %rsp
 	.cfi_adjust_cfa_offset -8
+	cmpl $3, %eax
+	je 3f
 	testl %eax, %eax
 	RESTORE_GPRS
 	jnz 1f
 	ret
 1:	/* stepping goes on in the caller */
 	STEP_ON
+	ret
+	.cfi_adjust_cfa_offset 72
+3:	/* the code cache goes on in the caller: return into it, which pops R1 */
+	RESUME_CACHE 72
+	RESTORE_GPRS
 	ret
 	.cfi_endproc
 	.size xp_thunk_exit, .-xp_thunk_exit
@@ -159,17 +175,20 @@ xp_thunk_exit_callers:
 	call xp_eval_exit_callers
 	leaq 8(%rsp), %rsp
 	.cfi_adjust_cfa_offset -8
+	cmpl $3, %eax
+	je 3f
 	testl %eax, %eax
-	POP(%rbx)
-	POP(%rbp)
-	POP(%r12)
-	POP(%r13)
-	POP(%r14)
-	POP(%r15)
+	POP_CALLEE
 	RESTORE_GPRS
 	jnz 1f
 	ret
 1:	STEP_ON
+	ret
+	.cfi_adjust_cfa_offset 120
+3:	/* the code cache goes on in the caller: return into it, which pops R1 */
+	RESUME_CACHE 120
+	POP_CALLEE
+	RESTORE_GPRS
 	ret
 	.cfi_endproc
 	.size xp_thunk_exit_callers, .-xp_thunk_exit_callers
