@@ -46,7 +46,7 @@ static void cancel_busy(struct xp_thread *t, int by)
 		t->busy += (uint32_t)by;
 }
 
-/* libc's pthread_setcanceltype, found at start-up: the evaluation path calls it. */
+/* libc's pthread_setcanceltype, found at start-up: the evaluation path and the holds call it. */
 static const char *const cancel_names[] = {"pthread_setcanceltype"};
 static void *cancel_cache[1];
 static const struct interpose_table cancel_reals = {cancel_names, cancel_cache, 1};
