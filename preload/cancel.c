@@ -46,36 +46,7 @@ static void cancel_busy(struct xp_thread *t, int by)
 		t->busy += (uint32_t)by;
 }
 
-void cancel_hold(struct cancel_hold *h, struct xp_thread *t)
-{
-	uint64_t bit = CANCEL_BIT, old = 0;
-
-	h->t = t;
-	h->err = errno;
-	/* under a seccomp filter, no system call: the state alone holds it */
-	if (!xp.sandboxed)
-		arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&bit, (long)&old, sizeof(bit));
-	h->blocked = xp.sandboxed || (old & bit);
-	cancel_busy(t, 1);
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &h->state);
-	cancel_busy(t, -1);
-}
-
-void cancel_release(const struct cancel_hold *h)
-{
-	uint64_t bit = CANCEL_BIT;
-	int err = h->err;
-
-	/* the state first: a SIGCANCEL that was held then finds it as it was */
-	cancel_busy(h->t, 1);
-	pthread_setcancelstate(h->state, NULL);
-	cancel_busy(h->t, -1);
-	if (!h->blocked)
-		arch_syscall4(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&bit, 0, sizeof(bit));
-	errno = err;
-}
-
-/* libc's pthread_setcanceltype, found at start-up: the evaluation path calls it. */
+/* libc's pthread_setcanceltype, found at start-up: the evaluation path and the holds call it. */
 static const char *const cancel_names[] = {"pthread_setcanceltype"};
 static void *cancel_cache[1];
 static const struct interpose_table cancel_reals = {cancel_names, cancel_cache, 1};
@@ -85,11 +56,6 @@ typedef int (*setcanceltype_fn)(int type, int *old);
 static setcanceltype_fn cancel_real_settype(void)
 {
 	return (setcanceltype_fn)interpose_real(&cancel_reals, 0);
-}
-
-void cancel_resolve(void)
-{
-	interpose_resolve(&cancel_reals);
 }
 
 void cancel_defer(struct xp_thread *t, int *type)
@@ -104,6 +70,54 @@ void cancel_undefer(struct xp_thread *t, int type)
 	cancel_busy(t, 1);
 	cancel_real_settype()(type, NULL);
 	cancel_busy(t, -1);
+}
+
+/*
+ * The type goes to deferred too, and comes back last through libc's
+ * pthread_setcanceltype: a cancellation that arrived meanwhile then acts
+ * there, which makes PTHREAD_CANCELED the thread's result.  glibc's
+ * pthread_setcancelstate, re-enabling a thread in asynchronous
+ * cancellation, ends it without setting its result (the joiner would read
+ * NULL, or what the descriptor held before); with the type deferred while
+ * the state comes back, it never acts there.
+ */
+void cancel_hold(struct cancel_hold *h, struct xp_thread *t)
+{
+	uint64_t bit = CANCEL_BIT, old = 0;
+
+	h->t = t;
+	h->err = errno;
+	/* under a seccomp filter, no system call: the state alone holds it */
+	if (!xp.sandboxed)
+		arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&bit, (long)&old, sizeof(bit));
+	h->blocked = xp.sandboxed || (old & bit);
+	cancel_busy(t, 1);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &h->state);
+	cancel_busy(t, -1);
+	cancel_defer(t, &h->type);
+}
+
+void cancel_release(const struct cancel_hold *h)
+{
+	uint64_t bit = CANCEL_BIT;
+	int err = h->err;
+
+	/* the state first: a SIGCANCEL that was held then finds it as it was,
+	 * the type deferred (it marks the thread cancelled, acts no further) */
+	cancel_busy(h->t, 1);
+	pthread_setcancelstate(h->state, NULL);
+	cancel_busy(h->t, -1);
+	if (!h->blocked)
+		arch_syscall4(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&bit, 0, sizeof(bit));
+	errno = err;
+	/* last: a cancellation pending acts here, with errno as the program left it */
+	if (h->type != PTHREAD_CANCEL_DEFERRED)
+		cancel_undefer(h->t, h->type);
+}
+
+void cancel_resolve(void)
+{
+	interpose_resolve(&cancel_reals);
 }
 
 /*

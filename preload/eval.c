@@ -249,6 +249,16 @@ static int eval_enter_push(struct xp_thread *t, uint32_t idx, uint64_t ret, uint
 	return 0;
 }
 
+/* The worker of thread @t, at its first call, then the push (eval_enter_push). */
+static int eval_enter_take(struct xp_thread *t, uint32_t idx, uint64_t ret, uint64_t slot)
+{
+	int r;
+
+	if (__builtin_expect(!t->worker, 0) && (r = eval_take_worker(t)))
+		return r;
+	return eval_enter_push(t, idx, ret, slot);
+}
+
 /* Every case of the entry path: the first call of a thread, windows, ... */
 static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_t ret,
 							   uint64_t slot)
@@ -267,18 +277,17 @@ static __attribute__((noinline, cold)) int eval_enter_slow(uint32_t idx, uint64_
 	 */
 	if (t->busy)
 		return 1;
-	if (__builtin_expect(!t->worker, 0) && (r = eval_take_worker(t)))
-		return r;
 	if (__builtin_expect(!t->cancel_async, 1))
-		return eval_enter_push(t, idx, ret, slot);
+		return eval_enter_take(t, idx, ret, slot);
 	/*
-	 * A thread in asynchronous cancellation: deferred while its activation
-	 * is pushed, so that a cancellation acts before the push or after it,
-	 * never inside (cancel.c); the counter read again after, so that the
-	 * switch back is not the function's.
+	 * A thread in asynchronous cancellation: deferred while it takes its
+	 * worker and its activation is pushed, so that a cancellation acts
+	 * before or after, never inside (cancel.c), and here, on the program's
+	 * stack, not as the worker's hold ends on the shim's; the counter read
+	 * again after, so that the switch back is not the function's.
 	 */
 	cancel_defer(t, &type);
-	r = eval_enter_push(t, idx, ret, slot);
+	r = eval_enter_take(t, idx, ret, slot);
 	cancel_undefer(t, type);
 	if (!r && t->depth && t->stack[t->depth - 1].slot == slot)
 		t->stack[t->depth - 1].start = counter_read_ordered(t);

@@ -1086,7 +1086,10 @@ Test(safety, a_cancellation_inside_a_hooked_function_unwinds_through_it)
  * activation, which may have been pushed before the function's own first
  * instruction counted it.  The worker the cancelled threads used is then
  * used again by a thread whose 1000 calls are all evaluations, none taken
- * for recursive.  Before: SIGSEGV (ns, steps).
+ * for recursive.  Before: SIGSEGV (ns, steps); then, under load, now and
+ * then a thread whose join read NULL, not PTHREAD_CANCELED (status 7): a
+ * cancellation that arrived while its first call took a worker acted as
+ * the hold's pthread_setcancelstate ended, which leaves the result unset.
  */
 Test(safety, asynchronous_cancellation_anywhere_in_a_hooked_call)
 {

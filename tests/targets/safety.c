@@ -401,13 +401,19 @@ static void *cancel_sleep_thread(void *arg)
 	return (void *)sum;
 }
 
+/*
+ * Asynchronous from after the barrier on: a cancellation inside
+ * pthread_barrier_wait (no function of libc's but three may be cancelled
+ * asynchronously) could end the thread before it leaves the barrier, and
+ * pthread_barrier_destroy would wait for it for ever.
+ */
 static void *cancel_async_thread(void *arg)
 {
 	long sum = 0;
 
 	(void)arg;
-	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
 	pthread_barrier_wait(&cancel_ready);
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
 	for (;;)
 		sum += xs_work(sum);
 	return (void *)sum;
