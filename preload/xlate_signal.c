@@ -78,9 +78,22 @@ static void xs_prog_get(int sig, struct sigaction *a)
 	*a = xs_prog[sig][__atomic_load_n(&xs_cur[sig], __ATOMIC_ACQUIRE)];
 }
 
+static void xs_on_signal(int sig, siginfo_t *si, void *uc);
+
+/*
+ * Record @a as the program's action for @sig.  The kernel's action is
+ * already our wrapper where an earlier attachment installed it (the shim
+ * stays loaded after a detach, and its wrappers with it): that is never
+ * the program's, whose action recorded then stands, or the wrapper would
+ * call itself for ever.
+ */
 static void xs_prog_set(int sig, const struct sigaction *a)
 {
 	int next = 1 - __atomic_load_n(&xs_cur[sig], __ATOMIC_RELAXED);
+
+	if ((a->sa_flags & SA_SIGINFO) && a->sa_sigaction == xs_on_signal &&
+	    __atomic_load_n(&xs_known[sig], __ATOMIC_ACQUIRE))
+		return;
 
 	xs_prog[sig][next] = *a;
 	__atomic_store_n(&xs_cur[sig], next, __ATOMIC_RELEASE);
@@ -98,8 +111,6 @@ static bool xs_ours(int sig)
 	return sig > 0 && sig < XS_NSIG && sig != SIGKILL && sig != SIGSTOP && sig != 32 &&
 	       sig != 33;
 }
-
-static void xs_on_signal(int sig, siginfo_t *si, void *uc);
 
 /* The kernel's action for the program's @a: ours, with its mask and flags. */
 static int xs_install(int sig, const struct sigaction *a)
