@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dump.h"
+#include "store/dump.h"
 
 /* Nothing of the shim's is for the program to see or interpose. */
 #pragma GCC visibility push(hidden)

@@ -30,7 +30,7 @@ int cmd_run(int argc, char **argv);		/* cmd_run.c, run_opts.c */
 int cmd_report(int argc, char **argv);		/* cmd_report.c */
 int cmd_dump(int argc, char **argv);		/* cmd_dump.c */
 int cmd_diff(int argc, char **argv);		/* cmd_diff.c */
-int cmd_top(int argc, char **argv);		/* cmd_top.c, top_frame.c */
+int cmd_top(int argc, char **argv);		/* cmd_top.c, top_screen.c */
 int cmd_doubling(int argc, char **argv);	/* cmd_doubling.c, doubling_opts.c */
 int cmd_symbols(int argc, char **argv);		/* cmd_symbols.c */
 int cmd_attach(int argc, char **argv);		/* cmd_attach.c */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * top: extprof top DIR, a live table of a running program's dumps (the
- * frames, top_frame.c; the loop, the terminal and the options, cmd_top.c).
+ * frames, top_screen.c; the loop, the terminal and the options, cmd_top.c).
  */
 #ifndef XP_TOP_H
 #define XP_TOP_H

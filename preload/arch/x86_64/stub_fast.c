@@ -16,7 +16,7 @@
  */
 #include <stddef.h>
 
-#include "../../arch.h"
+#include "arch/arch.h"
 #include "../../shim.h"
 #include "stub_fast.h"
 #include "stub_layout.h"
