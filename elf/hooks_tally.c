@@ -142,7 +142,7 @@ void hooks_tally_ifunc(struct hooks_tally *t, const char *symbol, const char *im
 		snprintf(t->ifunc_list + used, sizeof(t->ifunc_list) - used, ", ...");
 }
 
-/* Whether some were refused for the limit of declarations (shim.h, XP_MAX_DECLS). */
+/* Whether some were refused for the limit of declarations (XP_MAX_DECLS, core/state.h). */
 static bool hooks_limited(const struct hooks_tally *t)
 {
 	for (unsigned i = 0; i < t->ngroups; i++)

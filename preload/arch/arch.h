@@ -228,5 +228,19 @@ long arch_cfi_ra_unless(uint64_t r2, uint8_t *ops, size_t cap);
 /* Learn what xp_call_preserving() must save of the CPU's extended state. */
 void arch_probe_cpu(void);
 
+/* The shim's own, as everything of the shim's: hidden. */
+#pragma GCC visibility push(hidden)
+
+/* R2 of the stubs' fast path from their head (stub_fast.c), 0: none. */
+extern int64_t xp_stub_fast_ret;
+
+/*
+ * Call @fn(@arg) with the extended state saved, on @stack (its top)
+ * unless NULL: a slow path (worker_call_own).
+ */
+void xp_call_preserving(void (*fn)(void *), void *arg, void *stack);
+
+#pragma GCC visibility pop
+
 #endif /* __ASSEMBLER__ */
 #endif

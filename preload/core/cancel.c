@@ -26,7 +26,7 @@
 #include "arch/arch.h"
 #include "core/cancel.h"
 #include "core/interpose.h"
-#include "shim.h"
+#include "core/state.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
 

@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 
 #include "arch/arch.h"
-#include "shim.h"
+#include "core/state.h"
 
 struct xp_state xp;
 __thread struct xp_thread xp_self __attribute__((tls_model("initial-exec")));

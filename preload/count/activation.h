@@ -3,7 +3,7 @@
 #ifndef EXTPROF_PRELOAD_ACTIVATION_H
 #define EXTPROF_PRELOAD_ACTIVATION_H
 
-#include "shim.h"
+#include "core/state.h"
 
 /*
  * How activation_abandon() treats an activation; ACTIVATION_GONE for one

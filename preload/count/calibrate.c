@@ -31,7 +31,10 @@
 #include "arch/arch.h"
 #include "count/counter_read.h"
 #include "core/log.h"
-#include "shim.h"
+#include "core/state.h"
+#include "count/calibrate.h"
+#include "count/counter.h"
+#include "store/worker.h"
 
 enum { CAL_EMPTY, CAL_OUTER, CAL_OUTER_PLAIN, CAL_N };
 

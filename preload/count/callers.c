@@ -19,7 +19,9 @@
 
 #include "arch/arch.h"
 #include "functab.h"
-#include "shim.h"
+#include "core/state.h"
+#include "count/callers.h"
+#include "host/unwind.h"
 
 uint32_t callers_walk(const uint64_t *regs, uint64_t ret, uint64_t slot, uint64_t *pcs,
 		      uint32_t depth)

@@ -23,7 +23,8 @@
 #include "count/counter_read.h"
 #include "elfsyms.h"
 #include "core/log.h"
-#include "shim.h"
+#include "core/state.h"
+#include "count/counter.h"
 #include "steps/step.h"
 #include "core/sys.h"
 

@@ -36,7 +36,7 @@
 #include <time.h>
 
 #include "arch/arch.h"
-#include "shim.h"
+#include "core/state.h"
 
 /* CLOCK_MONOTONIC in nanoseconds, through the vDSO (the "ns" counter). */
 static inline uint64_t counter_read_ns(void)

@@ -23,7 +23,10 @@
 #include "count/counter_read.h"
 #include "count/floor.h"
 #include "core/log.h"
-#include "shim.h"
+#include "core/state.h"
+#include "count/callers.h"
+#include "count/eval.h"
+#include "store/worker.h"
 #include "steps/step.h"
 
 struct eval_slow {

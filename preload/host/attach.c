@@ -43,7 +43,13 @@
 #include "elfsyms.h"
 #include "extprof/attach.h"
 #include "core/log.h"
-#include "shim.h"
+#include "core/state.h"
+#include "count/counter.h"
+#include "count/eval.h"
+#include "host/init.h"
+#include "host/unwind.h"
+#include "store/process.h"
+#include "store/worker.h"
 
 #define ATTACH_RANGES	 EXTPROF_ATTACH_RANGES_MAX
 #define ATTACH_REDIRECTS EXTPROF_ATTACH_REDIRECTS_MAX

@@ -32,7 +32,8 @@
 
 #include "arch/arch.h"
 #include "core/interpose.h"
-#include "shim.h"
+#include "core/state.h"
+#include "store/worker.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
 

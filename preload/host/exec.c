@@ -22,7 +22,10 @@
 #include "count/activation.h"
 #include "core/cancel.h"
 #include "core/interpose.h"
-#include "shim.h"
+#include "core/state.h"
+#include "host/exec.h"
+#include "store/process.h"
+#include "store/worker.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
 

@@ -16,7 +16,9 @@
 #include "count/activation.h"
 #include "arch/arch.h"
 #include "core/interpose.h"
-#include "shim.h"
+#include "core/state.h"
+#include "host/longjmp.h"
+#include "store/worker.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
 

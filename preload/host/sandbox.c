@@ -40,7 +40,10 @@
 #include "core/cancel.h"
 #include "core/interpose.h"
 #include "core/log.h"
-#include "shim.h"
+#include "core/state.h"
+#include "host/sandbox.h"
+#include "host/unwind_stub.h"
+#include "store/worker.h"
 #include "steps/step.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))

@@ -25,7 +25,8 @@
 #include "count/activation.h"
 #include "arch/arch.h"
 #include "core/interpose.h"
-#include "shim.h"
+#include "core/state.h"
+#include "host/unwind.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
 

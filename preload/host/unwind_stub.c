@@ -42,7 +42,10 @@
 #include "ehframe.h"
 #include "core/interpose.h"
 #include "core/log.h"
-#include "shim.h"
+#include "core/state.h"
+#include "host/unwind.h"
+#include "host/unwind_stub.h"
+#include "resolve/dlopen.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
 

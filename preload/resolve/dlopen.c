@@ -12,7 +12,10 @@
 #include "core/cancel.h"
 #include "resolve/hooks.h"
 #include "core/interpose.h"
-#include "shim.h"
+#include "core/state.h"
+#include "host/init.h"
+#include "host/unwind_stub.h"
+#include "resolve/dlopen.h"
 #include "steps/step.h"
 
 typedef void *(*dlopen_fn)(const char *file, int mode);

@@ -31,7 +31,9 @@
 #include "resolve/hooks_hint.h"
 #include "hooks_tally.h"
 #include "core/log.h"
-#include "shim.h"
+#include "core/state.h"
+#include "host/unwind_stub.h"
+#include "store/worker.h"
 
 #ifndef STT_GNU_IFUNC
 #define STT_GNU_IFUNC 10

@@ -41,7 +41,9 @@
 #include <ucontext.h>
 
 #include "arch/arch.h"
-#include "shim.h"
+#include "core/state.h"
+#include "count/eval.h"
+#include "store/worker.h"
 #include "steps/step.h"
 
 struct step_config step_cfg = {STEP_FIRST_DEFAULT, STEP_EVERY_DEFAULT, STEP_LIMIT_DEFAULT,

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "shim.h"
+#include "core/state.h"
 
 #pragma GCC visibility push(hidden)
 

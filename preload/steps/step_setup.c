@@ -17,7 +17,7 @@
 #include "arch/arch.h"
 #include "store/dump.h"
 #include "core/log.h"
-#include "shim.h"
+#include "core/state.h"
 #include "steps/step.h"
 
 uint64_t step_text_lo, step_text_hi;

@@ -19,7 +19,7 @@
 
 #include "arch/arch.h"
 #include "core/interpose.h"
-#include "shim.h"
+#include "core/state.h"
 #include "steps/step.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))

@@ -48,7 +48,7 @@ struct dump_decl_info {
  */
 #define DUMP_ROWS0_LOG 3u
 #define DUMP_ROWS0     (1u << DUMP_ROWS0_LOG)
-#define DUMP_CHUNKS    16 /* 524,280 rows: more than XP_MAX_DECLS's (shim.h) */
+#define DUMP_CHUNKS    16 /* 524,280 rows: more than XP_MAX_DECLS's (core/state.h) */
 
 struct dump_chunk {
 	char *base;    /* its reservation, which stands for the file from foff */

@@ -43,7 +43,8 @@
 #include "core/interpose.h"
 #include "core/log.h"
 #include "store/mpi.h"
-#include "shim.h"
+#include "core/state.h"
+#include "host/init.h"
 
 #define XP_EXPORT	    __attribute__((visibility("default")))
 #define MPI_TIMEOUT_DEFAULT 60

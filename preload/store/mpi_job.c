@@ -26,7 +26,8 @@
 
 #include "core/log.h"
 #include "store/mpi.h"
-#include "shim.h"
+#include "core/state.h"
+#include "store/process.h"
 
 #define MPI_ALIGN(n) (((n) + 7) & ~(size_t)7)
 

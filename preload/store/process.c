@@ -19,7 +19,8 @@
 #include <unistd.h>
 
 #include "elfsyms.h"
-#include "shim.h"
+#include "core/state.h"
+#include "store/process.h"
 
 int64_t process_now_ns(void)
 {

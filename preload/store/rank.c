@@ -11,7 +11,8 @@
 #include <stdlib.h>
 
 #include "core/log.h"
-#include "shim.h"
+#include "core/state.h"
+#include "store/rank.h"
 
 struct rank_source {
 	const char *rank;

@@ -19,7 +19,12 @@
 #include "count/counter_read.h"
 #include "core/log.h"
 #include "core/maps.h"
-#include "shim.h"
+#include "core/state.h"
+#include "count/callers.h"
+#include "count/counter.h"
+#include "count/eval.h"
+#include "store/process.h"
+#include "store/worker.h"
 #include "steps/step.h"
 
 #define WORKER_STACK_FRAMES (1u << 16)

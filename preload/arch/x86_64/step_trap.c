@@ -43,7 +43,7 @@
 #include <Zydis/Zydis.h>
 
 #include "arch/arch.h"
-#include "../../shim.h"
+#include "core/state.h"
 #include "steps/step.h"
 #include "stub_layout.h"
 
