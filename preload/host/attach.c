@@ -67,7 +67,6 @@ _Static_assert(ATTACH_PATCHES + ATTACH_REDIRECTS == EXTPROF_ATTACH_PATCHES_MAX,
 	       "the tracer's limit (extprof/attach.h) is the shim's");
 static struct extprof_attach_patch *attach_patches;
 static struct extprof_attach_range attach_ranges[ATTACH_RANGES];
-static bool attach_prep;
 
 /* The unwinder's entries sent to unwind.c's wrappers: planned once, for good. */
 static struct extprof_attach_patch attach_redirects[ATTACH_REDIRECTS];
@@ -119,11 +118,6 @@ bool attach_preloaded(void)
 void attach_mark_preloaded(void)
 {
 	extprof_attach.state = EXTPROF_ATTACH_PRELOADED;
-}
-
-bool attach_preparing(void)
-{
-	return attach_prep;
 }
 
 /* Entries listed as they are written: a short patch is two writes, the padding first. */
@@ -379,9 +373,7 @@ __attribute__((visibility("default"))) int extprof_attach_begin(void)
 	}
 	attach_reset();
 	log_set_sink(attach_log_sink);
-	attach_prep = true;
-	r = init_start(attach_var);
-	attach_prep = false;
+	r = init_start(attach_var, attach_keep_patch);
 	if (!r && (b->flags & EXTPROF_ATTACH_F_FOLLOW_FORKS))
 		r = attach_map_children();
 	if (r) {

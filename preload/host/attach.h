@@ -20,12 +20,9 @@ bool attach_preloaded(void);
 /* Say so in the block, for a tracer that looks: this process counts already. */
 void attach_mark_preloaded(void);
 
-/* Whether an attachment is being prepared: entries are listed, not written. */
-bool attach_preparing(void);
-
 /*
- * List @hook (declaration @idx) for the tracer to write.  0, or -errno with
- * the reason in @why.
+ * List @hook (declaration @idx) for the tracer to write (a hooks_keep_fn, which
+ * attaching hands to init_start).  0, or -errno with the reason in @why.
  */
 int attach_keep_patch(const struct arch_hook *hook, uint32_t idx, char *why, size_t whylen);
 

@@ -25,7 +25,6 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
-#include "host/attach.h"
 #include "core/cancel.h"
 #include "resolve/hooks.h"
 #include "core/log.h"
@@ -381,8 +380,11 @@ static void init_choose_dir(void)
 	xp.dir_ok = true;
 }
 
-/* Step 5: patch, seal, and be ready.  Returns whether anything was hooked. */
-static bool init_install_hooks(void)
+/*
+ * Step 5: patch (each patch written here or, unless NULL, handed to @keep),
+ * seal, and be ready.  Returns whether anything was hooked.
+ */
+static bool init_install_hooks(hooks_keep_fn keep)
 {
 	int hooked;
 
@@ -392,7 +394,7 @@ static bool init_install_hooks(void)
 	cancel_resolve();
 	unwind_stub_resolve();
 	sandbox_resolve();
-	hooked = hooks_install(&init_spec, init_window);
+	hooked = hooks_install(&init_spec, init_window, keep);
 	/* nothing hooked and nothing that a dlopen could bring: stay out */
 	if (hooked <= 0 && !xp.meta.late_decls)
 		return false;
@@ -412,11 +414,11 @@ static bool init_install_hooks(void)
 /*
  * The start-up steps for "extprof attach", with the settings @var gives
  * (by their EXTPROF_* names, from the attachment's block), then with the
- * entries left for the tracer to write (attach.c).  Calibrated every time:
+ * entries handed to @keep, for the tracer to write.  Calibrated every time:
  * an attachment may count with another counter than the one before.
  * Returns 0 when something was hooked, else -errno (said).
  */
-int init_start(init_var_fn var)
+int init_start(init_var_fn var, hooks_keep_fn keep)
 {
 	int err = 0;
 
@@ -441,29 +443,25 @@ int init_start(init_var_fn var)
 		return err;
 	}
 	xp.meta.counter_flags = xp.counter.flags;
-	return init_install_hooks() ? 0 : -ENOENT;
+	return init_install_hooks(keep) ? 0 : -ENOENT;
 }
 
-__attribute__((constructor)) static void init_shim(void)
+bool init_preloaded(void)
 {
 	enum hooks_found found;
 	bool hooked = false;
 
-	/* dlopen'ed into a running process: "extprof attach" says what to do */
-	if (!attach_preloaded())
-		return;
 	if (init_secure_mode())
-		return;
+		return false;
 	/* a descendant that hooks nothing says nothing: its lines wait */
 	log_hold(init_is_first);
 	if (!init_read_config() && (found = init_wanted()) != HOOKS_NONE) {
 		init_choose_counter();
 		if (found == HOOKS_LATER || !init_calibrate())
-			hooked = init_install_hooks();
+			hooked = init_install_hooks(NULL);
 	}
 	log_release(hooked || !init_is_descendant());
-	if (xp.enabled)
-		attach_mark_preloaded();
+	return xp.enabled;
 }
 
 /*

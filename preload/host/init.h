@@ -8,13 +8,22 @@
 #include <stdint.h>
 
 #include "core/state.h"
+#include "resolve/hooks.h"
 
 #pragma GCC visibility push(hidden)
 
 /* Reads a setting by its EXTPROF_* name: the environment, or an attachment's block. */
 typedef const char *(*init_var_fn)(const char *name);
-/* Every start-up step, the settings read through @var: 0 when something was hooked. */
-int init_start(init_var_fn var);
+/*
+ * Every start-up step, the settings read through @var, each patch handed to
+ * @keep (NULL: written here): 0 when something was hooked.
+ */
+int init_start(init_var_fn var, hooks_keep_fn keep);
+/*
+ * Every start-up step in a process the shim was preloaded into, the settings
+ * read from the environment: whether something is counted.
+ */
+bool init_preloaded(void);
 /* The hook's calibration, once: 0, or its error again. */
 int init_calibrate(void);
 /*

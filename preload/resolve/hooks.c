@@ -22,13 +22,13 @@
 #include <string.h>
 
 #include "arch/arch.h"
-#include "host/attach.h"
 #include "elfsyms.h"
 #include "functab.h"
 #include "hookable.h"
 #include "resolve/hooks.h"
 #include "hooks_entry.h"
 #include "resolve/hooks_hint.h"
+#include "resolve/hooks_table.h"
 #include "hooks_tally.h"
 #include "core/log.h"
 #include "core/state.h"
@@ -43,7 +43,6 @@
 #define HOOKS_OFFSET_SCAN 4096 /* bytes scanned after a forced 0xOFFSET without an FDE */
 
 static struct elf_object hooks_objs[ELFOBJ_MAX];
-static struct hooks_table hooks_tabs[ELFOBJ_MAX];
 static int hooks_nobjs;
 
 struct hooks_match {
@@ -54,6 +53,7 @@ struct hooks_match {
 	bool window;
 	bool late;
 	unsigned found;
+	hooks_keep_fn keep; /* NULL: patches written here */
 };
 
 /*
@@ -163,27 +163,19 @@ static int hooks_hash_room(uint32_t n)
 	return 0;
 }
 
-/* The loaded code of the function at @start of object @arg, when it is code. */
-static const uint8_t *hooks_code_at(uint64_t start, uint64_t size, void *arg)
-{
-	const struct elf_object *o = arg;
-
-	return elfobj_in_text(o, o->base + start, size) ? (const uint8_t *)(o->base + start) : NULL;
-}
-
 /*
- * Write @h's entry now, or, for "extprof attach", list it for the tracer to
- * write.  The code segments of @o are opened for writing at its first
+ * Write @h's entry now, or hand it to @keep (extprof attach's tracer writes
+ * it).  The code segments of @o are opened for writing at its first
  * function, and closed once the entries are all resolved (hooks_install,
  * hooks_rescan): two mprotect calls a segment, not two a function.
  */
 static int hooks_commit(const struct arch_hook *h, const struct elf_object *o, uint32_t idx,
-			char *why, size_t whylen)
+			hooks_keep_fn keep, char *why, size_t whylen)
 {
 	int err;
 
-	if (attach_preparing()) {
-		err = attach_keep_patch(h, idx, why, whylen);
+	if (keep) {
+		err = keep(h, idx, why, whylen);
 	} else {
 		for (int i = 0; i < o->nsegs; i++)
 			arch_code_open(o->segs[i][0], o->segs[i][1]);
@@ -280,66 +272,12 @@ static void hooks_add(struct hooks_match *m, const char *symbol, struct hookable
 		hooks_hash_put(hooks_by_key, hooks_hash_key(kind, symbol, m->o->name), idx);
 	if (m->window)
 		xp.window_decl = idx;
-	if (hooks_commit(&h, m->o, idx, why, sizeof(why))) {
+	if (hooks_commit(&h, m->o, idx, m->keep, why, sizeof(why))) {
 		/* listed, never called */
 		hooks_tally_refuse(t, symbol, why);
 		return;
 	}
 	t->hooked++;
-}
-
-/* An IFUNC's choice on this CPU: its resolver called as the loader calls it. */
-static bool hooks_resolve_ifunc(uint64_t value, uint64_t *impl, void *arg)
-{
-	const struct elf_object *o = arg;
-	uint64_t (*resolver)(void) = (uint64_t(*)(void))(o->base + value);
-
-	*impl = resolver() - o->base;
-	return true;
-}
-
-struct hooks_table *hooks_table_of(int i)
-{
-	struct hooks_table *tab = &hooks_tabs[i];
-
-	if (!tab->read) {
-		struct hookable_obj *j = &tab->judge;
-
-		tab->read = true;
-		tab->err = functab_read(&tab->tab, hooks_objs[i].path);
-		/* a limit on memory, not a lack of functions: said, or the hints would mislead */
-		if (tab->err == -ENOMEM) {
-			char why[160];
-
-			log_once(LOG_ONCE_TABLES,
-				 "cannot read the functions of %s: %s; none of them is hooked",
-				 hooks_objs[i].name, log_strerror_limit(ENOMEM, why, sizeof(why)));
-		}
-		if (tab->err)
-			return NULL;
-		j->t = &tab->tab;
-		j->name = hooks_objs[i].name;
-		j->shim = hooks_objs[i].is_shim;
-		j->counter = xp.counter.kind;
-		j->base = hooks_objs[i].base;
-		j->code = hooks_code_at;
-		j->resolve = hooks_resolve_ifunc;
-		j->arg = &hooks_objs[i];
-		hookable_obj_rules(j);
-		/* without it (no memory), entries look at every symbol */
-		hooks_names_make(&tab->names, &tab->tab);
-	}
-	return tab->err ? NULL : tab;
-}
-
-static void hooks_tables_free(void)
-{
-	for (int i = 0; i < ELFOBJ_MAX; i++) {
-		hooks_names_free(&hooks_tabs[i].names);
-		if (hooks_tabs[i].read)
-			functab_free(&hooks_tabs[i].tab);
-		memset(&hooks_tabs[i], 0, sizeof(hooks_tabs[i]));
-	}
 }
 
 /* One function of the table that answers to the entry (@arg: the match). */
@@ -479,7 +417,7 @@ static void hooks_match_object(struct hooks_match *m, int i)
 {
 	struct functab *t;
 
-	m->tab = hooks_table_of(i);
+	m->tab = hooks_table_of(i, &hooks_objs[i]);
 	if (!m->tab)
 		return;
 	t = &m->tab->tab;
@@ -497,7 +435,7 @@ static void hooks_match_object(struct hooks_match *m, int i)
  * names it with @OBJECT, docs/usage.md).
  */
 static void hooks_resolve(const struct spec_entry *e, struct hooks_tally *tally, bool window,
-			  bool late)
+			  bool late, hooks_keep_fn keep)
 {
 	struct hooks_want w;
 	bool any_object = false;
@@ -515,7 +453,7 @@ static void hooks_resolve(const struct spec_entry *e, struct hooks_tally *tally,
 		return;
 	}
 	for (int i = 0; i < hooks_nobjs; i++) {
-		struct hooks_match m = {&w, &hooks_objs[i], NULL, tally, window, late, 0};
+		struct hooks_match m = {&w, &hooks_objs[i], NULL, tally, window, late, 0, keep};
 
 		if (!hooks_object_matches(&w, &hooks_objs[i]))
 			continue;
@@ -576,7 +514,7 @@ static enum hooks_found hooks_entry_any(const struct spec_entry *e)
 		any_object = true;
 		if (w.offset)
 			return HOOKS_NOW;
-		tab = hooks_table_of(i);
+		tab = hooks_table_of(i, &hooks_objs[i]);
 		if (tab && hooks_want_each(&w, &tab->tab, &tab->names, hooks_found_one, NULL))
 			return HOOKS_NOW;
 	}
@@ -638,10 +576,10 @@ enum hooks_found hooks_any(const struct spec_list *list, const char *window)
 }
 
 /*
- * Hook every function the entries name, and the window function.  Returns
- * the number hooked.
+ * Hook every function the entries name, and the window function, each patch
+ * written here or handed to @keep.  Returns the number hooked.
  */
-int hooks_install(const struct spec_list *list, const char *window)
+int hooks_install(const struct spec_list *list, const char *window, hooks_keep_fn keep)
 {
 	struct hooks_tally tally;
 	bool named_objects = false;
@@ -652,13 +590,13 @@ int hooks_install(const struct spec_list *list, const char *window)
 	xp.window_decl = UINT32_MAX;
 	if (window && *window) {
 		hooks_window_entry(&hooks_window, window);
-		hooks_resolve(&hooks_window, &tally, true, false);
+		hooks_resolve(&hooks_window, &tally, true, false, keep);
 		if (xp.window_decl == UINT32_MAX)
 			log_msg("EXTPROF_WINDOW=%s: not hooked; the window is the whole run",
 				window);
 	}
 	for (int i = 0; i < list->n; i++) {
-		hooks_resolve(&list->entries[i], &tally, false, false);
+		hooks_resolve(&list->entries[i], &tally, false, false, keep);
 		named_objects |= list->entries[i].object[0] != '\0';
 	}
 	arch_code_close_all();
@@ -692,9 +630,9 @@ void hooks_rescan(void)
 		}
 	}
 	if (hooks_window.pattern[0] && xp.window_decl == UINT32_MAX)
-		hooks_resolve(&hooks_window, &tally, true, true);
+		hooks_resolve(&hooks_window, &tally, true, true, NULL);
 	for (int i = 0; hooks_list && i < hooks_list->n; i++)
-		hooks_resolve(&hooks_list->entries[i], &tally, false, true);
+		hooks_resolve(&hooks_list->entries[i], &tally, false, true, NULL);
 	arch_code_close_all();
 	hooks_remember_objects();
 	hooks_tables_free();

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "resolve/hooks_hint.h"
+#include "resolve/hooks_table.h"
 #include "core/log.h"
 
 #define HINT_NEAREST 3
@@ -89,7 +90,7 @@ static const char *hint_other_object(const struct hooks_want *w, const struct el
 
 		if (w->object[0] && !fnmatch(w->object, objs[i].name, 0))
 			continue;
-		tab = hooks_table_of(i);
+		tab = hooks_table_of(i, &objs[i]);
 		for (size_t k = 0; tab && k < tab->tab.nsyms; k++) {
 			if (hooks_want_matches(&any, &tab->tab.syms[k])) {
 				*found = tab;
@@ -148,7 +149,7 @@ void hooks_hint_no_match(const struct hooks_want *w, const struct elf_object *ob
 		if (used >= sizeof(where))
 			used = sizeof(where) - 1;
 		searched++;
-		tab = hooks_table_of(i);
+		tab = hooks_table_of(i, &objs[i]);
 		if (!tab)
 			continue;
 		/* the name is there, under versions the entry did not ask for */

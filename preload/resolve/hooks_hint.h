@@ -11,21 +11,7 @@
 #define EXTPROF_PRELOAD_HOOKS_HINT_H
 
 #include "elfsyms.h"
-#include "functab.h"
-#include "hookable.h"
 #include "hooks_entry.h"
-
-/* A loaded object's functions, read at the first entry that needs them. */
-struct hooks_table {
-	struct functab tab;
-	bool read;
-	int err;
-	struct hookable_obj judge; /* the object as the verdict sees it (hookable.h) */
-	struct hooks_names names;  /* how entries look names up in it */
-};
-
-/* The table of loaded object @i (hooks.c), or NULL when it cannot be read. */
-struct hooks_table *hooks_table_of(int i);
 
 /* Say that @w matches nothing in the @n objects @objs (those it searched). */
 void hooks_hint_no_match(const struct hooks_want *w, const struct elf_object *objs, int n);
