@@ -23,7 +23,13 @@
 #include <stdint.h>
 
 #include "functab.h"
-#include "resolve/spec.h"
+
+/* One hook entry, KIND:PATTERN[@OBJECT], as the shim's spec.c reads it. */
+struct spec_entry {
+	char kind[32];
+	char pattern[256]; /* a symbol, a glob, or 0xOFFSET */
+	char object[256];  /* "" for the default search */
+};
 
 struct hooks_want {
 	const char *kind;

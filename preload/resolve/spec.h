@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include "hooks_entry.h"
+
 /*
  * Entries a process takes (a list of names beyond that is better said by a
  * glob), and the bytes of EXTPROF_SPEC read: both held in memory allocated
@@ -12,12 +14,6 @@
  */
 #define SPEC_MAX_ENTRIES 65536
 #define SPEC_FILE_MAX	 (16u << 20)
-
-struct spec_entry {
-	char kind[32];
-	char pattern[256]; /* a symbol, a glob, or 0xOFFSET */
-	char object[256];  /* "" for the default search */
-};
 
 struct spec_list {
 	int n;
