@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * top_frame: one frame of extprof top.  The report's rows, in the report's
- * order, through the report's own table:
+ * top_screen: one screen (a frame) of extprof top.  The report's rows, in
+ * the report's order, through the report's own table:
  *
  *   extprof top: extprof.data, 1 process running (pid 4242), 4 workers  12:00:01
  *   counter var:checker_work (units), deterministic; run total 1,234,567 units
@@ -172,8 +172,8 @@ static void top_forget(struct xp_top *t, bool all, double now)
 	t->seen_at = all ? 0 : now;
 }
 
-int xp_top_frame(struct xp_top *t, const struct xp_report *r, const struct xp_top_state *st,
-		 FILE *out, bool colour)
+int xp_top_screen(struct xp_top *t, const struct xp_report *r, const struct xp_top_state *st,
+		  FILE *out, bool colour)
 {
 	static const bool right[] = {false, false, true, true, true, true, true, true, false};
 	const char *bold = colour ? "\033[1m" : "", *flag = colour ? "\033[33m" : "",
