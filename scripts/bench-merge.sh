@@ -34,7 +34,7 @@ bench_tmp extprof-bench-merge
 
 gen=$tmp/merge_gen
 ${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -I"$EXTPROF_ROOT/include" -I"$EXTPROF_ROOT/preload" \
-	-o "$gen" "$EXTPROF_ROOT/scripts/bench/merge_gen.c" "$EXTPROF_ROOT/preload/dump.c"
+	-o "$gen" "$EXTPROF_ROOT/scripts/bench/merge_gen.c" "$EXTPROF_ROOT/preload/store/dump.c"
 # microseconds from bash's own clock: no external timer needed
 now_us() {
 	local t=$EPOCHREALTIME

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "model/load.h"
+#include "export/export.h"
 #include "report/report.h"
 #include "util/err.h"
 
@@ -30,7 +31,7 @@ int cmd_run(int argc, char **argv);		/* cmd_run.c, run_opts.c */
 int cmd_report(int argc, char **argv);		/* cmd_report.c */
 int cmd_dump(int argc, char **argv);		/* cmd_dump.c */
 int cmd_diff(int argc, char **argv);		/* cmd_diff.c */
-int cmd_top(int argc, char **argv);		/* cmd_top.c, top_frame.c */
+int cmd_top(int argc, char **argv);		/* cmd_top.c, top_screen.c */
 int cmd_doubling(int argc, char **argv);	/* cmd_doubling.c, doubling_opts.c */
 int cmd_symbols(int argc, char **argv);		/* cmd_symbols.c */
 int cmd_attach(int argc, char **argv);		/* cmd_attach.c */
@@ -125,39 +126,17 @@ int xp_opt_u64(const char *opt, const char *arg, uint64_t min, uint64_t max, con
 int xp_opt_unsigned(const char *opt, const char *arg, unsigned min, unsigned max, const char *what,
 		    unsigned *out, struct xp_err *e);
 
-/* How a command prints what it made (a report, a comparison) onto @out: 0 or -errno. */
-typedef int (*xp_print_fn)(const void *what, FILE *out);
-
-/*
- * Print @what with @print into -o's @path, written whole or not at all,
- * or onto @dflt when @path is NULL.  0, or -errno with @e set.
- */
-int xp_write_output(const char *path, FILE *dflt, xp_print_fn print, const void *what,
-		    struct xp_err *e);
-
 /* Handle one of the shared report options: 1 handled, 0 not ours, <0 error. */
 int xp_report_getopt(int opt, const char *arg, struct xp_report_opts *o, struct xp_err *e);
 
-/* Print @r onto @out in the format its options name (colour only for a terminal). */
-int xp_report_print(const struct xp_report *r, FILE *out);
 /* Print @d onto @out in the format its options name (colour only for a terminal). */
 int xp_diff_print(const struct xp_diff *d, FILE *out);
 
 /*
- * A report of what @l will load, made a process at a time as each one's
- * dumps are read (xp_report_begin, and @l streaming into it).
- */
-void xp_report_stream(struct xp_report *r, struct xp_load *l, const struct xp_report_opts *o);
-/* The last of @l's processes into @r, and @r made: 0, or -errno with @e set (@r freed). */
-int xp_report_stream_end(struct xp_report *r, struct xp_load *l, struct xp_err *e);
-/*
  * Finish @r, which @l streamed into, and print it onto @dflt, or into
- * --output's file (run's report goes to stderr): an exit status.
+ * --output's file (run's report goes to stderr): an exit status (report_emit.c).
  */
 int xp_report_emit_to(struct xp_report *r, struct xp_load *l, FILE *dflt);
-/* Print @r onto @dflt, or into o->output once whole (util/out.h): 0 or -errno with @e set. */
-int xp_report_write(const struct xp_report *r, const struct xp_report_opts *o, FILE *dflt,
-		    struct xp_err *e);
 
 /*
  * Load the dumps @names of directory @dir and print their report onto

@@ -332,7 +332,7 @@ static int top_step(struct xp_top *t, struct top_term *tt, struct xp_report *r, 
 	mem = open_memstream(&frame, &len);
 	if (!mem)
 		return xp_err_set(e, -ENOMEM, "out of memory");
-	err = xp_top_frame(t, got ? r : NULL, &st, mem, xp_out_colour(stdout));
+	err = xp_top_screen(t, got ? r : NULL, &st, mem, xp_out_colour(stdout));
 	if (fclose(mem) && !err)
 		err = -ENOMEM;
 	if (!err) {

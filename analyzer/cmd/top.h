@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * top: extprof top DIR, a live table of a running program's dumps (the
- * frames, top_frame.c; the loop, the terminal and the options, cmd_top.c).
+ * frames, top_screen.c; the loop, the terminal and the options, cmd_top.c).
  */
 #ifndef XP_TOP_H
 #define XP_TOP_H
@@ -50,13 +50,13 @@ struct xp_top_state {
 };
 
 /*
- * One frame into @out: the heading, the state, and the table of @r (NULL
+ * One screen (a frame) into @out: the heading, the state, and the table of @r (NULL
  * when waiting), with evaluations per second over the time between the
  * last two changes of each count the frames saw (at the first, over the
  * run so far).  Updates @t->seen.  0 or -ENOMEM.
  */
-int xp_top_frame(struct xp_top *t, const struct xp_report *r, const struct xp_top_state *st,
-		 FILE *out, bool colour);
+int xp_top_screen(struct xp_top *t, const struct xp_report *r, const struct xp_top_state *st,
+		  FILE *out, bool colour);
 /* Free what the frames of @t kept (the last figures seen). */
 void xp_top_free(struct xp_top *t);
 

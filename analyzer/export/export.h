@@ -106,4 +106,10 @@ int xp_report_folded(const struct xp_report *r, FILE *out);
 /* One self-contained HTML page (report_html.c): the table and a flame graph. */
 int xp_report_html(const struct xp_report *r, FILE *out);
 
+/* Print @r onto @out in the format its options name (colour only for a terminal). */
+int xp_report_print(const struct xp_report *r, FILE *out);
+/* Print @r onto @dflt, or into o->output once whole (util/out.h): 0 or -errno with @e set. */
+int xp_report_write(const struct xp_report *r, const struct xp_report_opts *o, FILE *dflt,
+		    struct xp_err *e);
+
 #endif

@@ -19,6 +19,8 @@
 #include "model/finalize.h"
 #include "model/proc.h"
 
+struct xp_load;
+
 enum xp_format {
 	XP_FORMAT_TEXT,
 	XP_FORMAT_JSON,
@@ -333,6 +335,13 @@ int xp_report_add(struct xp_report *r, const struct xp_proc *p, struct xp_err *e
 int xp_report_end(struct xp_report *r, size_t skipped, struct xp_err *e);
 /* Free what xp_report_build or xp_report_repeat made. */
 void xp_report_free(struct xp_report *r);
+/*
+ * A report of what @l will load, made a process at a time as each one's
+ * dumps are read (xp_report_begin, and @l streaming into it).
+ */
+void xp_report_stream(struct xp_report *r, struct xp_load *l, const struct xp_report_opts *o);
+/* The last of @l's processes into @r, and @r made: 0, or -errno with @e set (@r freed). */
+int xp_report_stream_end(struct xp_report *r, struct xp_load *l, struct xp_err *e);
 
 /*
  * The reports of @k runs of one program made into one (report_repeat.c):

@@ -16,6 +16,7 @@
 
 #include "util/num.h"
 #include "util/vec.h"
+#include "model/load.h"
 #include "report/report.h"
 
 void xp_report_begin(struct xp_report *r, const struct xp_report_opts *o)
@@ -129,4 +130,27 @@ int xp_report_build(struct xp_report *r, const struct xp_procset *s, const struc
 		return err;
 	}
 	return xp_report_end(r, skipped, e);
+}
+
+/* One process of the load into report @arg. */
+static int report_sink(void *arg, const struct xp_proc *p, struct xp_err *e)
+{
+	return xp_report_add(arg, p, e);
+}
+
+void xp_report_stream(struct xp_report *r, struct xp_load *l, const struct xp_report_opts *o)
+{
+	xp_report_begin(r, o);
+	xp_load_stream(l, report_sink, r);
+}
+
+int xp_report_stream_end(struct xp_report *r, struct xp_load *l, struct xp_err *e)
+{
+	int err = xp_load_finish(l, e);
+
+	if (err) {
+		xp_report_free(r);
+		return err;
+	}
+	return xp_report_end(r, l->skipped, e);
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * symbols_elf: list an ELF file's functions with the shim's own reader
- * (preload/functab.c) and ask the shim's own verdict (hookable_target and
- * hookable_plan of preload/hookable.c, with the port's planner, linked
+ * (elf/functab.c) and ask the shim's own verdict (hookable_target and
+ * hookable_plan of elf/hookable.c, with the port's planner, linked
  * from preload/) about each entry, dry, so that `extprof symbols` and the
  * shim never disagree.  With a glob, the run of one entry is played as
- * preload/hooks.c plays it, and summed up with its words (hooks_tally.c).
+ * preload/resolve/hooks.c plays it, and summed up with its words (hooks_tally.c).
  *
  * The planner takes the function's address for the branch targets it
  * computes; the file's st_value serves, since only differences matter.  In

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * symbols_elf: the functions of an ELF file as the shim sees them
- * (preload/functab.c: .dynsym with versions, .symtab or the debug file's,
+ * (elf/functab.c: .dynsym with versions, .symtab or the debug file's,
  * .eh_frame for the unnamed), each with the shim's own verdict on its entry
- * (preload/hookable.c, which asks the port's planner): can it be patched,
+ * (elf/hookable.c, which asks the port's planner): can it be patched,
  * and if not, why.
  */
 #ifndef XP_SYMBOLS_ELF_H

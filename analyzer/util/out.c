@@ -168,3 +168,22 @@ int xp_out_file_check(const char *path, const char *what, struct xp_err *e)
 	free(dir);
 	return err;
 }
+
+int xp_write_output(const char *path, FILE *dflt, xp_print_fn print, const void *what,
+		    struct xp_err *e)
+{
+	struct xp_out_file f;
+	int err;
+
+	if (!path) {
+		err = print(what, dflt);
+		return err ? xp_err_set(e, err, "writing the report: %s", strerror(-err)) : 0;
+	}
+	err = xp_out_file_open(&f, path, e);
+	if (err)
+		return err;
+	err = print(what, f.f);
+	if (err)
+		xp_err_set(e, err, "writing %s: %s", path, strerror(-err));
+	return xp_out_file_close(&f, err, e);
+}

@@ -43,4 +43,14 @@ int xp_out_file_close(struct xp_out_file *o, int err, struct xp_err *e);
 /* Whether @path could be written (before a run whose report goes there): 0 or -errno, @e set. */
 int xp_out_file_check(const char *path, const char *what, struct xp_err *e);
 
+/* How a command prints what it made (a report, a comparison) onto @out: 0 or -errno. */
+typedef int (*xp_print_fn)(const void *what, FILE *out);
+
+/*
+ * Print @what with @print into -o's @path, written whole or not at all,
+ * or onto @dflt when @path is NULL.  0, or -errno with @e set.
+ */
+int xp_write_output(const char *path, FILE *dflt, xp_print_fn print, const void *what,
+		    struct xp_err *e);
+
 #endif

@@ -93,7 +93,7 @@ enum extprof_section_type {
 
 /*
  * Fields of the header that the shim also gathers once at start-up, for
- * every dump of the process (preload/dump.h): each group is written once,
+ * every dump of the process (preload/store/dump.h): each group is written once,
  * here, named field by field and as a whole (as the kernel's struct_group),
  * so that one assignment copies it.
  */

@@ -14,7 +14,7 @@
  *                     was before the reads were ordered); and bench_empty()
  *                     (hooked, under the shim)
  *
- * The ordered reads are the shim's (preload/counter_read.h): lfence; rdtsc
+ * The ordered reads are the shim's (preload/count/counter_read.h): lfence; rdtsc
  * before the call and lfence after it; lfence before the second rdtsc.
  *
  * Run "plain" and "pair" under the shim with bench_empty hooked to time the

@@ -2,7 +2,7 @@
 /*
  * merge_gen: the dumps of scripts/bench-merge.sh.  DUMPS compact, complete
  * dumps of DECLS declarations each, written by the shim's own writer
- * (preload/dump.c), WORKERS dumps per process; every declaration has a
+ * (preload/store/dump.c), WORKERS dumps per process; every declaration has a
  * histogram of about 20 buckets (tsc-like deltas from a few hundred ticks
  * to a few hundred thousand), so the merge has real work to do.  The first
  * TEMPLATES processes are written so (each row of a live dump is 30 KB to
@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dump.h"
+#include "store/dump.h"
 
 static const char *const kinds[] = {"invariant", "guard", "transition", "function"};
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The .eh_frame reader (preload/ehframe.c) under libFuzzer: any bytes, as
+ * The .eh_frame reader (elf/ehframe.c) under libFuzzer: any bytes, as
  * a section loaded anywhere.  Built with -Dfuzz=true (scripts/fuzz.sh);
  * tests/unit/test_ehframe.c replays truncations and mutations of real
  * sections in the ordinary suite.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The pclntab header reader (preload/gocode.c) under libFuzzer: any bytes,
+ * The pclntab header reader (elf/gocode.c) under libFuzzer: any bytes,
  * as the start of a Go object's .gopclntab.  Built with -Dfuzz=true
  * (scripts/fuzz.sh); tests/unit/test_ehframe.c replays every format, its
  * truncations and mutations in the ordinary suite.

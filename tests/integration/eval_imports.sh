@@ -2,7 +2,7 @@
 # What the evaluation path calls outside the shim must be on hookable.c's
 # list of functions the shim calls while counting (HOOKABLE_COUNTING): a
 # hooked one would be evaluated inside its own evaluation, without end.
-#   eval_imports.sh libxp_eval.a libextprof.so preload/hookable.c
+#   eval_imports.sh libxp_eval.a libextprof.so elf/hookable.c
 set -euo pipefail
 eval_lib=$1 shim=$2 list=$3
 defined=$(nm --defined-only "$shim" | awk '{print $3}' | sort -u)

@@ -25,7 +25,7 @@ struct exit_mode {
 static const struct exit_mode modes[] = {
 	{"return", 0, true, true},
 	{"exit", 3, true, true},
-	/* the shim sees _exit (preload/exec.c): its live dumps are whole, marked EXIT_NOW */
+	/* the shim sees _exit (preload/host/exec.c): its live dumps are whole, marked EXIT_NOW */
 	{"_exit", 4, true, true},
 	{"abort", 128 + SIGABRT, false, false},
 	{"kill", 128 + SIGKILL, false, false},

@@ -771,7 +771,7 @@ NESTED_TEST(measure_ns, "ns")
  * Nothing lost: the target calls leaf(1) N times, says "calls N", then
  * waits to be killed, segfaults, or calls _exit(3).  Whatever was counted
  * is in the dumps: exactly N evaluations, marked incomplete; but for _exit,
- * which the shim sees (preload/exec.c): whole, and complete.
+ * which the shim sees (preload/host/exec.c): whole, and complete.
  */
 #define LOST_N 5000
 

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dump.h"
+#include "store/dump.h"
 
 #define MAX_HOOKS 16
 

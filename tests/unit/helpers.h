@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * helpers: real dump files made with the shim's own writer (preload/dump.c),
+ * helpers: real dump files made with the shim's own writer (preload/store/dump.c),
  * files read and written whole, and the built extprof binary run with its
  * output captured.
  */
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dump.h" /* preload/dump.h: the writer */
+#include "store/dump.h" /* preload/store/dump.h: the writer */
 
 /* A process's metadata: counter "var:steps" unless @counter says otherwise. */
 void xt_meta(struct dump_meta *m, const char *counter, uint64_t calibration, uint64_t pid,

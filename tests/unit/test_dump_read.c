@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Round trips: dumps written by the shim's writer (preload/dump.c), live and
+ * Round trips: dumps written by the shim's writer (preload/store/dump.c), live and
  * compact, read back by the analyzer with every field intact.
  */
 #include <criterion/criterion.h>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * preload/ehframe.c, the .eh_frame reader the shim and `extprof symbols`
+ * elf/ehframe.c, the .eh_frame reader the shim and `extprof symbols`
  * share: on real objects (this test program, libc) every FDE matches what
  * the symbols say of the functions both know; on every truncation and on
  * thousands of mutations of real bytes it never reads outside them (the
  * unit tests run under ASan and UBSan too) and never loops.  And
- * preload/gocode.c's pclntab reader, on every format and on bad bytes.
+ * elf/gocode.c's pclntab reader, on every format and on bad bytes.
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -134,7 +134,7 @@ Test(ehframe, truncated_and_mutated, .timeout = 60)
 }
 
 /*
- * preload/gocode.c's pclntab header reader, in each format the Go linker
+ * elf/gocode.c's pclntab header reader, in each format the Go linker
  * has written (1.2, 1.16, 1.18, 1.20): the text its function table spans;
  * on every truncation and on mutations, -1 or a range, never a read past
  * the bytes (ASan).

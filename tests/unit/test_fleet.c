@@ -6,7 +6,7 @@
  * dumps are far apart refused), quoted globs, and the file of an MPI job
  * (read a dump at a time; each defect one line).  Dumps are made with the
  * shim's own writer (helpers.c); job files are laid out here, as
- * preload/mpi_job.c lays them out, from real dumps.
+ * preload/store/mpi_job.c lays them out, from real dumps.
  */
 #include <criterion/criterion.h>
 #include <errno.h>

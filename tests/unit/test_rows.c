@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Histogram rows (dump format 2): the shim's writer (preload/dump.c) gives
+ * Histogram rows (dump format 2): the shim's writer (preload/store/dump.c) gives
  * a declaration its row at its first evaluation and grows the file under
  * the rows; the file holds space for the rows taken, not for every
  * declaration.  Where the file cannot grow (RLIMIT_FSIZE, the file removed

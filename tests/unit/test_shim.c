@@ -18,12 +18,12 @@
 
 #include <criterion/criterion.h>
 
-#include "arch.h"
-#include "floor.h"
+#include "arch/arch.h"
+#include "count/floor.h"
 #include "hookable.h"
 #include "hooks_entry.h"
-#include "log.h"
-#include "spec.h"
+#include "core/log.h"
+#include "resolve/spec.h"
 
 /* ---- the entry parser ----------------------------------------------------- */
 

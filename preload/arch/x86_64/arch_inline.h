@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * arch_inline: the x86-64 part of the architecture boundary that the
- * evaluation path inlines (included by preload/arch.h, found on the include
+ * evaluation path inlines (included by preload/arch/arch.h, found on the include
  * path that preload/meson.build sets for this folder).
  *
  * The reads around a function are ordered with the instructions around

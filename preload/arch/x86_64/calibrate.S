@@ -19,7 +19,7 @@
  * through them, as it walks through a program's functions for
  * EXTPROF_CALLERS.
  */
-#include "../../arch.h"
+#include "arch/arch.h"
 
 	.text
 

@@ -7,7 +7,7 @@
 #include <libunwind.h>
 #include <stdint.h>
 
-#include "../../arch.h"
+#include "arch/arch.h"
 
 /* regs as xp_thunk_exit_callers pushed them (thunk.S) */
 enum { CR_RBX, CR_RBP, CR_R12, CR_R13, CR_R14, CR_R15 };

@@ -3,7 +3,7 @@
 #include <cpuid.h>
 #include <stdint.h>
 
-#include "../../arch.h"
+#include "arch/arch.h"
 
 /* Read by xp_call_preserving (thunk.S); 0 means fxsave. */
 uint64_t xp_xsave_size __attribute__((visibility("hidden")));

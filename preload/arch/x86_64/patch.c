@@ -35,8 +35,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../arch.h"
-#include "../../log.h"
+#include "arch/arch.h"
+#include "core/log.h"
 #include "extprof/attach.h"
 #include "insn.h"
 #include "stub_fast.h"

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * step: the x86-64 side of the steps counter that the evaluation path uses
- * (preload/step.c): the trap flag of the thread and of a signal's saved
+ * (preload/steps/step.c): the trap flag of the thread and of a signal's saved
  * context, and what a stub says of the function's own instructions before
  * it (system calls without errno: syscall.c).  What a trap retired is in
- * step_trap.c.  A stepped evaluation, as preload/step.c draws it, here:
+ * step_trap.c.  A stepped evaluation, as preload/steps/step.c draws it, here:
  *
  *   caller: call F
  *   F:      endbr64                          not stepped: counted at entry
@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <ucontext.h>
 
-#include "../../arch.h"
+#include "arch/arch.h"
 #include "stub_layout.h"
 
 #define TF 0x100ull

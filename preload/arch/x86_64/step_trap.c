@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * step_trap: what a single-step trap retired, on x86-64 (the steps counter,
- * preload/step.c; its SIGTRAP handler, preload/step_signal.c).  EFLAGS.TF
+ * preload/steps/step.c; its SIGTRAP handler, preload/steps/step_signal.c).  EFLAGS.TF
  * makes the CPU trap after every instruction it retires; each trap reports
  * the address of the *next* instruction, so the handler counts the one
  * before it, the previous trap's pc, when it is the program's:
@@ -42,9 +42,9 @@
 
 #include <Zydis/Zydis.h>
 
-#include "../../arch.h"
-#include "../../shim.h"
-#include "../../step.h"
+#include "arch/arch.h"
+#include "core/state.h"
+#include "steps/step.h"
 #include "stub_layout.h"
 
 #define TF 0x100ull

@@ -35,7 +35,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../../arch.h"
+#include "arch/arch.h"
 #include "insn.h"
 #include "stub_layout.h"
 

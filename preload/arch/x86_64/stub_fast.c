@@ -16,8 +16,9 @@
  */
 #include <stddef.h>
 
-#include "../../arch.h"
-#include "../../shim.h"
+#include "arch/arch.h"
+#include "core/state.h"
+#include "count/eval.h"
 #include "stub_fast.h"
 #include "stub_layout.h"
 #include "stub_offsets.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The field offsets stub_fast.S reads and writes, by hand: an assembler
- * file cannot include shim.h.  stub_fast.c checks every one of them
+ * file cannot include core/state.h.  stub_fast.c checks every one of them
  * against the C structures at compile time, so a change to a structure
  * breaks the build rather than the profiled program.
  */

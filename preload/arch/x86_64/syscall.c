@@ -2,9 +2,9 @@
 /*
  * syscall: system calls made with the instruction itself, which set no
  * errno and are no cancellation point, for the shim's work beside a signal
- * handler, a pending cancellation or a seccomp filter (preload/sys.h).
+ * handler, a pending cancellation or a seccomp filter (preload/core/sys.h).
  */
-#include "../../arch.h"
+#include "arch/arch.h"
 
 long arch_syscall6(long nr, long a, long b, long c, long d, long e, long f)
 {

@@ -22,7 +22,7 @@
  * between the two counter reads.
  *
  * Every call has its matching ret, so the CPU's return predictor and a
- * CET shadow stack stay in step.  With the steps counter (preload/step.c)
+ * CET shadow stack stay in step.  With the steps counter (preload/steps/step.c)
  * the C halves may ask for the trap flag to be set as the thunk leaves, so
  * that single-stepping goes on in F (enter) or in its caller (exit): set by
  * popf just before the thunk's ret, it traps after the ret, the first
@@ -44,7 +44,7 @@
 	.text
 
 /*
- * Return into the code cache (preload/xlate.h) instead of the stub: the
+ * Return into the code cache (preload/steps/xlate.h) instead of the stub: the
  * return address at \off(%rsp) replaced with xl_self.resume, before the
  * registers are restored (rax is free then).
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * xlate_block: translate one basic block of x86-64 code for the steps
- * counter's code cache (preload/xlate.h).  The block is decoded once, up to
+ * counter's code cache (preload/steps/xlate.h).  The block is decoded once, up to
  * its first control transfer (or 64 instructions), and copied with the
  * addition of its instruction count to the thread's count:
  *
@@ -54,9 +54,9 @@
 
 #include <Zydis/Zydis.h>
 
-#include "../../arch.h"
-#include "../../shim.h"
-#include "../../xlate.h"
+#include "arch/arch.h"
+#include "core/state.h"
+#include "steps/xlate.h"
 #include "stub_layout.h"
 #include "xlate_emit.h"
 #include "xlate_kind.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * xlate_ctx: the native state of a thread that a signal interrupted in
- * translated code (the code cache, preload/xlate_signal.c).  A handler must
+ * translated code (the code cache, preload/steps/xlate_signal.c).  A handler must
  * see the program's pc and registers in its ucontext, not the cache's; and
  * the count must then hold exactly the instructions retired before that pc,
  * so that the thread can go on at the native pc's translation, whatever the
@@ -31,8 +31,8 @@
 #include <string.h>
 #include <ucontext.h>
 
-#include "../../arch.h"
-#include "../../xlate.h"
+#include "arch/arch.h"
+#include "steps/xlate.h"
 #include "xlate_kind.h"
 #include "xlate_offsets.h"
 

@@ -5,7 +5,7 @@
  * with every register and the flags as the program left them.  They are
  * kept, the extended state too (xp_call_preserving: the translator calls
  * Zydis and libc, whose string functions use vector registers), and
- * xlate_dispatch (preload/xlate_dispatch.c) says where the thread goes on,
+ * xlate_dispatch (preload/steps/xlate_dispatch.c) says where the thread goes on,
  * in %fs:jmp.
  *
  *   dstack top   [return into the routine]

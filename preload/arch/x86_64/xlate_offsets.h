@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The field offsets of struct xl_thread (preload/xlate.h) that thunk.S
+ * The field offsets of struct xl_thread (preload/steps/xlate.h) that thunk.S
  * reads, by hand: an assembler file cannot include the C header.
  * xlate_ctx.c checks them against the structure at compile time.
  */

@@ -27,8 +27,8 @@
  */
 #include <stddef.h>
 
-#include "../../arch.h"
-#include "../../xlate.h"
+#include "arch/arch.h"
+#include "steps/xlate.h"
 #include "xlate_emit.h"
 #include "xlate_kind.h"
 

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sys: the system calls the shim makes for its own files, straight to the
+ * kernel through the architecture's arch_syscall (arch.h), not through
+ * libc.  libc's open, read, write and close are cancellation points: with
+ * a pthread_cancel pending, the shim's own open() would cancel the thread
+ * there, inside the shim, and the thread would unwind through the thunks.
+ * A raw call is no cancellation point, and leaves errno alone.  Each
+ * returns what the kernel does: the result, or -errno.
+ */
+#ifndef EXTPROF_PRELOAD_SYS_H
+#define EXTPROF_PRELOAD_SYS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <sys/syscall.h>
+
+#include "arch/arch.h"
+
+/* open(2) of @path relative to the current directory. */
+static inline int sys_open(const char *path, int flags, int mode)
+{
+	return (int)arch_syscall4(SYS_openat, AT_FDCWD, (long)path, flags, mode);
+}
+
+/* close(2). */
+static inline int sys_close(int fd)
+{
+	return (int)arch_syscall4(SYS_close, fd, 0, 0, 0);
+}
+
+/* read(2), retried when a signal interrupts it. */
+static inline long sys_read(int fd, void *buf, size_t len)
+{
+	long n;
+
+	do
+		n = arch_syscall4(SYS_read, fd, (long)buf, (long)len, 0);
+	while (n == -EINTR);
+	return n;
+}
+
+/* write(2), retried when a signal interrupts it. */
+static inline long sys_write(int fd, const void *buf, size_t len)
+{
+	long n;
+
+	do
+		n = arch_syscall4(SYS_write, fd, (long)buf, (long)len, 0);
+	while (n == -EINTR);
+	return n;
+}
+
+#endif

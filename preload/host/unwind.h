@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* unwind.c: exceptions and stack walks through hooked frames. */
+#ifndef EXTPROF_PRELOAD_HOST_UNWIND_H
+#define EXTPROF_PRELOAD_HOST_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/state.h"
+
+#pragma GCC visibility push(hidden)
+
+/* Put R1 back in every slot of this thread's activations, for an unwinder. */
+void unwind_restore_frames(void);
+/* Abandon the activations below @sp; give the others back their stub's return address. */
+void unwind_rehook_frames(uint64_t sp);
+/* The @i-th unwinder function the shim wraps: its name and wrapper; -1 past the last. */
+int unwind_wrapper(int i, const char **name, void **wrapper);
+/* Where the @i-th wrapper finds the real function (a trampoline, when attached). */
+void unwind_set_real(int i, void *fn);
+
+#pragma GCC visibility pop
+
+#endif
