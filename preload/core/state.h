@@ -139,6 +139,7 @@ struct xp_worker {
 	uint32_t index;
 	struct dump_map map; /* map.base NULL: no dump could be made */
 	struct xp_thread *owner;
+	int32_t owner_tid; /* the owner's kernel id, 0: unknown (under a seccomp filter) */
 };
 
 #define XP_WORKER_FREE	0u

@@ -13,8 +13,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "count/activation.h"
 #include "count/counter_read.h"
 #include "core/log.h"
@@ -480,6 +482,7 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 	}
 	counter_open_thread(t);
 	w->owner = t;
+	w->owner_tid = xp.sandboxed ? 0 : (int32_t)arch_syscall4(SYS_gettid, 0, 0, 0, 0);
 	w->map.hdr->threads++;
 	t->run_start = counter_read_of(t);
 	t->worker = w;
@@ -678,6 +681,19 @@ void worker_forget_self(void)
 }
 
 /*
+ * Whether the thread that owns @w has ended without giving it back: its
+ * state (in its TLS, or its stack) may be unmapped then, so it must not be
+ * read.  A thread gives its worker back as it ends (worker_release, from
+ * its thread key's destructor); this is the safety net for one that did
+ * not.  Unknown (0) under a seccomp filter, where no system call is made.
+ */
+static bool worker_owner_gone(const struct xp_worker *w)
+{
+	return w->owner_tid && arch_syscall4(SYS_tgkill, arch_syscall4(SYS_getpid, 0, 0, 0, 0),
+					     w->owner_tid, 0, 0) == -ESRCH;
+}
+
+/*
  * A clean exit: close the run of every worker (activations still open on
  * any thread are abandoned: they never returned) and rewrite each dump
  * compactly, marked complete.
@@ -714,6 +730,9 @@ void worker_finish_all(struct xp_thread *self)
 		if (t == self) {
 			worker_abandon_in_place(w, t);
 			worker_close_run(w, t);
+		} else if (t && worker_owner_gone(w)) {
+			/* its state went with its thread: nothing of it is read */
+			w->owner = NULL;
 		} else if (t) {
 			/* Another thread still running: count what it has open. */
 			for (uint32_t d = t->depth; d > 0; d--)
