@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sys: the system calls the shim makes for its own files, straight to the
- * kernel through the architecture's arch_syscall (arch.h), not through
+ * sys: the system calls the shim makes for its own files and memory,
+ * straight to the kernel through the architecture's arch_syscall (arch.h), not through
  * libc.  libc's open, read, write and close are cancellation points: with
  * a pthread_cancel pending, the shim's own open() would cancel the thread
  * there, inside the shim, and the thread would unwind through the thunks.
@@ -50,6 +50,19 @@ static inline long sys_write(int fd, const void *buf, size_t len)
 		n = arch_syscall4(SYS_write, fd, (long)buf, (long)len, 0);
 	while (n == -EINTR);
 	return n;
+}
+
+/* mprotect(2): the shim's own memory and the code it patches, not seen as
+ * the program's (steps/xlate_guard.c's wrapper is the program's). */
+static inline int sys_mprotect(void *addr, size_t len, int prot)
+{
+	return (int)arch_syscall4(SYS_mprotect, (long)addr, (long)len, prot, 0);
+}
+
+/* munmap(2) of the shim's own memory, as sys_mprotect. */
+static inline int sys_munmap(void *addr, size_t len)
+{
+	return (int)arch_syscall4(SYS_munmap, (long)addr, (long)len, 0, 0);
 }
 
 #endif

@@ -56,9 +56,9 @@ static int counter_perf_open(uint32_t kind, void **page)
 	/* user mode only: allowed at perf_event_paranoid 2, and what we mean */
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = (int)arch_syscall6(SYS_perf_event_open, (long)&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	p = mmap(NULL, (size_t)getpagesize(), PROT_READ, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		int err = -errno;
@@ -96,7 +96,7 @@ void counter_close_thread(struct xp_thread *t)
 {
 	if (!t->pmu_page || xp.sandboxed)
 		return;
-	munmap(t->pmu_page, (size_t)getpagesize());
+	sys_munmap(t->pmu_page, (size_t)getpagesize());
 	/* at the thread's exit: raw, no cancellation point there */
 	sys_close(t->pmu_fd);
 	t->pmu_page = NULL;
@@ -111,7 +111,7 @@ static int counter_probe_pmu(uint32_t kind, bool *user_read)
 	if (fd < 0)
 		return fd;
 	*user_read = ((struct perf_event_mmap_page *)page)->cap_user_rdpmc;
-	munmap(page, (size_t)getpagesize());
+	sys_munmap(page, (size_t)getpagesize());
 	close(fd);
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "count/activation.h"
 #include "core/cancel.h"
 #include "core/interpose.h"
@@ -127,7 +128,7 @@ EXEC_WRAP(fexecve, EX_FEXECVE, (int fd, char *const argv[], char *const envp[]),
 	{                                                                                          \
 		exec_mark_as(EXTPROF_DUMP_F_EXIT_NOW, true);                                       \
 		for (;;)                                                                           \
-			syscall(SYS_exit_group, status);                                           \
+			arch_syscall4(SYS_exit_group, status, 0, 0, 0);                            \
 	}
 
 EXIT_WRAP(_exit)

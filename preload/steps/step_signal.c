@@ -84,7 +84,7 @@ static void step_die_by_default(void)
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	step_real_sigaction()(SIGTRAP, &dfl, NULL);
-	syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), SIGTRAP);
+	arch_syscall4(SYS_tgkill, getpid(), arch_syscall4(SYS_gettid, 0, 0, 0, 0), SIGTRAP, 0);
 }
 
 /* A SIGTRAP that is not ours: what the program asked for it. */

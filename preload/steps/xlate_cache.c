@@ -38,6 +38,7 @@
 #include "arch/arch.h"
 #include "core/log.h"
 #include "core/state.h"
+#include "core/sys.h"
 #include "steps/xlate.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -99,7 +100,7 @@ static struct xl_arena *xc_arena_new(struct xl_cache *c, uint64_t pc)
 			if (q == MAP_FAILED)
 				continue;
 			if ((uint64_t)q != at[i]) {
-				munmap(q, size);
+				sys_munmap(q, size);
 				continue;
 			}
 			p = q;
@@ -149,14 +150,14 @@ static struct xl_cache *xc_new(uint64_t pc)
 	if (!c->hash || !c->table || !c->dstack || !xc_arena_for(c, pc)) {
 		/* not used again: the address space is given back */
 		if (c->hash)
-			munmap(c->hash, XL_HASH_SLOTS * sizeof(*c->hash));
+			sys_munmap(c->hash, XL_HASH_SLOTS * sizeof(*c->hash));
 		if (c->table)
-			munmap(c->table, sizeof(*c->table) << XL_TABLE_BITS);
+			sys_munmap(c->table, sizeof(*c->table) << XL_TABLE_BITS);
 		if (c->dstack)
-			munmap(c->dstack, XL_DSTACK_BYTES);
+			sys_munmap(c->dstack, XL_DSTACK_BYTES);
 		for (uint32_t i = 0; i < c->narenas; i++)
-			munmap(c->arena[i].base, c->arena[i].size);
-		munmap(c, sizeof(*c));
+			sys_munmap(c->arena[i].base, c->arena[i].size);
+		sys_munmap(c, sizeof(*c));
 		return NULL;
 	}
 	return c;

@@ -34,6 +34,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "core/sys.h"
 #include "store/dump.h"
 
 #define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
@@ -308,7 +309,7 @@ int dump_create(struct dump_map *m, const char *path, const struct dump_meta *me
 	if (mmap(base, l.first, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
 	    MAP_FAILED) {
 		err = -errno;
-		munmap(base, l.size);
+		sys_munmap(base, l.size);
 		goto err_unlink;
 	}
 	close(fd);
@@ -331,16 +332,16 @@ int dump_create_anonymous(struct dump_map *m, const struct dump_meta *meta,
 	size_t strings = dump_strings_size(decls, ndecls) + meta->late_decls * DUMP_LATE_STRING;
 	struct dump_layout l;
 	char *base;
+	int err;
 
 	memset(m, 0, sizeof(*m));
 	dump_plan_live(&l, ndecls + meta->late_decls, strings, meta->caller_slots);
 	base = dump_reserve_space(l.size);
 	if (!base)
 		return -errno;
-	if (mprotect(base, l.first, PROT_READ | PROT_WRITE) < 0) {
-		int err = -errno;
-
-		munmap(base, l.size);
+	err = sys_mprotect(base, l.first, PROT_READ | PROT_WRITE);
+	if (err < 0) {
+		sys_munmap(base, l.size);
 		return err;
 	}
 	dump_lay_out(m, base, &l, meta, decls, ndecls, worker, strings, 0);
@@ -402,8 +403,10 @@ static int dump_grow_file(struct dump_map *m, struct dump_chunk *c, size_t to)
  */
 static int dump_grow(struct dump_map *m, struct dump_chunk *c, size_t to)
 {
+	int err;
+
 	if (m->file_end && !m->grow_err) {
-		int err = dump_grow_file(m, c, to);
+		err = dump_grow_file(m, c, to);
 
 		if (!err) {
 			c->mapped = to;
@@ -417,8 +420,8 @@ static int dump_grow(struct dump_map *m, struct dump_chunk *c, size_t to)
 		if (c->size < to)
 			return err;
 	}
-	if (mprotect(c->base + c->mapped, to - c->mapped, PROT_READ | PROT_WRITE) < 0)
-		return -errno;
+	if ((err = sys_mprotect(c->base + c->mapped, to - c->mapped, PROT_READ | PROT_WRITE)) < 0)
+		return err;
 	c->mapped = to;
 	return 0;
 }
@@ -752,7 +755,7 @@ int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 		unlink(tmp);
 out:
 	if (nc.map_size)
-		munmap(nc.callers, nc.map_size);
+		sys_munmap(nc.callers, nc.map_size);
 	return err;
 }
 
@@ -773,11 +776,10 @@ int dump_enter_sandbox(struct dump_map *m)
 
 		if (k >= m->nchunks && (err = dump_add_chunk(m, k)))
 			break;
-		if (c->mapped < c->size && mprotect(c->base + c->mapped, c->size - c->mapped,
-						    PROT_READ | PROT_WRITE) < 0) {
-			err = -errno;
+		if (c->mapped < c->size &&
+		    (err = sys_mprotect(c->base + c->mapped, c->size - c->mapped,
+					PROT_READ | PROT_WRITE)) < 0)
 			break;
-		}
 		c->mapped = c->size;
 	}
 	if (err) {
@@ -800,7 +802,7 @@ int dump_enter_sandbox(struct dump_map *m)
 void dump_unmap(struct dump_map *m)
 {
 	for (uint32_t k = 0; m->base && k < m->nchunks; k++)
-		munmap(m->chunk[k].base, m->chunk[k].size);
+		sys_munmap(m->chunk[k].base, m->chunk[k].size);
 	m->base = NULL;
 	m->nchunks = 0;
 }

@@ -27,6 +27,7 @@
 #include "core/log.h"
 #include "store/mpi.h"
 #include "core/state.h"
+#include "core/sys.h"
 #include "store/process.h"
 
 #define MPI_ALIGN(n) (((n) + 7) & ~(size_t)7)
@@ -122,7 +123,7 @@ int mpi_part_make(void **out, size_t *size, uint32_t rank)
 	head->n = n;
 	head->bytes = bytes;
 	if (err || at != bytes) {
-		munmap(head, sizeof(*head) + n * sizeof(*sums) + bytes);
+		sys_munmap(head, sizeof(*head) + n * sizeof(*sums) + bytes);
 		return err ? err : -EAGAIN;
 	}
 	*out = head;
@@ -235,7 +236,7 @@ int mpi_job_write(const char *all, const int *counts, const int *displs, int nra
 		err = -errno;
 	if (err && fd >= 0)
 		unlink(tmp);
-	munmap(f, fsize);
+	sys_munmap(f, fsize);
 	return err;
 }
 

@@ -22,6 +22,7 @@
 #include "core/log.h"
 #include "core/maps.h"
 #include "core/state.h"
+#include "core/sys.h"
 #include "count/callers.h"
 #include "count/counter.h"
 #include "count/eval.h"
@@ -261,8 +262,8 @@ static void *worker_own_map(void)
 
 	if (p == MAP_FAILED)
 		return NULL;
-	mprotect(p, WORKER_OWN_GUARD, PROT_NONE);
-	mprotect(p + WORKER_OWN_GUARD + WORKER_OWN_ALT, WORKER_OWN_GUARD, PROT_NONE);
+	sys_mprotect(p, WORKER_OWN_GUARD, PROT_NONE);
+	sys_mprotect(p + WORKER_OWN_GUARD + WORKER_OWN_ALT, WORKER_OWN_GUARD, PROT_NONE);
 	return p;
 }
 
@@ -278,7 +279,7 @@ static void worker_own_put(void *p)
 {
 	/* a sandbox's extra one is left mapped: no system call there */
 	if (!worker_pool_put(worker_own_pool, WORKER_OWN_POOL, p) && !xp.sandboxed)
-		munmap(p, WORKER_OWN_SIZE);
+		sys_munmap(p, WORKER_OWN_SIZE);
 }
 
 /* The top of thread @t's slow-path stack, mapped now if need be; NULL without one. */
@@ -333,7 +334,7 @@ static int worker_room_for_info(uint32_t n)
 	if (p == MAP_FAILED)
 		return -errno;
 	if (worker_decl_info)
-		munmap(worker_decl_info, worker_decl_info_bytes);
+		sys_munmap(worker_decl_info, worker_decl_info_bytes);
 	worker_decl_info = p;
 	worker_decl_info_bytes = size;
 	return 0;
@@ -557,7 +558,7 @@ void worker_release(struct xp_thread *t)
 	if (t->stack) {
 		/* for the next thread under a seccomp filter; one grown is left */
 		if (!xp.sandboxed)
-			munmap(t->stack - 1, worker_stack_bytes(t->cap));
+			sys_munmap(t->stack - 1, worker_stack_bytes(t->cap));
 		else if (t->cap == WORKER_STACK_FRAMES)
 			worker_pool_put((void **)worker_stack_pool, WORKER_SPARE, t->stack - 1);
 		t->stack = NULL;
@@ -653,7 +654,7 @@ void worker_prepare_sandbox(struct xp_thread *self)
 		struct xp_frame *p = worker_stack_pool[i] ? NULL : worker_new_stack();
 
 		if (p && !worker_pool_put((void **)worker_stack_pool, WORKER_SPARE, p))
-			munmap(p, worker_stack_bytes(WORKER_STACK_FRAMES));
+			sys_munmap(p, worker_stack_bytes(WORKER_STACK_FRAMES));
 	}
 	if (self)
 		worker_own_stack(self);

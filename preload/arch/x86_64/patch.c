@@ -37,6 +37,7 @@
 
 #include "arch/arch.h"
 #include "core/log.h"
+#include "core/sys.h"
 #include "extprof/attach.h"
 #include "insn.h"
 #include "stub_fast.h"
@@ -87,7 +88,7 @@ static uint8_t *codemem_map_at(uint64_t addr)
 		return NULL;
 	if ((uint64_t)p != addr) {
 		/* an old kernel took it as a hint only */
-		munmap(p, CODEMEM_CHUNK);
+		sys_munmap(p, CODEMEM_CHUNK);
 		errno = EEXIST;
 		return NULL;
 	}
@@ -175,7 +176,7 @@ void arch_seal_code(void)
 {
 	for (int i = 0; i < codemem_n; i++) {
 		if (!codemem[i].sealed)
-			mprotect(codemem[i].base, CODEMEM_CHUNK, PROT_READ | PROT_EXEC);
+			sys_mprotect(codemem[i].base, CODEMEM_CHUNK, PROT_READ | PROT_EXEC);
 		codemem[i].sealed = true;
 	}
 }
@@ -318,6 +319,7 @@ static int code_nopen;
 int arch_code_open(uint64_t lo, uint64_t hi)
 {
 	uint64_t page = (uint64_t)getpagesize();
+	int err;
 
 	lo = (lo + page - 1) & ~(page - 1);
 	hi &= ~(page - 1);
@@ -329,8 +331,9 @@ int arch_code_open(uint64_t lo, uint64_t hi)
 	}
 	if (code_nopen == CODE_OPEN_MAX)
 		return -ENOSPC;
-	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
-		return -errno;
+	err = sys_mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC);
+	if (err < 0)
+		return err;
 	code_open[code_nopen].lo = lo;
 	code_open[code_nopen++].hi = hi;
 	return 0;
@@ -339,8 +342,8 @@ int arch_code_open(uint64_t lo, uint64_t hi)
 void arch_code_close_all(void)
 {
 	for (int i = 0; i < code_nopen; i++)
-		mprotect((void *)code_open[i].lo, code_open[i].hi - code_open[i].lo,
-			 PROT_READ | PROT_EXEC);
+		sys_mprotect((void *)code_open[i].lo, code_open[i].hi - code_open[i].lo,
+			     PROT_READ | PROT_EXEC);
 	code_nopen = 0;
 }
 
@@ -358,17 +361,17 @@ int arch_write_code(uint64_t at, const uint8_t *bytes, uint32_t len)
 {
 	uint64_t page = at & ~(uint64_t)(getpagesize() - 1);
 	size_t span = (size_t)(at + len - page);
+	int err;
 
 	if (code_is_open(at, len)) {
 		memcpy((void *)at, bytes, len);
 		return 0;
 	}
-	if (mprotect((void *)page, span, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
-		return -errno;
+	err = sys_mprotect((void *)page, span, PROT_READ | PROT_WRITE | PROT_EXEC);
+	if (err < 0)
+		return err;
 	memcpy((void *)at, bytes, len);
-	if (mprotect((void *)page, span, PROT_READ | PROT_EXEC) < 0)
-		return -errno;
-	return 0;
+	return sys_mprotect((void *)page, span, PROT_READ | PROT_EXEC);
 }
 
 /* At @at, over @length bytes: a jmp to @to, rel32, or rel8 when @short_jmp. */
