@@ -36,7 +36,7 @@
 #include "host/init.h"
 #include "host/longjmp.h"
 #include "host/sandbox.h"
-#include "host/unwind_stub.h"
+#include "resolve/unwind_stub.h"
 #include "store/process.h"
 #include "store/rank.h"
 #include "store/worker.h"

@@ -45,7 +45,7 @@
 #include "core/log.h"
 #include "core/state.h"
 #include "host/sandbox.h"
-#include "host/unwind_stub.h"
+#include "resolve/unwind_stub.h"
 #include "store/worker.h"
 #include "steps/step.h"
 

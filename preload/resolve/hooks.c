@@ -32,7 +32,7 @@
 #include "hooks_tally.h"
 #include "core/log.h"
 #include "core/state.h"
-#include "host/unwind_stub.h"
+#include "resolve/unwind_stub.h"
 #include "store/worker.h"
 
 #ifndef STT_GNU_IFUNC

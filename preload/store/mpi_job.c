@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * mpi_job: what the ranks of an MPI job send each other at MPI_Finalize
- * (mpi.c), and the one file rank 0 writes of it.  A rank sends its dumps,
+ * (host/mpi.c), and the one file rank 0 writes of it.  A rank sends its dumps,
  * finished as at exit (compact, complete), whole, with a summary of each:
  *
  *   a rank's part     struct mpi_part | struct extprof_dump_rank[n] | dump 0 | dump 1 ...
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
-#include "store/mpi.h"
+#include "store/mpi_job.h"
 #include "core/state.h"
 #include "core/sys.h"
 #include "store/process.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* unwind_stub.c: the stubs' unwind rows, for libgcc's unwinder. */
-#ifndef EXTPROF_PRELOAD_HOST_UNWIND_STUB_H
-#define EXTPROF_PRELOAD_HOST_UNWIND_STUB_H
+#ifndef EXTPROF_PRELOAD_RESOLVE_UNWIND_STUB_H
+#define EXTPROF_PRELOAD_RESOLVE_UNWIND_STUB_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -42,7 +42,7 @@
 
 #include "core/interpose.h"
 #include "core/log.h"
-#include "store/mpi.h"
+#include "store/mpi_job.h"
 #include "core/state.h"
 #include "host/init.h"
 

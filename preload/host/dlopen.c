@@ -14,8 +14,7 @@
 #include "core/interpose.h"
 #include "core/state.h"
 #include "host/init.h"
-#include "host/unwind_stub.h"
-#include "resolve/dlopen.h"
+#include "resolve/unwind_stub.h"
 #include "steps/step.h"
 
 typedef void *(*dlopen_fn)(const char *file, int mode);
@@ -24,7 +23,8 @@ static const char *const dlopen_names[] = {"dlopen"};
 static void *dlopen_cache[1];
 static const struct interpose_table dlopen_reals = {dlopen_names, dlopen_cache, 1};
 
-void *dlopen_real(const char *file, int mode)
+/* libc's dlopen itself, not the shim's wrapper. */
+static void *dlopen_real(const char *file, int mode)
 {
 	return ((dlopen_fn)interpose_real(&dlopen_reals, 0))(file, mode);
 }

@@ -44,8 +44,7 @@
 #include "core/log.h"
 #include "core/state.h"
 #include "host/unwind.h"
-#include "host/unwind_stub.h"
-#include "resolve/dlopen.h"
+#include "resolve/unwind_stub.h"
 #include "steps/xlate.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
@@ -323,6 +322,17 @@ void unwind_stub_add(const struct arch_hook *h)
 /* ---- registration ---------------------------------------------------------- */
 
 /*
+ * The real functions this file calls or wraps: libc's dlopen (not the
+ * shim's wrapper: an object the shim loads hooks nothing), pthread_cancel
+ * and pthread_exit (below).
+ */
+enum { UWS_DLOPEN, UWS_CANCEL, UWS_EXIT, UWS_N };
+static const char *const unwind_stub_names[UWS_N] = {"dlopen", "pthread_cancel", "pthread_exit"};
+static void *unwind_stub_cache[UWS_N];
+static const struct interpose_table unwind_stub_reals = {unwind_stub_names, unwind_stub_cache,
+							 UWS_N};
+
+/*
  * libgcc_s.so.1's functions, found once it is loaded (@load: loaded now,
  * with the real dlopen, as glibc loads it: none of its functions hooked).
  */
@@ -332,7 +342,8 @@ static bool unwind_libgcc(bool load)
 
 	if (__atomic_load_n(&unwind_register_frame, __ATOMIC_ACQUIRE))
 		return true;
-	h = dlopen_real("libgcc_s.so.1", RTLD_NOW | (load ? 0 : RTLD_NOLOAD));
+	h = ((void *(*)(const char *, int))interpose_real(&unwind_stub_reals, UWS_DLOPEN))(
+		"libgcc_s.so.1", RTLD_NOW | (load ? 0 : RTLD_NOLOAD));
 	if (!h)
 		return false;
 	/* the personality routine's first: it may run once a frame is registered */
@@ -370,12 +381,6 @@ void unwind_stub_publish(void)
  * registered.  A dlopen adding hooks meanwhile (it holds the declarations'
  * lock) registers its own at its end, libgcc_s being there.
  */
-enum { UWS_CANCEL, UWS_EXIT, UWS_N };
-static const char *const unwind_stub_names[UWS_N] = {"pthread_cancel", "pthread_exit"};
-static void *unwind_stub_cache[UWS_N];
-static const struct interpose_table unwind_stub_reals = {unwind_stub_names, unwind_stub_cache,
-							 UWS_N};
-
 void unwind_stub_resolve(void)
 {
 	interpose_resolve(&unwind_stub_reals);

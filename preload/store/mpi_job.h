@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mpi: an MPI job's dumps gathered into one file at MPI_Finalize (mpi.c:
- * the interposed MPI_Finalize and the collectives; mpi_job.c: what a rank
- * sends and the file rank 0 writes).
+ * mpi_job: an MPI job's dumps gathered into one file at MPI_Finalize: what
+ * a rank sends and the file rank 0 writes (host/mpi.c interposes
+ * MPI_Finalize and makes the collectives).
  */
-#ifndef EXTPROF_PRELOAD_MPI_H
-#define EXTPROF_PRELOAD_MPI_H
+#ifndef EXTPROF_PRELOAD_MPI_JOB_H
+#define EXTPROF_PRELOAD_MPI_JOB_H
 
 #include <stddef.h>
 #include <stdint.h>
