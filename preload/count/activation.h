@@ -30,4 +30,13 @@ enum activation_how {
  */
 void activation_abandon(struct xp_worker *worker, struct xp_frame *frame, unsigned how);
 
+/*
+ * Put R1, the real return address, back in every slot of this thread's
+ * activations, for an unwinder or a stack walk (host/unwind.c says why).
+ */
+void activation_restore_frames(void);
+
+/* Abandon the activations below @sp; give the others back their stub's return address. */
+void activation_rehook_frames(uint64_t sp);
+
 #endif

@@ -20,8 +20,8 @@
 #include "arch/arch.h"
 #include "functab.h"
 #include "core/state.h"
+#include "count/activation.h"
 #include "count/callers.h"
-#include "host/unwind.h"
 
 uint32_t callers_walk(const uint64_t *regs, uint64_t ret, uint64_t slot, uint64_t *pcs,
 		      uint32_t depth)
@@ -30,7 +30,7 @@ uint32_t callers_walk(const uint64_t *regs, uint64_t ret, uint64_t slot, uint64_
 	uint32_t n = 1;
 
 	pcs[0] = ret;
-	unwind_restore_frames();
+	activation_restore_frames();
 	if (!arch_unwind_start(&cursor, regs, ret, slot)) {
 		while (n < depth && unw_step(&cursor) > 0) {
 			unw_word_t ip;
@@ -40,7 +40,7 @@ uint32_t callers_walk(const uint64_t *regs, uint64_t ret, uint64_t slot, uint64_
 			pcs[n++] = ip;
 		}
 	}
-	unwind_rehook_frames(0);
+	activation_rehook_frames(0);
 	return n;
 }
 

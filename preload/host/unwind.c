@@ -30,47 +30,6 @@
 
 #define XP_EXPORT __attribute__((visibility("default")))
 
-/* Put R1 back in every slot of this thread's activations. */
-void unwind_restore_frames(void)
-{
-	struct xp_thread *t = state_self((uint64_t)__builtin_frame_address(0), false);
-
-	for (uint32_t i = 0; t && t->stack && i < t->depth; i++) {
-		struct xp_frame *f = &t->stack[i];
-
-		if (f->flags & XP_FRAME_RESTORED)
-			continue;
-		*(uint64_t *)f->slot = f->ret;
-		f->flags |= XP_FRAME_RESTORED;
-	}
-}
-
-/*
- * Frames whose slot lies below @sp were unwound; the others are live again
- * and go back through their stubs when they return.
- */
-void unwind_rehook_frames(uint64_t sp)
-{
-	struct xp_thread *t = state_self((uint64_t)__builtin_frame_address(0), false);
-	struct xp_worker *w;
-
-	if (!t)
-		return;
-	w = t->worker;
-	while (t->stack && t->depth && t->stack[t->depth - 1].slot < sp)
-		activation_abandon(w, &t->stack[--t->depth], ACTIVATION_GONE);
-	for (uint32_t i = 0; t->stack && i < t->depth; i++) {
-		struct xp_frame *f = &t->stack[i];
-
-		/* an uncounted one returns straight to its caller: popped later
-		 * (its stub may be another attachment's, see attach.c) */
-		if (!(f->flags & XP_FRAME_RESTORED) || (f->flags & XP_FRAME_UNCOUNTED))
-			continue;
-		*(uint64_t *)f->slot = arch_stub_return(xp.decls[f->idx].stub);
-		f->flags &= ~XP_FRAME_RESTORED;
-	}
-}
-
 /*
  * The real functions: found with dlsym(RTLD_NEXT) when preloaded; when the
  * shim was attached instead (attach.c), the entries of the real ones jump
@@ -104,33 +63,33 @@ typedef int (*backtrace_fn)(void **buf, int size);
  */
 static int unwind_raise(void *exc)
 {
-	unwind_restore_frames();
+	activation_restore_frames();
 	return ((unwind_raise_fn)unwind_real(UW_RAISE))(exc);
 }
 
 static int unwind_resume_or_rethrow(void *exc)
 {
-	unwind_restore_frames();
+	activation_restore_frames();
 	return ((unwind_raise_fn)unwind_real(UW_RESUME_OR_RETHROW))(exc);
 }
 
 static void unwind_resume(void *exc)
 {
-	unwind_restore_frames();
+	activation_restore_frames();
 	((unwind_resume_fn)unwind_real(UW_RESUME))(exc);
 	__builtin_unreachable();
 }
 
 static int unwind_forced(void *exc, void *stop, void *arg)
 {
-	unwind_restore_frames();
+	activation_restore_frames();
 	return ((unwind_forced_fn)unwind_real(UW_FORCED))(exc, stop, arg);
 }
 
 static __attribute__((noinline)) void *unwind_begin_catch(void *exc)
 {
 	/* our caller is the landing pad: its stack pointer is our CFA */
-	unwind_rehook_frames((uint64_t)__builtin_frame_address(0) + 16);
+	activation_rehook_frames((uint64_t)__builtin_frame_address(0) + 16);
 	return ((begin_catch_fn)unwind_real(UW_BEGIN_CATCH))(exc);
 }
 
@@ -138,9 +97,9 @@ static int unwind_backtrace(void **buf, int size)
 {
 	int n;
 
-	unwind_restore_frames();
+	activation_restore_frames();
 	n = ((backtrace_fn)unwind_real(UW_BACKTRACE))(buf, size);
-	unwind_rehook_frames(0);
+	activation_rehook_frames(0);
 	return n;
 }
 

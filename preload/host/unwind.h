@@ -11,10 +11,6 @@
 
 #pragma GCC visibility push(hidden)
 
-/* Put R1 back in every slot of this thread's activations, for an unwinder. */
-void unwind_restore_frames(void);
-/* Abandon the activations below @sp; give the others back their stub's return address. */
-void unwind_rehook_frames(uint64_t sp);
 /* The @i-th unwinder function the shim wraps: its name and wrapper; -1 past the last. */
 int unwind_wrapper(int i, const char **name, void **wrapper);
 /* Where the @i-th wrapper finds the real function (a trampoline, when attached). */

@@ -26,7 +26,7 @@
  * and R1, the caller's, is on the shadow stack.  The unwinder calls the
  * routine for the stub's frame before it reads the return address; the
  * routine puts R1 back in the slot and marks the activation restored, as
- * unwind_restore_frames() does for an exception (unwind.c): the unwinder
+ * activation_restore_frames() does for an exception (host/unwind.c): the unwinder
  * goes on into the caller, and the activation, which never returns, is
  * counted abandoned when its thread ends (worker.c) or where the
  * exception lands (__cxa_begin_catch, unwind.c).
@@ -43,7 +43,6 @@
 #include "core/interpose.h"
 #include "core/log.h"
 #include "core/state.h"
-#include "host/unwind.h"
 #include "resolve/unwind_stub.h"
 #include "steps/xlate.h"
 
