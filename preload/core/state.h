@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/dump.h"
+#include "core/dump_map.h"
 
 /* Nothing of the shim's is for the program to see or interpose. */
 #pragma GCC visibility push(hidden)

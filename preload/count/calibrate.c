@@ -32,6 +32,7 @@
 #include "count/counter_read.h"
 #include "core/log.h"
 #include "core/state.h"
+#include "store/dump.h"
 #include "count/calibrate.h"
 #include "count/counter.h"
 #include "store/worker.h"

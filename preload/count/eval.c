@@ -24,6 +24,7 @@
 #include "count/floor.h"
 #include "core/log.h"
 #include "core/state.h"
+#include "store/dump.h"
 #include "count/callers.h"
 #include "count/eval.h"
 #include "store/worker.h"

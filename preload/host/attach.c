@@ -44,6 +44,7 @@
 #include "extprof/attach.h"
 #include "core/log.h"
 #include "core/state.h"
+#include "store/dump.h"
 #include "count/counter.h"
 #include "count/eval.h"
 #include "host/init.h"

@@ -24,6 +24,7 @@
 #include "core/cancel.h"
 #include "core/interpose.h"
 #include "core/state.h"
+#include "store/dump.h"
 #include "host/exec.h"
 #include "store/process.h"
 #include "store/worker.h"

@@ -27,6 +27,7 @@
 #include "core/log.h"
 #include "store/mpi_job.h"
 #include "core/state.h"
+#include "store/dump.h"
 #include "core/sys.h"
 #include "store/process.h"
 

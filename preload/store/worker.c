@@ -22,6 +22,7 @@
 #include "core/log.h"
 #include "core/maps.h"
 #include "core/state.h"
+#include "store/dump.h"
 #include "core/sys.h"
 #include "count/callers.h"
 #include "count/counter.h"
