@@ -35,6 +35,7 @@
 #include "store/dump.h"
 #include "count/calibrate.h"
 #include "count/counter.h"
+#include "count/thread.h"
 #include "store/worker.h"
 
 enum { CAL_EMPTY, CAL_OUTER, CAL_OUTER_PLAIN, CAL_N };
@@ -148,7 +149,7 @@ int calibrate_hook(void)
 	xp.ndecls = CAL_N;
 	xp.calibrating = true;
 
-	w = worker_acquire(&xp_self);
+	w = thread_begin(&xp_self);
 	if (!w) {
 		err = -ENOMEM;
 		goto out;
@@ -178,7 +179,7 @@ int calibrate_hook(void)
 			: 0;
 	if (stable >= CAL_STABLE_ROUNDS)
 		xp.counter.flags |= EXTPROF_COUNTER_F_CALIBRATION_SETTLED;
-	worker_forget_self();
+	thread_forget_self();
 	err = 0;
 out:
 	for (uint32_t i = 0; i < CAL_N; i++)

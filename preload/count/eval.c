@@ -22,11 +22,13 @@
 #include "core/cancel.h"
 #include "count/counter_read.h"
 #include "count/floor.h"
+#include "count/record.h"
 #include "core/log.h"
 #include "core/state.h"
 #include "store/dump.h"
 #include "count/callers.h"
 #include "count/eval.h"
+#include "count/thread.h"
 #include "store/worker.h"
 #include "steps/step.h"
 
@@ -39,7 +41,7 @@ static void eval_slow_acquire(void *p)
 {
 	struct eval_slow *s = p;
 
-	s->w = worker_acquire(s->t);
+	s->w = thread_begin(s->t);
 }
 
 static void eval_slow_grow(void *p)
@@ -403,12 +405,7 @@ void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w)
 static void eval_sample(struct xp_thread *t, struct xp_worker *w, struct extprof_dump_decl *d,
 			uint64_t delta)
 {
-	d->sum += delta;
-	if (delta > d->max)
-		d->max = delta;
-	/* floor_limit: what the stubs' fast path compares a delta with (stub_fast.S) */
-	if (floor_add(xp.counter.kind, &d->floor, &d->floor_hits, delta))
-		d->floor_limit = delta + extprof_floor_margin(xp.counter.kind, delta);
+	record_delta(d, delta);
 	if (__builtin_expect(!d->row && t, 0))
 		eval_take_row(t, d, w);
 	dump_row_at(&w->map, d->row)[extprof_hist_bucket(delta)]++;
@@ -478,20 +475,6 @@ static void eval_record_nesting(struct xp_worker *w, uint32_t idx, const struct 
 	d->nested++;
 	d->nested_sum += delta;
 	d->parent = !d->parent || d->parent == id ? id : EXTPROF_PARENT_SEVERAL;
-}
-
-void xp_eval_record_held(struct xp_worker *w)
-{
-	for (uint32_t i = 0; w->map.base && i < w->map.ndecls; i++) {
-		struct extprof_dump_decl *d = &w->map.decls[i];
-
-		if (d->step_held) {
-			uint64_t delta = d->step_held - 1;
-
-			d->step_held = 0;
-			eval_sample(NULL, w, d, delta);
-		}
-	}
 }
 
 /* No memcmp here: libc's uses vector registers. */

@@ -21,8 +21,6 @@ int xp_eval_exit_callers(uint64_t *slot, const uint64_t *regs);
 void xp_eval_exit_now(uint64_t *slot, uint64_t now);
 /* Give declaration @d of worker @w its histogram row, at its first evaluation there. */
 void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w);
-/* steps, at exit: every sample worker @w still holds back (step_hold) recorded. */
-void xp_eval_record_held(struct xp_worker *w);
 
 #pragma GCC visibility pop
 

@@ -50,6 +50,8 @@
 #include "host/init.h"
 #include "host/unwind.h"
 #include "store/process.h"
+#include "count/record.h"
+#include "count/thread.h"
 #include "store/worker.h"
 
 #define ATTACH_RANGES	 EXTPROF_ATTACH_RANGES_MAX
@@ -446,13 +448,13 @@ static void attach_finish_workers(void)
 		if (t) {
 			for (uint32_t d = 0; d < t->depth; d++)
 				activation_abandon(w, &t->stack[d], ACTIVATION_ENDS);
-			worker_close_run(w, t);
+			thread_close_run(w, t);
 			counter_close_thread(t);
 			t->worker = NULL;
 		}
 		w->map.hdr->end_ns = extprof_attach.end_ns;
 		if (xp.counter.kind == EXTPROF_COUNTER_STEPS)
-			xp_eval_record_held(w);
+			record_held_samples(w);
 		if (w->map.path[0]) {
 			err = dump_write_compact(&w->map, EXTPROF_DUMP_F_COMPLETE);
 			if (err)

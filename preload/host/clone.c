@@ -33,6 +33,7 @@
 #include "arch/arch.h"
 #include "core/interpose.h"
 #include "core/state.h"
+#include "count/thread.h"
 #include "store/worker.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
@@ -65,7 +66,7 @@ static void clone_give_back(void)
 	/* under a seccomp filter, no system call (sandbox.c) */
 	if (!xp.sandboxed)
 		arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, 0, sizeof(all));
-	worker_release(t);
+	thread_end(t);
 	f = (struct xp_foreign *)((char *)t - offsetof(struct xp_foreign, t));
 	memset(&f->t, 0, sizeof(f->t));
 	__atomic_store_n(&f->tid, 0, __ATOMIC_RELEASE);

@@ -27,6 +27,7 @@
 #include "store/dump.h"
 #include "host/exec.h"
 #include "store/process.h"
+#include "count/thread.h"
 #include "store/worker.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
@@ -57,7 +58,7 @@ static void exec_mark_as(uint32_t flag, bool on)
 		if (!w->map.base)
 			continue;
 		if (on && t && t == self)
-			worker_close_run(w, t); /* harmless if the exec fails */
+			thread_close_run(w, t); /* harmless if the exec fails */
 		if (on)
 			w->map.hdr->flags |= flag;
 		else

@@ -39,6 +39,7 @@
 #include "resolve/unwind_stub.h"
 #include "store/process.h"
 #include "store/rank.h"
+#include "count/thread.h"
 #include "store/worker.h"
 #include "resolve/spec.h"
 #include "steps/step.h"
@@ -85,7 +86,7 @@ static void init_after_fork_child(void)
 	/* under a seccomp filter the child makes no dump of its own (worker.c) */
 	if (!xp.sandboxed)
 		process_fill_ids(&xp.meta);
-	worker_reset_after_fork();
+	thread_reset_after_fork();
 	xp_self.busy = busy;
 	/* EXTPROF_CHILDREN=0: the first process only; a fork child's calls pass */
 	if (xp.children_off)
@@ -94,7 +95,7 @@ static void init_after_fork_child(void)
 
 static void init_finish(void *self)
 {
-	worker_finish_all(self);
+	thread_finish_all(self);
 }
 
 static void init_at_exit(void)
@@ -329,7 +330,7 @@ int init_calibrate(void)
 	if (result <= 0)
 		return result;
 	if (!init_pool_ready)
-		init_pool_ready = !(err = worker_init_pool());
+		init_pool_ready = !(err = thread_init());
 	if (!err)
 		err = calibrate_hook();
 	result = err;
@@ -435,7 +436,7 @@ int init_start(init_var_fn var, hooks_keep_fn keep)
 	init_read_callers();
 	init_choose_counter();
 	if (!init_pool_ready)
-		init_pool_ready = !(err = worker_init_pool());
+		init_pool_ready = !(err = thread_init());
 	if (!err)
 		err = calibrate_hook();
 	if (err) {

@@ -112,7 +112,7 @@ static inline bool step_sampled(const struct xp_frame *f)
  * work, once in the run: its sample is held back, and the next evaluation
  * of the declaration on the worker is stepped in its place, up to
  * STEP_REDO_MAX times; the least held one is recorded only if no sample
- * comes without binding (at the cap, or at exit: xp_eval_record_held).
+ * comes without binding (at the cap, or at exit: record_held_samples).
  * Returns whether @f's sample, of declaration @d, is held (then not
  * recorded); else *@delta is the sample to record.
  */

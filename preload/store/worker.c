@@ -17,30 +17,15 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
-#include "count/activation.h"
-#include "count/counter_read.h"
 #include "core/log.h"
 #include "core/maps.h"
 #include "core/state.h"
 #include "store/dump.h"
 #include "core/sys.h"
-#include "count/callers.h"
-#include "count/counter.h"
-#include "count/eval.h"
 #include "store/process.h"
 #include "store/worker.h"
-#include "steps/step.h"
 
 #define WORKER_STACK_FRAMES (1u << 16)
-
-static pthread_key_t worker_key;
-static bool worker_key_ok;
-
-static void worker_thread_exit(void *arg)
-{
-	(void)arg;
-	worker_release_self();
-}
 
 /*
  * The declarations' table, grown as they are registered (worker_room_for_decls):
@@ -81,11 +66,6 @@ int worker_room_for_decls(uint32_t n)
 
 int worker_init_pool(void)
 {
-	int err = pthread_key_create(&worker_key, worker_thread_exit);
-
-	if (err)
-		return -err;
-	worker_key_ok = true;
 	return worker_room_for_decls(WORKER_DECLS_FIRST);
 }
 
@@ -196,6 +176,18 @@ static bool worker_pool_put(void **pool, int n, void *p)
 	return false;
 }
 
+/*
+ * What a thread's calls lack when memory is refused (an address-space or
+ * data limit): said once, and they pass uncounted, as lost calls.
+ */
+static __attribute__((noinline, cold)) void worker_say_no_memory(const char *what, int err)
+{
+	char why[160];
+
+	log_once(LOG_ONCE_MEMORY, "no memory for %s (%s); such a thread's calls pass uncounted",
+		 what, log_strerror_limit(-err, why, sizeof(why)));
+}
+
 static struct xp_frame *worker_new_stack(void)
 {
 	struct xp_frame *p =
@@ -205,14 +197,16 @@ static struct xp_frame *worker_new_stack(void)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static int worker_map_stack(struct xp_thread *t)
+int worker_map_stack(struct xp_thread *t)
 {
 	struct xp_frame *p = xp.sandboxed
 				     ? worker_pool_take((void **)worker_stack_pool, WORKER_SPARE)
 				     : worker_new_stack();
 
-	if (!p)
+	if (!p) {
+		worker_say_no_memory("a thread's shadow stack", -ENOMEM);
 		return -ENOMEM;
+	}
 	p[0].slot = UINT64_MAX;
 	t->stack = p + 1;
 	t->cap = WORKER_STACK_FRAMES;
@@ -446,29 +440,11 @@ static struct xp_worker *worker_claim(void)
 	return NULL;
 }
 
-/*
- * What a thread's calls lack when memory is refused (an address-space or
- * data limit): said once, and they pass uncounted, as lost calls.
- */
-static __attribute__((noinline, cold)) void worker_say_no_memory(const char *what, int err)
+struct xp_worker *worker_take(void)
 {
-	char why[160];
-
-	log_once(LOG_ONCE_MEMORY, "no memory for %s (%s); such a thread's calls pass uncounted",
-		 what, log_strerror_limit(-err, why, sizeof(why)));
-}
-
-/* A thread's first evaluation.  Runs under xp_call_preserving(). */
-struct xp_worker *worker_acquire(struct xp_thread *t)
-{
-	struct xp_worker *w;
+	struct xp_worker *w = worker_claim();
 	int err;
 
-	if (!t->stack && (err = worker_map_stack(t))) {
-		worker_say_no_memory("a thread's shadow stack", err);
-		return NULL;
-	}
-	w = worker_claim();
 	if (!w) {
 		log_once(LOG_ONCE_WORKERS,
 			 "more than %d threads at once; the others pass uncounted", XP_MAX_WORKERS);
@@ -482,80 +458,11 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 		__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
 		return NULL;
 	}
-	counter_open_thread(t);
-	w->owner = t;
-	w->owner_tid = xp.sandboxed ? 0 : (int32_t)arch_syscall4(SYS_gettid, 0, 0, 0, 0);
-	w->map.hdr->threads++;
-	t->run_start = counter_read_of(t);
-	t->worker = w;
-	/* a thread without TLS of its own has no thread key either (clone.c) */
-	if (worker_key_ok && t == &xp_self)
-		pthread_setspecific(worker_key, t);
 	return w;
 }
 
-/* Activations still open when their thread ends: gone with its shadow stack. */
-static void worker_abandon_frames(struct xp_worker *w, struct xp_thread *t)
+void worker_unmap_stack(struct xp_thread *t)
 {
-	while (t->depth)
-		activation_abandon(w, &t->stack[--t->depth], ACTIVATION_GONE);
-}
-
-/*
- * At exit, this thread's open activations: abandoned, but left on the
- * shadow stack, uncounted, for those that still return (exit runs the
- * shim's destructor from _dl_fini, which returns, and may be hooked).
- * Stepping ends with them: none of their flags stays.
- */
-static void worker_abandon_in_place(struct xp_worker *w, struct xp_thread *t)
-{
-	for (uint32_t d = t->depth; d > 0; d--) {
-		struct xp_frame *f = &t->stack[d - 1];
-
-		activation_abandon(w, f, ACTIVATION_GONE);
-		f->flags = XP_FRAME_UNCOUNTED;
-	}
-}
-
-void worker_close_run(struct xp_worker *w, struct xp_thread *t)
-{
-	uint64_t now = counter_read_of(t);
-
-	if (xp.window_decl != UINT32_MAX) {
-		/* the thread's last window episode */
-		if (t->win_last > t->win_first)
-			w->map.hdr->run_total += t->win_last - t->win_first;
-		t->win_first = t->win_last = 0;
-	} else if (now > t->run_start) {
-		w->map.hdr->run_total += now - t->run_start;
-	}
-	t->run_start = now;
-	w->map.hdr->end_ns = process_now_ns();
-}
-
-/* The calling thread is exiting: its worker goes back to the pool. */
-void worker_release_self(void)
-{
-	worker_release(&xp_self);
-}
-
-void worker_release(struct xp_thread *t)
-{
-	struct xp_worker *w = t->worker;
-
-	t->released = 1;
-	/* its shadow stack is about to go: a SIGTRAP handler reads it */
-	step_stop(t);
-	/* what the shim calls from here on (munmap, close) is its own */
-	t->busy = 1;
-	if (!w)
-		return;
-	worker_abandon_frames(w, t);
-	worker_close_run(w, t);
-	counter_close_thread(t);
-	w->owner = NULL;
-	t->worker = NULL;
-	__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
 	if (t->stack) {
 		/* for the next thread under a seccomp filter; one grown is left */
 		if (!xp.sandboxed)
@@ -564,6 +471,10 @@ void worker_release(struct xp_thread *t)
 			worker_pool_put((void **)worker_stack_pool, WORKER_SPARE, t->stack - 1);
 		t->stack = NULL;
 	}
+}
+
+void worker_own_release(struct xp_thread *t)
+{
 	if (t->own) {
 		stack_t ss;
 
@@ -665,114 +576,6 @@ void worker_prepare_sandbox(struct xp_thread *self)
 		worker_own_put(p);
 }
 
-/* After calibration: the worker and its anonymous counts are dropped. */
-void worker_forget_self(void)
-{
-	struct xp_thread *t = &xp_self;
-	struct xp_worker *w = t->worker;
-
-	if (!w)
-		return;
-	t->depth = 0;
-	counter_close_thread(t);
-	dump_unmap(&w->map);
-	w->owner = NULL;
-	t->worker = NULL;
-	__atomic_store_n(&xp.nworkers, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
-}
-
-/*
- * Whether the thread that owns @w has ended without giving it back: its
- * state (in its TLS, or its stack) may be unmapped then, so it must not be
- * read.  A thread gives its worker back as it ends (worker_release, from
- * its thread key's destructor); this is the safety net for one that did
- * not.  Unknown (0) under a seccomp filter, where no system call is made.
- */
-static bool worker_owner_gone(const struct xp_worker *w)
-{
-	return w->owner_tid && arch_syscall4(SYS_tgkill, arch_syscall4(SYS_getpid, 0, 0, 0, 0),
-					     w->owner_tid, 0, 0) == -ESRCH;
-}
-
-/*
- * A clean exit: close the run of every worker (activations still open on
- * any thread are abandoned: they never returned) and rewrite each dump
- * compactly, marked complete.
- */
-void worker_finish_all(struct xp_thread *self)
-{
-	uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
-	int err;
-
-	if (!self)
-		self = &xp_self;
-	xp.finished = true;
-	/* the dumps' writing calls what the program may have hooked: not its calls */
-	self->busy = 1;
-	/* the process's lost calls, said once, in the first dump */
-	for (uint32_t i = 0; i < n; i++) {
-		if (xp.workers[i].map.base) {
-			/* atomic: a fork child under a seccomp filter adds its own */
-			__atomic_add_fetch(&xp.workers[i].map.hdr->lost,
-					   __atomic_exchange_n(&xp_lost, 0, __ATOMIC_RELAXED),
-					   __ATOMIC_RELAXED);
-			break;
-		}
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		struct xp_worker *w = &xp.workers[i];
-		struct xp_thread *t = w->owner;
-
-		if (!w->map.base)
-			continue;
-		/* steps: what no later evaluation replaced (step_hold) */
-		if (xp.counter.kind == EXTPROF_COUNTER_STEPS)
-			xp_eval_record_held(w);
-		if (t == self) {
-			worker_abandon_in_place(w, t);
-			worker_close_run(w, t);
-		} else if (t && worker_owner_gone(w)) {
-			/* its state went with its thread: nothing of it is read */
-			w->owner = NULL;
-		} else if (t) {
-			/* Another thread still running: count what it has open. */
-			for (uint32_t d = t->depth; d > 0; d--)
-				activation_abandon(w, &t->stack[d - 1], ACTIVATION_TALLY);
-			worker_close_run(w, t);
-		}
-		w->map.hdr->end_ns = process_now_ns();
-		if (!w->map.path[0])
-			continue;
-		/* under a seccomp filter, no file can be written: finished in place */
-		err = xp.sandboxed ? -EPERM
-				   : dump_write_compact_named(&w->map, EXTPROF_DUMP_F_COMPLETE,
-							      callers_resolve);
-		if (err && w->map.in_memory)
-			log_once(LOG_ONCE_FINISH,
-				 "cannot write %s at exit either: %s; its counts are lost",
-				 w->map.path, log_strerror(-err));
-		else if (err) {
-			/* its counts are whole all the same (but for the rows it had
-			 * no room for, which its declarations say) */
-			w->map.hdr->flags |= EXTPROF_DUMP_F_COMPLETE;
-			log_once(LOG_ONCE_FINISH,
-				 "cannot finish %s: %s; it stays as it was live, marked complete",
-				 w->map.path, log_strerror(-err));
-		}
-	}
-}
-
-/* In a fork child, thread state @t: the parent's worker forgotten, its activations uncounted. */
-static void worker_forget_parent(struct xp_thread *t)
-{
-	for (uint32_t d = 0; d < t->depth; d++)
-		t->stack[d].flags = XP_FRAME_UNCOUNTED;
-	t->worker = NULL;
-	t->pmu_page = NULL;
-	t->pmu_fd = -1;
-}
-
 /*
  * A fork child under a seccomp filter can make no dump of its own (no file,
  * no memory): the parent's stay mapped, untouched but for their lost count,
@@ -800,8 +603,6 @@ static void worker_sandbox_child(void)
  */
 void worker_reset_after_fork(void)
 {
-	struct xp_thread *t = &xp_self;
-
 	/*
 	 * Another thread of the parent may have been laying out its dump, or a
 	 * dlopen adding a declaration, at the fork: the child has neither
@@ -822,11 +623,4 @@ void worker_reset_after_fork(void)
 		w->state = XP_WORKER_FREE;
 	}
 	xp.nworkers = 0;
-	worker_forget_parent(t);
-	/* the states of threads without TLS of their own (clone.c): only the
-	 * forking thread may be one of them, the others are the parent's */
-	for (uint32_t i = 0; i < XP_MAX_FOREIGN; i++) {
-		if (xp_foreign[i].tid)
-			worker_forget_parent(&xp_foreign[i].t);
-	}
 }

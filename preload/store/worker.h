@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* worker.c: the pool of accumulators, one worker a thread. */
+/* worker.c: the pool of accumulators, one worker a thread, and the threads' stacks. */
 #ifndef EXTPROF_PRELOAD_STORE_WORKER_H
 #define EXTPROF_PRELOAD_STORE_WORKER_H
 
@@ -11,13 +11,11 @@
 
 #pragma GCC visibility push(hidden)
 
-/* Set the pool up at start-up (the thread-exit key, the declarations' room): 0 or -errno. */
+/* Set the pool up at start-up (the declarations' room): 0 or -errno. */
 int worker_init_pool(void);
 /* Room in xp.decls for @n declarations, the table grown (never moved under a reader): 0 or -errno.
  */
 int worker_room_for_decls(uint32_t n);
-/* A worker for thread @t at its first evaluation (its shadow stack too), or NULL. */
-struct xp_worker *worker_acquire(struct xp_thread *t);
 /* Learn thread @t's own stack from @sp, unless on a sigaltstack: whether it is known. */
 bool worker_know_stack(struct xp_thread *t, uint64_t sp);
 /*
@@ -27,17 +25,20 @@ bool worker_know_stack(struct xp_thread *t, uint64_t sp);
 void worker_call_own(struct xp_thread *t, void (*fn)(void *), void *arg);
 /* Thread @t's sigaltstack of the shim's (steps' SIGTRAP handler): false without one. */
 bool worker_own_altstack(struct xp_thread *t, void **sp, size_t *size);
-/* The calling thread is exiting: its activations abandoned, its worker back to the pool. */
-void worker_release_self(void);
-/* The same for thread @t, the caller's own state (xp_self's or xp_foreign's). */
-void worker_release(struct xp_thread *t);
-/*
- * A clean exit: every worker's run closed and its dump written compact,
- * complete; @self the calling thread's own state (NULL: xp_self's block).
- */
-void worker_finish_all(struct xp_thread *self);
-/* In a fork child: forget the parent's workers, keep the shadow stack, uncounted. */
+/* In a fork child: forget the parent's workers and dumps (the threads' part: thread.c). */
 void worker_reset_after_fork(void);
+/*
+ * A worker taken from the pool, its dump laid out (made now if it has none),
+ * for a thread's first evaluation; NULL, said once, when there is none to
+ * be had.
+ */
+struct xp_worker *worker_take(void);
+/* Map thread @t's shadow stack: 0, or -ENOMEM, said once. */
+int worker_map_stack(struct xp_thread *t);
+/* Give thread @t's shadow stack back (unmapped, or kept for the next under a seccomp filter). */
+void worker_unmap_stack(struct xp_thread *t);
+/* Give thread @t's stacks of the shim's back, for the next thread. */
+void worker_own_release(struct xp_thread *t);
 /* Double thread @t's shadow stack (it is full). */
 void worker_grow_stack(struct xp_thread *t);
 /*
@@ -47,14 +48,10 @@ void worker_grow_stack(struct xp_thread *t);
  * memory from now on, as no system call may be made after (sandbox.c).
  */
 void worker_prepare_sandbox(struct xp_thread *self);
-/* After calibration: drop the calling thread's worker and its counts. */
-void worker_forget_self(void);
 /* Write declaration @idx as @d; a new one goes into every dump made so far, then xp.ndecls. */
 void worker_publish_decl(uint32_t idx, const struct xp_decl *d);
 /* Whether every dump made so far has room for one more declaration. */
 bool worker_room_for_decl(void);
-/* Add thread @t's share of the run so far to worker @w's run total. */
-void worker_close_run(struct xp_worker *w, struct xp_thread *t);
 
 #pragma GCC visibility pop
 

@@ -37,7 +37,9 @@
 
 #include "arch/arch.h"
 #include "core/log.h"
+#include "core/state.h"
 #include "core/sys.h"
+#include "count/eval.h"
 #include "extprof/attach.h"
 #include "insn.h"
 #include "stub_fast.h"
@@ -236,6 +238,28 @@ static uint8_t *stub_alloc(uint64_t near, size_t tail, uint8_t **head)
 	return entry;
 }
 
+/*
+ * Fill @l, declaration @idx's copy's literals, whose relocated prologue is
+ * @orig: where the shim's state is, the counter, and the evaluation's
+ * functions the fast path calls when in doubt.
+ */
+static void stub_fill_lits(struct stub_lits *l, uint32_t idx, uint64_t orig)
+{
+	uint64_t tp;
+
+	/* initial-exec TLS: the same offset from the thread pointer in every thread */
+	__asm__("movq %%fs:0, %0" : "=r"(tp));
+	l->tpoff = (uint64_t)&xp_self - tp;
+	l->xp = (uint64_t)&xp;
+	l->var = xp.counter.var_tls ? (uint64_t)xp.counter.var_tpoff : xp.counter.var_addr;
+	l->idx = idx;
+	l->doff = (uint64_t)idx * sizeof(struct extprof_dump_decl);
+	l->nested = xp.meta.nested_overhead;
+	l->orig = orig;
+	l->exit_now = (uint64_t)xp_eval_exit_now;
+	l->take_row = (uint64_t)xp_eval_take_row;
+}
+
 /* The head, and in front of it the fast path's copy with its literals. */
 static void stub_write(uint8_t *entry, uint8_t *head, uint32_t idx)
 {
@@ -246,7 +270,7 @@ static void stub_write(uint8_t *entry, uint8_t *head, uint32_t idx)
 	if (!t || entry == head)
 		return;
 	memcpy(entry, t->start, (size_t)(t->end - t->start));
-	stub_fast_fill_lits(&lits, idx, (uint64_t)(head + STUB_ORIG));
+	stub_fill_lits(&lits, idx, (uint64_t)(head + STUB_ORIG));
 	memcpy(head - sizeof(lits), &lits, sizeof(lits));
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * stub_fast: which fast path the stubs carry, and its literals.
+ * stub_fast: which fast path the stubs carry, and the layout of its
+ * literals (patch.c fills each copy's).
  *
  *   tsc                  xp_stub_tsc     (stub_fast.S), reads between fences
  *   tsc-unordered        xp_stub_tsc_unordered, bare rdtsc
@@ -18,7 +19,6 @@
 
 #include "arch/arch.h"
 #include "core/state.h"
-#include "count/eval.h"
 #include "stub_fast.h"
 #include "stub_layout.h"
 #include "stub_offsets.h"
@@ -122,21 +122,4 @@ const struct stub_template *stub_fast_template(void)
 const void *arch_fast_path_code(void)
 {
 	return stub_fast_chosen ? stub_fast_chosen->start : NULL;
-}
-
-void stub_fast_fill_lits(struct stub_lits *l, uint32_t idx, uint64_t orig)
-{
-	uint64_t tp;
-
-	/* initial-exec TLS: the same offset from the thread pointer in every thread */
-	__asm__("movq %%fs:0, %0" : "=r"(tp));
-	l->tpoff = (uint64_t)&xp_self - tp;
-	l->xp = (uint64_t)&xp;
-	l->var = xp.counter.var_tls ? (uint64_t)xp.counter.var_tpoff : xp.counter.var_addr;
-	l->idx = idx;
-	l->doff = (uint64_t)idx * sizeof(struct extprof_dump_decl);
-	l->nested = xp.meta.nested_overhead;
-	l->orig = orig;
-	l->exit_now = (uint64_t)xp_eval_exit_now;
-	l->take_row = (uint64_t)xp_eval_take_row;
 }

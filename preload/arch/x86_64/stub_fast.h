@@ -32,7 +32,5 @@ struct stub_lits {
 /* The template stubs made from now on carry, or NULL. */
 const struct stub_template *stub_fast_template(void);
 
-/* Fill @lits, declaration @idx's copy's literals, whose relocated prologue is @orig. */
-void stub_fast_fill_lits(struct stub_lits *lits, uint32_t idx, uint64_t orig);
 
 #endif

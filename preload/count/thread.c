@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * thread: a thread's counting, from its first evaluation to its end.  At
+ * its first evaluation a thread takes a shadow stack and a worker from the
+ * pool (store/worker.c) and opens its counter; when it ends (its thread
+ * key's destructor, or clone.c for a thread without TLS of its own) its
+ * open activations are abandoned, its run closed, its counter closed, and
+ * the worker and stacks go back for a later thread.  At the process's end,
+ * every worker's run is closed and its dump written (thread_finish_all);
+ * in a fork child, the parent's are forgotten.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+
+#include "arch/arch.h"
+#include "core/log.h"
+#include "core/state.h"
+#include "count/activation.h"
+#include "count/callers.h"
+#include "count/counter.h"
+#include "count/counter_read.h"
+#include "count/record.h"
+#include "count/thread.h"
+#include "steps/step.h"
+#include "store/dump.h"
+#include "store/process.h"
+#include "store/worker.h"
+
+static pthread_key_t thread_key;
+static bool thread_key_ok;
+
+static void thread_exit_key(void *arg)
+{
+	(void)arg;
+	thread_end_self();
+}
+
+int thread_init(void)
+{
+	int err = pthread_key_create(&thread_key, thread_exit_key);
+
+	if (err)
+		return -err;
+	thread_key_ok = true;
+	return worker_init_pool();
+}
+
+/* A thread's first evaluation.  Runs under xp_call_preserving(). */
+struct xp_worker *thread_begin(struct xp_thread *t)
+{
+	struct xp_worker *w;
+
+	if (!t->stack && worker_map_stack(t))
+		return NULL;
+	w = worker_take();
+	if (!w)
+		return NULL;
+	counter_open_thread(t);
+	w->owner = t;
+	w->owner_tid = xp.sandboxed ? 0 : (int32_t)arch_syscall4(SYS_gettid, 0, 0, 0, 0);
+	w->map.hdr->threads++;
+	t->run_start = counter_read_of(t);
+	t->worker = w;
+	/* a thread without TLS of its own has no thread key either (clone.c) */
+	if (thread_key_ok && t == &xp_self)
+		pthread_setspecific(thread_key, t);
+	return w;
+}
+
+/* Activations still open when their thread ends: gone with its shadow stack. */
+static void thread_abandon_frames(struct xp_worker *w, struct xp_thread *t)
+{
+	while (t->depth)
+		activation_abandon(w, &t->stack[--t->depth], ACTIVATION_GONE);
+}
+
+/*
+ * At exit, this thread's open activations: abandoned, but left on the
+ * shadow stack, uncounted, for those that still return (exit runs the
+ * shim's destructor from _dl_fini, which returns, and may be hooked).
+ * Stepping ends with them: none of their flags stays.
+ */
+static void thread_abandon_in_place(struct xp_worker *w, struct xp_thread *t)
+{
+	for (uint32_t d = t->depth; d > 0; d--) {
+		struct xp_frame *f = &t->stack[d - 1];
+
+		activation_abandon(w, f, ACTIVATION_GONE);
+		f->flags = XP_FRAME_UNCOUNTED;
+	}
+}
+
+void thread_close_run(struct xp_worker *w, struct xp_thread *t)
+{
+	uint64_t now = counter_read_of(t);
+
+	if (xp.window_decl != UINT32_MAX) {
+		/* the thread's last window episode */
+		if (t->win_last > t->win_first)
+			w->map.hdr->run_total += t->win_last - t->win_first;
+		t->win_first = t->win_last = 0;
+	} else if (now > t->run_start) {
+		w->map.hdr->run_total += now - t->run_start;
+	}
+	t->run_start = now;
+	w->map.hdr->end_ns = process_now_ns();
+}
+
+/* The calling thread is exiting: its worker goes back to the pool. */
+void thread_end_self(void)
+{
+	thread_end(&xp_self);
+}
+
+void thread_end(struct xp_thread *t)
+{
+	struct xp_worker *w = t->worker;
+
+	t->released = 1;
+	/* its shadow stack is about to go: a SIGTRAP handler reads it */
+	step_stop(t);
+	/* what the shim calls from here on (munmap, close) is its own */
+	t->busy = 1;
+	if (!w)
+		return;
+	thread_abandon_frames(w, t);
+	thread_close_run(w, t);
+	counter_close_thread(t);
+	w->owner = NULL;
+	t->worker = NULL;
+	__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
+	worker_unmap_stack(t);
+	worker_own_release(t);
+}
+
+/* After calibration: the worker and its anonymous counts are dropped. */
+void thread_forget_self(void)
+{
+	struct xp_thread *t = &xp_self;
+	struct xp_worker *w = t->worker;
+
+	if (!w)
+		return;
+	t->depth = 0;
+	counter_close_thread(t);
+	dump_unmap(&w->map);
+	w->owner = NULL;
+	t->worker = NULL;
+	__atomic_store_n(&xp.nworkers, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
+}
+
+/*
+ * Whether the thread that owns @w has ended without giving it back: its
+ * state (in its TLS, or its stack) may be unmapped then, so it must not be
+ * read.  A thread gives its worker back as it ends (thread_end, from
+ * its thread key's destructor); this is the safety net for one that did
+ * not.  Unknown (0) under a seccomp filter, where no system call is made.
+ */
+static bool thread_owner_gone(const struct xp_worker *w)
+{
+	return w->owner_tid && arch_syscall4(SYS_tgkill, arch_syscall4(SYS_getpid, 0, 0, 0, 0),
+					     w->owner_tid, 0, 0) == -ESRCH;
+}
+
+/*
+ * A clean exit: close the run of every worker (activations still open on
+ * any thread are abandoned: they never returned) and rewrite each dump
+ * compactly, marked complete.
+ */
+void thread_finish_all(struct xp_thread *self)
+{
+	uint32_t n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
+	int err;
+
+	if (!self)
+		self = &xp_self;
+	xp.finished = true;
+	/* the dumps' writing calls what the program may have hooked: not its calls */
+	self->busy = 1;
+	/* the process's lost calls, said once, in the first dump */
+	for (uint32_t i = 0; i < n; i++) {
+		if (xp.workers[i].map.base) {
+			/* atomic: a fork child under a seccomp filter adds its own */
+			__atomic_add_fetch(&xp.workers[i].map.hdr->lost,
+					   __atomic_exchange_n(&xp_lost, 0, __ATOMIC_RELAXED),
+					   __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct xp_worker *w = &xp.workers[i];
+		struct xp_thread *t = w->owner;
+
+		if (!w->map.base)
+			continue;
+		/* steps: what no later evaluation replaced (step_hold) */
+		if (xp.counter.kind == EXTPROF_COUNTER_STEPS)
+			record_held_samples(w);
+		if (t == self) {
+			thread_abandon_in_place(w, t);
+			thread_close_run(w, t);
+		} else if (t && thread_owner_gone(w)) {
+			/* its state went with its thread: nothing of it is read */
+			w->owner = NULL;
+		} else if (t) {
+			/* Another thread still running: count what it has open. */
+			for (uint32_t d = t->depth; d > 0; d--)
+				activation_abandon(w, &t->stack[d - 1], ACTIVATION_TALLY);
+			thread_close_run(w, t);
+		}
+		w->map.hdr->end_ns = process_now_ns();
+		if (!w->map.path[0])
+			continue;
+		/* under a seccomp filter, no file can be written: finished in place */
+		err = xp.sandboxed ? -EPERM
+				   : dump_write_compact_named(&w->map, EXTPROF_DUMP_F_COMPLETE,
+							      callers_resolve);
+		if (err && w->map.in_memory)
+			log_once(LOG_ONCE_FINISH,
+				 "cannot write %s at exit either: %s; its counts are lost",
+				 w->map.path, log_strerror(-err));
+		else if (err) {
+			/* its counts are whole all the same (but for the rows it had
+			 * no room for, which its declarations say) */
+			w->map.hdr->flags |= EXTPROF_DUMP_F_COMPLETE;
+			log_once(LOG_ONCE_FINISH,
+				 "cannot finish %s: %s; it stays as it was live, marked complete",
+				 w->map.path, log_strerror(-err));
+		}
+	}
+}
+
+/* In a fork child, thread state @t: the parent's worker forgotten, its activations uncounted. */
+static void thread_forget_parent(struct xp_thread *t)
+{
+	for (uint32_t d = 0; d < t->depth; d++)
+		t->stack[d].flags = XP_FRAME_UNCOUNTED;
+	t->worker = NULL;
+	t->pmu_page = NULL;
+	t->pmu_fd = -1;
+}
+
+void thread_reset_after_fork(void)
+{
+	struct xp_thread *t = &xp_self;
+
+	worker_reset_after_fork();
+	thread_forget_parent(t);
+	/* the states of threads without TLS of their own (clone.c): only the
+	 * forking thread may be one of them, the others are the parent's */
+	for (uint32_t i = 0; i < XP_MAX_FOREIGN; i++) {
+		if (xp_foreign[i].tid)
+			thread_forget_parent(&xp_foreign[i].t);
+	}
+}

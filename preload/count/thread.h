@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* thread.c: a thread's counting, from its first evaluation to its end. */
+#ifndef EXTPROF_PRELOAD_COUNT_THREAD_H
+#define EXTPROF_PRELOAD_COUNT_THREAD_H
+
+#include "core/state.h"
+
+#pragma GCC visibility push(hidden)
+
+/* Set up at start-up: the thread-exit key, and the pool (store/worker.c): 0 or -errno. */
+int thread_init(void);
+/*
+ * Thread @t's first evaluation: its shadow stack, a worker, its counter
+ * opened; the worker, or NULL (the thread's calls then pass uncounted).
+ * Runs on the shim's stack (worker_call_own).
+ */
+struct xp_worker *thread_begin(struct xp_thread *t);
+/* Add thread @t's share of the run so far to worker @w's run total. */
+void thread_close_run(struct xp_worker *w, struct xp_thread *t);
+/* The calling thread is exiting: its activations abandoned, its worker back to the pool. */
+void thread_end_self(void);
+/* The same for thread @t, the caller's own state (xp_self's or xp_foreign's). */
+void thread_end(struct xp_thread *t);
+/* After calibration: drop the calling thread's worker and its counts. */
+void thread_forget_self(void);
+/*
+ * A clean exit: every worker's run closed and its dump written compact,
+ * complete; @self the calling thread's own state (NULL: xp_self's block).
+ */
+void thread_finish_all(struct xp_thread *self);
+/* In a fork child: forget the parent's workers, keep the shadow stack, uncounted. */
+void thread_reset_after_fork(void);
+
+#pragma GCC visibility pop
+
+#endif
