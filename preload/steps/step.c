@@ -42,7 +42,6 @@
 
 #include "arch/arch.h"
 #include "core/state.h"
-#include "count/eval.h"
 #include "store/worker.h"
 #include "steps/step.h"
 #include "steps/xlate.h"
