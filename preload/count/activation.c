@@ -2,8 +2,8 @@
 /*
  * activation: the one place that counts an abandoned activation, whatever
  * left it behind: a longjmp or an exception past it (eval.c, longjmp.c,
- * unwind.c), its thread's exit (worker.c), the process's exit or exec
- * (worker.c, exec.c), the end of an attachment (attach.c).  Ending one is
+ * unwind.c), its thread's exit (thread.c), the process's exit or exec
+ * (thread.c, exec.c), the end of an attachment (attach.c).  Ending one is
  * three counts: the dump's "abandoned", the declaration's open activations
  * (recursion is told by them), and the window's, when the activation is of
  * the window function: a window left open would count every later call of

@@ -48,32 +48,32 @@ int thread_init(void)
 }
 
 /* A thread's first evaluation.  Runs under xp_call_preserving(). */
-struct xp_worker *thread_begin(struct xp_thread *t)
+struct xp_worker *thread_begin(struct xp_thread *thread)
 {
-	struct xp_worker *w;
+	struct xp_worker *worker;
 
-	if (!t->stack && worker_map_stack(t))
+	if (!thread->stack && worker_map_stack(thread))
 		return NULL;
-	w = worker_take();
-	if (!w)
+	worker = worker_take();
+	if (!worker)
 		return NULL;
-	counter_open_thread(t);
-	w->owner = t;
-	w->owner_tid = xp.sandboxed ? 0 : (int32_t)arch_syscall4(SYS_gettid, 0, 0, 0, 0);
-	w->map.hdr->threads++;
-	t->run_start = counter_read_of(t);
-	t->worker = w;
+	counter_open_thread(thread);
+	worker->owner = thread;
+	worker->owner_tid = xp.sandboxed ? 0 : (int32_t)arch_syscall4(SYS_gettid, 0, 0, 0, 0);
+	worker->map.hdr->threads++;
+	thread->run_start = counter_read_of(thread);
+	thread->worker = worker;
 	/* a thread without TLS of its own has no thread key either (clone.c) */
-	if (thread_key_ok && t == &xp_self)
-		pthread_setspecific(thread_key, t);
-	return w;
+	if (thread_key_ok && thread == &xp_self)
+		pthread_setspecific(thread_key, thread);
+	return worker;
 }
 
 /* Activations still open when their thread ends: gone with its shadow stack. */
-static void thread_abandon_frames(struct xp_worker *w, struct xp_thread *t)
+static void thread_abandon_frames(struct xp_worker *worker, struct xp_thread *thread)
 {
-	while (t->depth)
-		activation_abandon(w, &t->stack[--t->depth], ACTIVATION_GONE);
+	while (thread->depth)
+		activation_abandon(worker, &thread->stack[--thread->depth], ACTIVATION_GONE);
 }
 
 /*
@@ -82,30 +82,30 @@ static void thread_abandon_frames(struct xp_worker *w, struct xp_thread *t)
  * shim's destructor from _dl_fini, which returns, and may be hooked).
  * Stepping ends with them: none of their flags stays.
  */
-static void thread_abandon_in_place(struct xp_worker *w, struct xp_thread *t)
+static void thread_abandon_in_place(struct xp_worker *worker, struct xp_thread *thread)
 {
-	for (uint32_t d = t->depth; d > 0; d--) {
-		struct xp_frame *f = &t->stack[d - 1];
+	for (uint32_t d = thread->depth; d > 0; d--) {
+		struct xp_frame *f = &thread->stack[d - 1];
 
-		activation_abandon(w, f, ACTIVATION_GONE);
+		activation_abandon(worker, f, ACTIVATION_GONE);
 		f->flags = XP_FRAME_UNCOUNTED;
 	}
 }
 
-void thread_close_run(struct xp_worker *w, struct xp_thread *t)
+void thread_close_run(struct xp_worker *worker, struct xp_thread *thread)
 {
-	uint64_t now = counter_read_of(t);
+	uint64_t now = counter_read_of(thread);
 
 	if (xp.window_decl != UINT32_MAX) {
 		/* the thread's last window episode */
-		if (t->win_last > t->win_first)
-			w->map.hdr->run_total += t->win_last - t->win_first;
-		t->win_first = t->win_last = 0;
-	} else if (now > t->run_start) {
-		w->map.hdr->run_total += now - t->run_start;
+		if (thread->win_last > thread->win_first)
+			worker->map.hdr->run_total += thread->win_last - thread->win_first;
+		thread->win_first = thread->win_last = 0;
+	} else if (now > thread->run_start) {
+		worker->map.hdr->run_total += now - thread->run_start;
 	}
-	t->run_start = now;
-	w->map.hdr->end_ns = process_now_ns();
+	thread->run_start = now;
+	worker->map.hdr->end_ns = process_now_ns();
 }
 
 /* The calling thread is exiting: its worker goes back to the pool. */
@@ -114,55 +114,55 @@ void thread_end_self(void)
 	thread_end(&xp_self);
 }
 
-void thread_end(struct xp_thread *t)
+void thread_end(struct xp_thread *thread)
 {
-	struct xp_worker *w = t->worker;
+	struct xp_worker *worker = thread->worker;
 
-	t->released = 1;
+	thread->released = 1;
 	/* its shadow stack is about to go: a SIGTRAP handler reads it */
-	step_stop(t);
+	step_stop(thread);
 	/* what the shim calls from here on (munmap, close) is its own */
-	t->busy = 1;
-	if (!w)
+	thread->busy = 1;
+	if (!worker)
 		return;
-	thread_abandon_frames(w, t);
-	thread_close_run(w, t);
-	counter_close_thread(t);
-	w->owner = NULL;
-	t->worker = NULL;
-	__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
-	worker_unmap_stack(t);
-	worker_own_release(t);
+	thread_abandon_frames(worker, thread);
+	thread_close_run(worker, thread);
+	counter_close_thread(thread);
+	worker->owner = NULL;
+	thread->worker = NULL;
+	__atomic_store_n(&worker->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
+	worker_unmap_stack(thread);
+	worker_own_release(thread);
 }
 
 /* After calibration: the worker and its anonymous counts are dropped. */
 void thread_forget_self(void)
 {
-	struct xp_thread *t = &xp_self;
-	struct xp_worker *w = t->worker;
+	struct xp_thread *thread = &xp_self;
+	struct xp_worker *worker = thread->worker;
 
-	if (!w)
+	if (!worker)
 		return;
-	t->depth = 0;
-	counter_close_thread(t);
-	dump_unmap(&w->map);
-	w->owner = NULL;
-	t->worker = NULL;
+	thread->depth = 0;
+	counter_close_thread(thread);
+	dump_unmap(&worker->map);
+	worker->owner = NULL;
+	thread->worker = NULL;
 	__atomic_store_n(&xp.nworkers, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
+	__atomic_store_n(&worker->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
 }
 
 /*
- * Whether the thread that owns @w has ended without giving it back: its
+ * Whether the thread that owns @worker has ended without giving it back: its
  * state (in its TLS, or its stack) may be unmapped then, so it must not be
  * read.  A thread gives its worker back as it ends (thread_end, from
  * its thread key's destructor); this is the safety net for one that did
  * not.  Unknown (0) under a seccomp filter, where no system call is made.
  */
-static bool thread_owner_gone(const struct xp_worker *w)
+static bool thread_owner_gone(const struct xp_worker *worker)
 {
-	return w->owner_tid && arch_syscall4(SYS_tgkill, arch_syscall4(SYS_getpid, 0, 0, 0, 0),
-					     w->owner_tid, 0, 0) == -ESRCH;
+	return worker->owner_tid && arch_syscall4(SYS_tgkill, arch_syscall4(SYS_getpid, 0, 0, 0, 0),
+						  worker->owner_tid, 0, 0) == -ESRCH;
 }
 
 /*
@@ -191,64 +191,65 @@ void thread_finish_all(struct xp_thread *self)
 		}
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		struct xp_worker *w = &xp.workers[i];
-		struct xp_thread *t = w->owner;
+		struct xp_worker *worker = &xp.workers[i];
+		struct xp_thread *thread = worker->owner;
 
-		if (!w->map.base)
+		if (!worker->map.base)
 			continue;
 		/* steps: what no later evaluation replaced (step_hold) */
 		if (xp.counter.kind == EXTPROF_COUNTER_STEPS)
-			record_held_samples(w);
-		if (t == self) {
-			thread_abandon_in_place(w, t);
-			thread_close_run(w, t);
-		} else if (t && thread_owner_gone(w)) {
+			record_held_samples(worker);
+		if (thread == self) {
+			thread_abandon_in_place(worker, thread);
+			thread_close_run(worker, thread);
+		} else if (thread && thread_owner_gone(worker)) {
 			/* its state went with its thread: nothing of it is read */
-			w->owner = NULL;
-		} else if (t) {
+			worker->owner = NULL;
+		} else if (thread) {
 			/* Another thread still running: count what it has open. */
-			for (uint32_t d = t->depth; d > 0; d--)
-				activation_abandon(w, &t->stack[d - 1], ACTIVATION_TALLY);
-			thread_close_run(w, t);
+			for (uint32_t d = thread->depth; d > 0; d--)
+				activation_abandon(worker, &thread->stack[d - 1], ACTIVATION_TALLY);
+			thread_close_run(worker, thread);
 		}
-		w->map.hdr->end_ns = process_now_ns();
-		if (!w->map.path[0])
+		worker->map.hdr->end_ns = process_now_ns();
+		if (!worker->map.path[0])
 			continue;
 		/* under a seccomp filter, no file can be written: finished in place */
 		err = xp.sandboxed ? -EPERM
-				   : dump_write_compact_named(&w->map, EXTPROF_DUMP_F_COMPLETE,
+				   : dump_write_compact_named(&worker->map, EXTPROF_DUMP_F_COMPLETE,
 							      callers_resolve);
-		if (err && w->map.in_memory)
+		if (err && worker->map.in_memory)
 			log_once(LOG_ONCE_FINISH,
 				 "cannot write %s at exit either: %s; its counts are lost",
-				 w->map.path, log_strerror(-err));
+				 worker->map.path, log_strerror(-err));
 		else if (err) {
 			/* its counts are whole all the same (but for the rows it had
 			 * no room for, which its declarations say) */
-			w->map.hdr->flags |= EXTPROF_DUMP_F_COMPLETE;
+			worker->map.hdr->flags |= EXTPROF_DUMP_F_COMPLETE;
 			log_once(LOG_ONCE_FINISH,
 				 "cannot finish %s: %s; it stays as it was live, marked complete",
-				 w->map.path, log_strerror(-err));
+				 worker->map.path, log_strerror(-err));
 		}
 	}
 }
 
-/* In a fork child, thread state @t: the parent's worker forgotten, its activations uncounted. */
-static void thread_forget_parent(struct xp_thread *t)
+/* In a fork child, thread state @thread: the parent's worker forgotten, its activations uncounted.
+ */
+static void thread_forget_parent(struct xp_thread *thread)
 {
-	for (uint32_t d = 0; d < t->depth; d++)
-		t->stack[d].flags = XP_FRAME_UNCOUNTED;
-	t->worker = NULL;
-	t->pmu_page = NULL;
-	t->pmu_fd = -1;
+	for (uint32_t d = 0; d < thread->depth; d++)
+		thread->stack[d].flags = XP_FRAME_UNCOUNTED;
+	thread->worker = NULL;
+	thread->pmu_page = NULL;
+	thread->pmu_fd = -1;
 }
 
 void thread_reset_after_fork(void)
 {
-	struct xp_thread *t = &xp_self;
+	struct xp_thread *thread = &xp_self;
 
 	worker_reset_after_fork();
-	thread_forget_parent(t);
+	thread_forget_parent(thread);
 	/* the states of threads without TLS of their own (clone.c): only the
 	 * forking thread may be one of them, the others are the parent's */
 	for (uint32_t i = 0; i < XP_MAX_FOREIGN; i++) {

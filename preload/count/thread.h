@@ -10,17 +10,17 @@
 /* Set up at start-up: the thread-exit key, and the pool (store/worker.c): 0 or -errno. */
 int thread_init(void);
 /*
- * Thread @t's first evaluation: its shadow stack, a worker, its counter
- * opened; the worker, or NULL (the thread's calls then pass uncounted).
- * Runs on the shim's stack (worker_call_own).
+ * Thread @thread's first evaluation: its shadow stack, a worker, its
+ * counter opened; the worker, or NULL (the thread's calls then pass
+ * uncounted).  Runs on the shim's stack (worker_call_own).
  */
-struct xp_worker *thread_begin(struct xp_thread *t);
-/* Add thread @t's share of the run so far to worker @w's run total. */
-void thread_close_run(struct xp_worker *w, struct xp_thread *t);
+struct xp_worker *thread_begin(struct xp_thread *thread);
+/* Add thread @thread's share of the run so far to worker @worker's run total. */
+void thread_close_run(struct xp_worker *worker, struct xp_thread *thread);
 /* The calling thread is exiting: its activations abandoned, its worker back to the pool. */
 void thread_end_self(void);
-/* The same for thread @t, the caller's own state (xp_self's or xp_foreign's). */
-void thread_end(struct xp_thread *t);
+/* The same for thread @thread, the caller's own state (xp_self's or xp_foreign's). */
+void thread_end(struct xp_thread *thread);
 /* After calibration: drop the calling thread's worker and its counts. */
 void thread_forget_self(void);
 /*

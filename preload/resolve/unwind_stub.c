@@ -28,7 +28,7 @@
  * routine puts R1 back in the slot and marks the activation restored, as
  * activation_restore_frames() does for an exception (host/unwind.c): the unwinder
  * goes on into the caller, and the activation, which never returns, is
- * counted abandoned when its thread ends (worker.c) or where the
+ * counted abandoned when its thread ends (count/thread.c) or where the
  * exception lands (__cxa_begin_catch, unwind.c).
  */
 #include <dlfcn.h>

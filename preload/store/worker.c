@@ -197,7 +197,7 @@ static struct xp_frame *worker_new_stack(void)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-int worker_map_stack(struct xp_thread *t)
+int worker_map_stack(struct xp_thread *thread)
 {
 	struct xp_frame *p = xp.sandboxed
 				     ? worker_pool_take((void **)worker_stack_pool, WORKER_SPARE)
@@ -208,9 +208,9 @@ int worker_map_stack(struct xp_thread *t)
 		return -ENOMEM;
 	}
 	p[0].slot = UINT64_MAX;
-	t->stack = p + 1;
-	t->cap = WORKER_STACK_FRAMES;
-	t->depth = 0;
+	thread->stack = p + 1;
+	thread->cap = WORKER_STACK_FRAMES;
+	thread->depth = 0;
 	return 0;
 }
 
@@ -461,31 +461,32 @@ struct xp_worker *worker_take(void)
 	return w;
 }
 
-void worker_unmap_stack(struct xp_thread *t)
+void worker_unmap_stack(struct xp_thread *thread)
 {
-	if (t->stack) {
+	if (thread->stack) {
 		/* for the next thread under a seccomp filter; one grown is left */
 		if (!xp.sandboxed)
-			sys_munmap(t->stack - 1, worker_stack_bytes(t->cap));
-		else if (t->cap == WORKER_STACK_FRAMES)
-			worker_pool_put((void **)worker_stack_pool, WORKER_SPARE, t->stack - 1);
-		t->stack = NULL;
+			sys_munmap(thread->stack - 1, worker_stack_bytes(thread->cap));
+		else if (thread->cap == WORKER_STACK_FRAMES)
+			worker_pool_put((void **)worker_stack_pool, WORKER_SPARE,
+					thread->stack - 1);
+		thread->stack = NULL;
 	}
 }
 
-void worker_own_release(struct xp_thread *t)
+void worker_own_release(struct xp_thread *thread)
 {
-	if (t->own) {
+	if (thread->own) {
 		stack_t ss;
 
 		/* never left as the sigaltstack of a thread that ends: another's next */
 		if (!xp.sandboxed && !sigaltstack(NULL, &ss) &&
-		    (uint64_t)ss.ss_sp - (uint64_t)t->own < WORKER_OWN_SIZE) {
+		    (uint64_t)ss.ss_sp - (uint64_t)thread->own < WORKER_OWN_SIZE) {
 			ss.ss_flags = SS_DISABLE;
 			sigaltstack(&ss, NULL);
 		}
-		worker_own_put(t->own);
-		t->own = NULL;
+		worker_own_put(thread->own);
+		thread->own = NULL;
 	}
 }
 

@@ -33,12 +33,15 @@ void worker_reset_after_fork(void);
  * be had.
  */
 struct xp_worker *worker_take(void);
-/* Map thread @t's shadow stack: 0, or -ENOMEM, said once. */
-int worker_map_stack(struct xp_thread *t);
-/* Give thread @t's shadow stack back (unmapped, or kept for the next under a seccomp filter). */
-void worker_unmap_stack(struct xp_thread *t);
-/* Give thread @t's stacks of the shim's back, for the next thread. */
-void worker_own_release(struct xp_thread *t);
+/* Map thread @thread's shadow stack: 0, or -ENOMEM, said once. */
+int worker_map_stack(struct xp_thread *thread);
+/*
+ * Give thread @thread's shadow stack back (unmapped, or kept for the next
+ * under a seccomp filter).
+ */
+void worker_unmap_stack(struct xp_thread *thread);
+/* Give thread @thread's stacks of the shim's back, for the next thread. */
+void worker_own_release(struct xp_thread *thread);
 /* Double thread @t's shadow stack (it is full). */
 void worker_grow_stack(struct xp_thread *t);
 /*

@@ -9,7 +9,8 @@ translation unit that reaches it (from BUILD_DIR/compile_commands.json).
 Three rules, each from the table below:
 
   - layers: inside a side, a folder includes headers only of its own folder
-    and of the folders before it in that side's list, never of one after;
+    and of the folders before it in that side's list, never of one after
+    (but the side's port, whose files may include any of its folders);
   - private: no file outside a private folder includes a header from it;
   - no circle: in a side checked for circles, no two files depend on each
     other, through calls and data (a symbol one object file leaves undefined
@@ -146,9 +147,11 @@ def main():
 
     def rank(side, folder):
         layers = RULES[side]["layers"]
-        # a folder's subfolders (arch/x86_64) share its place
-        while folder not in layers and folder != ".":
-            folder = os.path.dirname(folder) or "."
+        # a folder's subfolders (arch/x86_64) share its place; a folder at
+        # the side's top that is not listed has none (the side's "." is its
+        # root's own files only)
+        while folder not in layers and os.sep in folder:
+            folder = os.path.dirname(folder)
         return layers.index(folder) if folder in layers else None
 
     for src, targets in sorted(edges.items()):
