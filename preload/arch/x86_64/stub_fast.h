@@ -32,5 +32,4 @@ struct stub_lits {
 /* The template stubs made from now on carry, or NULL. */
 const struct stub_template *stub_fast_template(void);
 
-
 #endif
