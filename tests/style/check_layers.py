@@ -54,8 +54,6 @@ RULES = {
         "ordered": False,
         "private": True,
         "seen_by": {
-            # the ELF reader compiles the port's planner (arch_plan_hook)
-            "elf": ["arch"],
             # the shim's own unit tests, and the dump writer's
             "tests/unit": None,
         },
