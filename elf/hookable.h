@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch/arch.h"
 #include "functab.h"
+#include "plan.h"
 
 enum hookable_kind {
 	HOOKABLE_TWICE,	   /* returns twice: setjmp, vfork, getcontext */

@@ -17,6 +17,8 @@
 
 /* The architecture's inline part: counter reads, fences, the thread pointer. */
 #include "arch_inline.h"
+/* The port's patch planner, which the ELF reader holds: arch_plan_hook, struct arch_plan. */
+#include "plan.h"
 
 /*
  * struct arch_hook, a function's patch, planned and with its stub built,
@@ -35,18 +37,6 @@ struct functab;
  */
 int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, const struct functab *t,
 		      uint64_t base, struct arch_hook *h, char *why, size_t whylen);
-
-/*
- * The same plan, dry: for the function whose @size bytes are @code, at
- * address @addr in an object whose offset 0 is at @base, with its
- * functions @t (NULL: judged alone) and their bytes by offset from @bytes.
- * Nothing is built: the shim builds it (arch_build_hook), `extprof symbols`
- * says what it found.  Returns 0, or -EINVAL with the reason in @why.
- */
-int arch_plan_hook(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t base,
-		   const struct functab *t,
-		   const uint8_t *(*bytes)(uint64_t start, uint64_t size, void *arg), void *arg,
-		   struct arch_plan *plan, char *why, size_t whylen);
 
 /* Build the stub of @plan for the function at @addr, with @idx baked in: 0, or -errno with @why. */
 int arch_build_hook(uint64_t addr, const struct arch_plan *plan, uint32_t idx, struct arch_hook *h,
@@ -84,13 +74,6 @@ struct xp_counter;
  * and there are neither callers nor a window (stub_fast.c).
  */
 void arch_choose_fast_path(const struct xp_counter *c, bool callers, bool window);
-
-/*
- * Call @fn for every direct branch of the @size bytes at @code (runtime
- * address @addr) whose target lies outside them (the architecture's decoder).
- */
-void arch_each_branch(const uint8_t *code, uint64_t size, uint64_t addr,
-		      void (*fn)(uint64_t from, uint64_t target, void *arg), void *arg);
 
 /* One write of code: @len bytes at @at, and those they replace. */
 struct arch_patch_bytes {

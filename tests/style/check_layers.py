@@ -59,8 +59,6 @@ RULES = {
         "port": "arch",
         "private": True,
         "seen_by": {
-            # the ELF reader compiles the port's planner (arch_plan_hook)
-            "elf": ["arch"],
             # the shim's own unit tests, and the dump writer's
             "tests/unit": None,
         },

@@ -18,7 +18,7 @@
 
 #include <criterion/criterion.h>
 
-#include "arch/arch.h"
+#include "plan.h"
 #include "count/floor.h"
 #include "hookable.h"
 #include "hooks_entry.h"

@@ -27,13 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "insn.h"
 #include "stub_layout.h"
-
-/* A function's patch planned (arch_plan_hook): what moves where, nothing built yet. */
-struct arch_plan {
-	struct insn_plan insn;
-};
 
 /* A function's patch, planned and with its stub built, not yet written. */
 struct arch_hook {

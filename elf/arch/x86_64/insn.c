@@ -24,9 +24,9 @@
 
 #include <Zydis/Zydis.h>
 
-#include "arch/arch.h"
 #include "functab.h"
 #include "insn.h"
+#include "plan.h"
 
 static const uint8_t insn_endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
 

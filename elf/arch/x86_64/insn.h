@@ -123,4 +123,9 @@ long insn_relocate(const struct insn_plan *plan, const uint8_t *code, uint64_t f
  */
 int32_t insn_sp_delta(const uint8_t *code, size_t len);
 
+/* A function's patch planned (arch_plan_hook): what moves where, nothing built yet. */
+struct arch_plan {
+	struct insn_plan insn;
+};
+
 #endif
