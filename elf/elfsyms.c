@@ -17,7 +17,6 @@
 
 #include "ehframe.h"
 #include "elfsyms.h"
-#include "hookable.h"
 
 struct elfobj_walk {
 	struct elf_object *objs;
@@ -104,7 +103,7 @@ static int elfobj_visit(struct dl_phdr_info *info, size_t size, void *arg)
 	o->name = slash ? slash + 1 : o->path;
 	o->base = info->dlpi_addr;
 	o->tls_data = info->dlpi_tls_data;
-	o->is_shim = hookable_is_shim(o->name);
+	o->is_shim = elfobj_is_shim(o->name);
 	o->text_lo = UINT64_MAX;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -462,4 +461,9 @@ long elffde_each(Elf *elf, void (*fn)(uint64_t start, uint64_t size, void *arg),
 		return ehframe_walk(data->d_buf, data->d_size, sh.sh_addr, fn, arg);
 	}
 	return 0;
+}
+
+bool elfobj_is_shim(const char *basename)
+{
+	return !strncmp(basename, "libextprof.so", 13);
 }

@@ -121,11 +121,6 @@ const char *hookable_reason(const struct hookable_rule *r, const char *symbol, c
 	return buf;
 }
 
-bool hookable_is_shim(const char *basename)
-{
-	return !strncmp(basename, "libextprof.so", 13);
-}
-
 void hookable_obj_rules(struct hookable_obj *o)
 {
 	o->ndenied = 0;

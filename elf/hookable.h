@@ -51,9 +51,6 @@ const char *hookable_reason(const struct hookable_rule *rule, const char *symbol
 	"is the object's entry point: the kernel starts it, with argc where a return address "     \
 	"would be"
 
-/* Whether @basename is the shim's object (libextprof.so, and versions of it). */
-bool hookable_is_shim(const char *basename);
-
 /* The reason for a function of Go code (gocode.h says why). */
 #define HOOKABLE_GO_REASON                                                                         \
 	"is Go code: Go's runtime walks goroutine stacks by their return addresses (to grow "      \

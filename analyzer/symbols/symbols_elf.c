@@ -442,7 +442,7 @@ static int read_elf(Elf *elf, size_t size, const char *path, const char *glob, u
 	c.loaded = f->elf_type != ET_REL && loaded_here(path, &c.load_base);
 	c.judge.t = &t;
 	c.judge.name = slash ? slash + 1 : path;
-	c.judge.shim = hookable_is_shim(c.judge.name);
+	c.judge.shim = elfobj_is_shim(c.judge.name);
 	c.judge.counter = counter;
 	c.judge.alone = f->elf_type == ET_REL;
 	c.judge.code = sym_code_at;

@@ -54,6 +54,14 @@ RULES = {
         "private": False,
         "acyclic": True,
     },
+    # the ELF reader both sides link: its port (arch/<cpu>/insn.c, the patch
+    # planner) under the same rule as the shim's
+    "elf": {
+        "layers": ["arch", "."],
+        "port": "arch",
+        "private": False,
+        "acyclic": True,
+    },
     "preload": {
         "layers": ["arch", "core", "store", "steps", "count", "resolve", "host", "."],
         "port": "arch",
