@@ -55,38 +55,37 @@ def check(name, files, status, lines):
     return True
 
 
-# a lower folder (core/) and a higher one (host/) of the shim, and the analyzer
-CORE_H = "int core_fn(void);\n"
-HOST_H = "int host_fn(void);\n"
+# a lower folder (core/) and a higher one (host/) of the shim, each a header
+# and its .c, and whatever other files a case adds
+def shim(core_c, host_c=None, **more):
+    files = {"preload/core/a.h": "int core_fn(void);\n", "preload/core/a.c": core_c}
+    if host_c is not None:
+        files.update({"preload/host/b.h": "int host_fn(void);\n", "preload/host/b.c": host_c})
+    files.update({path.replace("__", "/") + ".c": text for path, text in more.items()})
+    return files
+
+
+CORE_OK = '#include "core/a.h"\nint core_fn(void) { return 1; }\n'
 ok = True
-ok &= check("layers kept, no circle", {
-    "preload/core/a.h": CORE_H,
-    "preload/core/a.c": '#include "core/a.h"\nint core_fn(void) { return 1; }\n',
-    "preload/host/b.h": HOST_H,
-    "preload/host/b.c": '#include "core/a.h"\n#include "host/b.h"\n'
-                        'int host_fn(void) { return core_fn(); }\n',
-}, 0, ["the include rules kept"])
-ok &= check("an include upward", {
-    "preload/core/a.h": CORE_H,
-    "preload/core/a.c": '#include "host/b.h"\nint core_fn(void) { return 1; }\n',
-    "preload/host/b.h": HOST_H,
-    "preload/host/b.c": '#include "host/b.h"\nint host_fn(void) { return 2; }\n',
-}, 1, ["preload/core/a.c: includes preload/host/b.h, a folder above its own"])
-ok &= check("a circle of calls", {
-    "preload/core/a.h": CORE_H,
-    "preload/core/a.c": "int host_fn(void);\nint core_fn(void) { return host_fn(); }\n",
-    "preload/host/b.h": HOST_H,
-    "preload/host/b.c": '#include "core/a.h"\nint host_fn(void) { return core_fn(); }\n',
-}, 1, ["a circle of files: preload/core/a -> preload/host/b (uses host_fn)",
-       "preload/host/b -> preload/core/a (uses core_fn)"])
-ok &= check("the shim's header outside it", {
-    "preload/core/a.h": CORE_H,
-    "preload/core/a.c": '#include "core/a.h"\nint core_fn(void) { return 1; }\n',
-    "analyzer/util/x.c": '#include "../../preload/core/a.h"\nint x_fn(void) { return 3; }\n',
-}, 1, ["analyzer/util/x.c: includes preload/core/a.h, private to preload/"])
-ok &= check("a folder with no place", {
-    "preload/core/a.h": CORE_H,
-    "preload/core/a.c": '#include "core/a.h"\nint core_fn(void) { return 1; }\n',
-    "preload/misc/c.c": '#include "core/a.h"\nint c_fn(void) { return core_fn(); }\n',
-}, 1, ["its folder misc/ has no place in the layers of preload/"])
+ok &= check("layers kept, no circle",
+            shim(CORE_OK, '#include "core/a.h"\n#include "host/b.h"\n'
+                          "int host_fn(void) { return core_fn(); }\n"),
+            0, ["the include rules kept"])
+ok &= check("an include upward",
+            shim('#include "host/b.h"\nint core_fn(void) { return 1; }\n',
+                 '#include "host/b.h"\nint host_fn(void) { return 2; }\n'),
+            1, ["preload/core/a.c: includes preload/host/b.h, a folder above its own"])
+ok &= check("a circle of calls",
+            shim("int host_fn(void);\nint core_fn(void) { return host_fn(); }\n",
+                 '#include "core/a.h"\nint host_fn(void) { return core_fn(); }\n'),
+            1, ["a circle of files: preload/core/a -> preload/host/b (uses host_fn)",
+                "preload/host/b -> preload/core/a (uses core_fn)"])
+ok &= check("the shim's header outside it",
+            shim(CORE_OK, analyzer__util__x='#include "../../preload/core/a.h"\n'
+                                            "int x_fn(void) { return 3; }\n"),
+            1, ["analyzer/util/x.c: includes preload/core/a.h, private to preload/"])
+ok &= check("a folder with no place",
+            shim(CORE_OK, preload__misc__c='#include "core/a.h"\n'
+                                           "int c_fn(void) { return core_fn(); }\n"),
+            1, ["its folder misc/ has no place in the layers of preload/"])
 sys.exit(0 if ok else 1)
