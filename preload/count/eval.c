@@ -389,9 +389,9 @@ static void eval_take_row(struct xp_thread *t, struct extprof_dump_decl *d, stru
 }
 
 /* The stubs' fast path: never on a shared block (clone.c), so xp_self is the caller's. */
-void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w)
+void xp_eval_take_row(struct extprof_dump_decl *decl, struct xp_worker *worker)
 {
-	eval_take_row(&xp_self, d, w);
+	eval_take_row(&xp_self, decl, worker);
 }
 
 /*
@@ -479,16 +479,16 @@ static void eval_record_nesting(struct xp_worker *w, uint32_t idx, const struct 
 	d->parent = !d->parent || d->parent == id ? id : EXTPROF_PARENT_SEVERAL;
 }
 
-void xp_eval_record_held(struct xp_worker *w)
+void xp_eval_record_held(struct xp_worker *worker)
 {
-	for (uint32_t i = 0; w->map.base && i < w->map.ndecls; i++) {
-		struct extprof_dump_decl *d = &w->map.decls[i];
+	for (uint32_t i = 0; worker->map.base && i < worker->map.ndecls; i++) {
+		struct extprof_dump_decl *d = &worker->map.decls[i];
 
 		if (d->step_held) {
 			uint64_t delta = d->step_held - 1;
 
 			d->step_held = 0;
-			eval_sample(NULL, w, d, delta);
+			eval_sample(NULL, worker, d, delta);
 		}
 	}
 }
