@@ -53,16 +53,16 @@ static void worker_thread_exit(void *arg)
 
 static uint32_t worker_decls_cap;
 
-int worker_room_for_decls(uint32_t n)
+int worker_room_for_decls(uint32_t count)
 {
 	uint32_t cap = worker_decls_cap ? worker_decls_cap : WORKER_DECLS_FIRST;
 	struct xp_decl *p;
 
-	if (n <= worker_decls_cap)
+	if (count <= worker_decls_cap)
 		return 0;
-	if (n > XP_MAX_DECLS)
+	if (count > XP_MAX_DECLS)
 		return -E2BIG;
-	while (cap < n)
+	while (cap < count)
 		cap *= 2;
 	if (cap > XP_MAX_DECLS)
 		cap = XP_MAX_DECLS;
@@ -124,13 +124,13 @@ static int worker_stack_visit(const struct maps_entry *e, void *arg)
  * stack cannot be seen, and is looked for again at the next call that
  * needs it.  Returns whether t->stack_lo and t->stack_hi are known.
  */
-bool worker_know_stack(struct xp_thread *t, uint64_t sp)
+bool worker_know_stack(struct xp_thread *thread, uint64_t sp)
 {
 	struct worker_stack_find s = {sp, 0, 0, 0};
 	char line[256];
 	stack_t ss;
 
-	if (t->stack_known)
+	if (thread->stack_known)
 		return true;
 	/* SS_ONSTACK would say where this code runs, not where @sp is */
 	if (!xp.sandboxed && !sigaltstack(NULL, &ss) && !(ss.ss_flags & SS_DISABLE) &&
@@ -138,16 +138,16 @@ bool worker_know_stack(struct xp_thread *t, uint64_t sp)
 		return false;
 	if (!xp.sandboxed &&
 	    maps_each("/proc/self/maps", line, sizeof(line), worker_stack_visit, &s) == 1) {
-		t->stack_lo = s.lo;
-		t->stack_hi = s.hi;
+		thread->stack_lo = s.lo;
+		thread->stack_hi = s.hi;
 	} else {
 		/* no /proc, or under a seccomp filter (sandbox.c), where no
 		 * system call is made: every slot counts as on the thread's stack */
-		t->stack_lo = 0;
-		t->stack_hi = UINT64_MAX;
+		thread->stack_lo = 0;
+		thread->stack_hi = UINT64_MAX;
 	}
 	/* after the range: another thread on this block reads it (state.c) */
-	__atomic_store_n(&t->stack_known, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&thread->stack_known, 1, __ATOMIC_RELEASE);
 	return true;
 }
 
@@ -219,19 +219,21 @@ static int worker_map_stack(struct xp_thread *t)
 }
 
 /* Deeper than 65536 hooked activations: double the shadow stack. */
-void worker_grow_stack(struct xp_thread *t)
+void worker_grow_stack(struct xp_thread *thread)
 {
-	struct xp_frame *p = xp.sandboxed ? MAP_FAILED
-					  : mremap(t->stack - 1, worker_stack_bytes(t->cap),
-						   worker_stack_bytes(t->cap * 2), MREMAP_MAYMOVE);
+	struct xp_frame *p = xp.sandboxed
+				     ? MAP_FAILED
+				     : mremap(thread->stack - 1, worker_stack_bytes(thread->cap),
+					      worker_stack_bytes(thread->cap * 2), MREMAP_MAYMOVE);
 
 	if (p == MAP_FAILED) {
 		log_once(LOG_ONCE_STACK,
-			 "shadow stack full at depth %u; deeper calls pass uncounted", t->depth);
+			 "shadow stack full at depth %u; deeper calls pass uncounted",
+			 thread->depth);
 		return;
 	}
-	t->stack = p + 1;
-	t->cap *= 2;
+	thread->stack = p + 1;
+	thread->cap *= 2;
 }
 
 /*
@@ -290,17 +292,17 @@ static void *worker_own_stack(struct xp_thread *t)
 }
 
 /* Without a state of its own (NULL), or a stack of the shim's to be had: the program's. */
-void worker_call_own(struct xp_thread *t, void (*fn)(void *), void *arg)
+void worker_call_own(struct xp_thread *thread, void (*fn)(void *), void *arg)
 {
-	xp_call_preserving(fn, arg, t ? worker_own_stack(t) : NULL);
+	xp_call_preserving(fn, arg, thread ? worker_own_stack(thread) : NULL);
 }
 
 /* Never maps it: called on the evaluation path, where only a slow path may. */
-bool worker_own_altstack(struct xp_thread *t, void **sp, size_t *size)
+bool worker_own_altstack(struct xp_thread *thread, void **sp, size_t *size)
 {
-	if (!t->own)
+	if (!thread->own)
 		return false;
-	*sp = (char *)t->own + WORKER_OWN_GUARD;
+	*sp = (char *)thread->own + WORKER_OWN_GUARD;
 	*size = WORKER_OWN_ALT;
 	return true;
 }
@@ -457,12 +459,12 @@ static __attribute__((noinline, cold)) void worker_say_no_memory(const char *wha
 }
 
 /* A thread's first evaluation.  Runs under xp_call_preserving(). */
-struct xp_worker *worker_acquire(struct xp_thread *t)
+struct xp_worker *worker_acquire(struct xp_thread *thread)
 {
 	struct xp_worker *w;
 	int err;
 
-	if (!t->stack && (err = worker_map_stack(t))) {
+	if (!thread->stack && (err = worker_map_stack(thread))) {
 		worker_say_no_memory("a thread's shadow stack", err);
 		return NULL;
 	}
@@ -480,15 +482,15 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 		__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
 		return NULL;
 	}
-	counter_open_thread(t);
-	w->owner = t;
+	counter_open_thread(thread);
+	w->owner = thread;
 	w->owner_tid = xp.sandboxed ? 0 : (int32_t)arch_syscall4(SYS_gettid, 0, 0, 0, 0);
 	w->map.hdr->threads++;
-	t->run_start = counter_read_of(t);
-	t->worker = w;
+	thread->run_start = counter_read_of(thread);
+	thread->worker = w;
 	/* a thread without TLS of its own has no thread key either (clone.c) */
-	if (worker_key_ok && t == &xp_self)
-		pthread_setspecific(worker_key, t);
+	if (worker_key_ok && thread == &xp_self)
+		pthread_setspecific(worker_key, thread);
 	return w;
 }
 
@@ -515,20 +517,20 @@ static void worker_abandon_in_place(struct xp_worker *w, struct xp_thread *t)
 	}
 }
 
-void worker_close_run(struct xp_worker *w, struct xp_thread *t)
+void worker_close_run(struct xp_worker *worker, struct xp_thread *thread)
 {
-	uint64_t now = counter_read_of(t);
+	uint64_t now = counter_read_of(thread);
 
 	if (xp.window_decl != UINT32_MAX) {
 		/* the thread's last window episode */
-		if (t->win_last > t->win_first)
-			w->map.hdr->run_total += t->win_last - t->win_first;
-		t->win_first = t->win_last = 0;
-	} else if (now > t->run_start) {
-		w->map.hdr->run_total += now - t->run_start;
+		if (thread->win_last > thread->win_first)
+			worker->map.hdr->run_total += thread->win_last - thread->win_first;
+		thread->win_first = thread->win_last = 0;
+	} else if (now > thread->run_start) {
+		worker->map.hdr->run_total += now - thread->run_start;
 	}
-	t->run_start = now;
-	w->map.hdr->end_ns = process_now_ns();
+	thread->run_start = now;
+	worker->map.hdr->end_ns = process_now_ns();
 }
 
 /* The calling thread is exiting: its worker goes back to the pool. */
@@ -537,42 +539,43 @@ void worker_release_self(void)
 	worker_release(&xp_self);
 }
 
-void worker_release(struct xp_thread *t)
+void worker_release(struct xp_thread *thread)
 {
-	struct xp_worker *w = t->worker;
+	struct xp_worker *w = thread->worker;
 
-	t->released = 1;
+	thread->released = 1;
 	/* its shadow stack is about to go: a SIGTRAP handler reads it */
-	step_stop(t);
+	step_stop(thread);
 	/* what the shim calls from here on (munmap, close) is its own */
-	t->busy = 1;
+	thread->busy = 1;
 	if (!w)
 		return;
-	worker_abandon_frames(w, t);
-	worker_close_run(w, t);
-	counter_close_thread(t);
+	worker_abandon_frames(w, thread);
+	worker_close_run(w, thread);
+	counter_close_thread(thread);
 	w->owner = NULL;
-	t->worker = NULL;
+	thread->worker = NULL;
 	__atomic_store_n(&w->state, XP_WORKER_FREE, __ATOMIC_RELEASE);
-	if (t->stack) {
+	if (thread->stack) {
 		/* for the next thread under a seccomp filter; one grown is left */
 		if (!xp.sandboxed)
-			munmap(t->stack - 1, worker_stack_bytes(t->cap));
-		else if (t->cap == WORKER_STACK_FRAMES)
-			worker_pool_put((void **)worker_stack_pool, WORKER_SPARE, t->stack - 1);
-		t->stack = NULL;
+			munmap(thread->stack - 1, worker_stack_bytes(thread->cap));
+		else if (thread->cap == WORKER_STACK_FRAMES)
+			worker_pool_put((void **)worker_stack_pool, WORKER_SPARE,
+					thread->stack - 1);
+		thread->stack = NULL;
 	}
-	if (t->own) {
+	if (thread->own) {
 		stack_t ss;
 
 		/* never left as the sigaltstack of a thread that ends: another's next */
 		if (!xp.sandboxed && !sigaltstack(NULL, &ss) &&
-		    (uint64_t)ss.ss_sp - (uint64_t)t->own < WORKER_OWN_SIZE) {
+		    (uint64_t)ss.ss_sp - (uint64_t)thread->own < WORKER_OWN_SIZE) {
 			ss.ss_flags = SS_DISABLE;
 			sigaltstack(&ss, NULL);
 		}
-		worker_own_put(t->own);
-		t->own = NULL;
+		worker_own_put(thread->own);
+		thread->own = NULL;
 	}
 }
 
@@ -599,18 +602,18 @@ bool worker_room_for_decl(void)
 }
 
 /*
- * Declaration @idx, whose entry @d holds: written into xp.decls and, when
+ * Declaration @idx, whose entry @decl holds: written into xp.decls and, when
  * it is a new one (@idx is xp.ndecls), added to every dump laid out so far
  * and counted in xp.ndecls, under the layout lock (above), so that every
  * dump holds it whether it was laid out before or after.
  */
-void worker_publish_decl(uint32_t idx, const struct xp_decl *d)
+void worker_publish_decl(uint32_t idx, const struct xp_decl *decl)
 {
-	struct dump_decl_info info = {d->kind, d->symbol, d->object, d->offset, 0};
+	struct dump_decl_info info = {decl->kind, decl->symbol, decl->object, decl->offset, 0};
 	uint32_t n;
 
 	worker_layout_lock();
-	xp.decls[idx] = *d;
+	xp.decls[idx] = *decl;
 	n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; idx == xp.ndecls && i < n; i++) {
 		struct xp_worker *w = &xp.workers[i];

@@ -13,24 +13,25 @@
 
 /* Set the pool up at start-up (the thread-exit key, the declarations' room): 0 or -errno. */
 int worker_init_pool(void);
-/* Room in xp.decls for @n declarations, the table grown (never moved under a reader): 0 or -errno.
+/* Room in xp.decls for @count declarations, the table grown (never moved under a reader): 0 or
+ * -errno.
  */
-int worker_room_for_decls(uint32_t n);
-/* A worker for thread @t at its first evaluation (its shadow stack too), or NULL. */
-struct xp_worker *worker_acquire(struct xp_thread *t);
-/* Learn thread @t's own stack from @sp, unless on a sigaltstack: whether it is known. */
-bool worker_know_stack(struct xp_thread *t, uint64_t sp);
+int worker_room_for_decls(uint32_t count);
+/* A worker for @thread at its first evaluation (its shadow stack too), or NULL. */
+struct xp_worker *worker_acquire(struct xp_thread *thread);
+/* Learn @thread's own stack from @sp, unless on a sigaltstack: whether it is known. */
+bool worker_know_stack(struct xp_thread *thread, uint64_t sp);
 /*
- * Call @fn(@arg) on the stack of the shim's of thread @t (the caller's own
+ * Call @fn(@arg) on the stack of the shim's of @thread (the caller's own
  * state: xp_self's or xp_foreign's), its extended state saved.
  */
-void worker_call_own(struct xp_thread *t, void (*fn)(void *), void *arg);
-/* Thread @t's sigaltstack of the shim's (steps' SIGTRAP handler): false without one. */
-bool worker_own_altstack(struct xp_thread *t, void **sp, size_t *size);
+void worker_call_own(struct xp_thread *thread, void (*fn)(void *), void *arg);
+/* @thread's sigaltstack of the shim's (steps' SIGTRAP handler): false without one. */
+bool worker_own_altstack(struct xp_thread *thread, void **sp, size_t *size);
 /* The calling thread is exiting: its activations abandoned, its worker back to the pool. */
 void worker_release_self(void);
-/* The same for thread @t, the caller's own state (xp_self's or xp_foreign's). */
-void worker_release(struct xp_thread *t);
+/* The same for @thread, the caller's own state (xp_self's or xp_foreign's). */
+void worker_release(struct xp_thread *thread);
 /*
  * A clean exit: every worker's run closed and its dump written compact,
  * complete; @self the calling thread's own state (NULL: xp_self's block).
@@ -38,8 +39,8 @@ void worker_release(struct xp_thread *t);
 void worker_finish_all(struct xp_thread *self);
 /* In a fork child: forget the parent's workers, keep the shadow stack, uncounted. */
 void worker_reset_after_fork(void);
-/* Double thread @t's shadow stack (it is full). */
-void worker_grow_stack(struct xp_thread *t);
+/* Double @thread's shadow stack (it is full). */
+void worker_grow_stack(struct xp_thread *thread);
 /*
  * A seccomp filter is about to be loaded: the threads to come get dumps,
  * shadow stacks and stacks of the shim's made now, as does the calling
@@ -49,12 +50,12 @@ void worker_grow_stack(struct xp_thread *t);
 void worker_prepare_sandbox(struct xp_thread *self);
 /* After calibration: drop the calling thread's worker and its counts. */
 void worker_forget_self(void);
-/* Write declaration @idx as @d; a new one goes into every dump made so far, then xp.ndecls. */
-void worker_publish_decl(uint32_t idx, const struct xp_decl *d);
+/* Write declaration @idx as @decl; a new one goes into every dump made so far, then xp.ndecls. */
+void worker_publish_decl(uint32_t idx, const struct xp_decl *decl);
 /* Whether every dump made so far has room for one more declaration. */
 bool worker_room_for_decl(void);
-/* Add thread @t's share of the run so far to worker @w's run total. */
-void worker_close_run(struct xp_worker *w, struct xp_thread *t);
+/* Add @thread's share of the run so far to @worker's run total. */
+void worker_close_run(struct xp_worker *worker, struct xp_thread *thread);
 
 #pragma GCC visibility pop
 
