@@ -49,7 +49,7 @@ static inline uint8_t *xe_u64(uint8_t *cursor, uint64_t value)
 	return cursor + 8;
 }
 
-/* The disp32 of a rel32 branch at @p (its last 4 bytes end at @end) aimed at @to. */
+/* Whether a rel32 branch whose disp32 ends at @end reaches @to. */
 static inline int xe_rel32_ok(const uint8_t *end, uint64_t to)
 {
 	int64_t d = (int64_t)(to - (uint64_t)end);
@@ -100,7 +100,7 @@ static inline uint8_t *xe_store_fs_imm(uint8_t *cursor, int32_t off, int32_t imm
 	return xe_u32(cursor, (uint32_t)imm);
 }
 
-/* addq $n, %fs:off: the one instruction here that writes the flags */
+/* addq $addend, %fs:off: the one instruction here that writes the flags */
 static inline uint8_t *xe_add_fs_imm(uint8_t *cursor, int32_t off, uint32_t addend)
 {
 	cursor = xe_u8(cursor, 0x64);
@@ -181,7 +181,7 @@ static inline uint8_t *xe_jcc32(uint8_t *cursor, unsigned cond, uint8_t **field)
 	return xe_u32(cursor, 0);
 }
 
-/* lea d(%rsp), %rsp */
+/* lea disp(%rsp), %rsp */
 static inline uint8_t *xe_lea_rsp(uint8_t *cursor, int32_t disp)
 {
 	cursor = xe_u8(cursor, 0x48);
@@ -196,7 +196,7 @@ static inline uint8_t *xe_lea_rsp(uint8_t *cursor, int32_t disp)
 	return xe_u32(cursor, (uint32_t)disp);
 }
 
-/* movabs $v, %reg (rax..rdi) */
+/* movabs $value, %reg (rax..rdi) */
 static inline uint8_t *xe_movabs(uint8_t *cursor, int reg, uint64_t value)
 {
 	cursor = xe_u8(cursor, 0x48);
@@ -219,7 +219,7 @@ static inline uint8_t *xe_mov_imm32(uint8_t *cursor, int reg, uint32_t value)
 	return xe_u32(cursor, value);
 }
 
-/* lea d(%reg), %reg (rax..rdi, not rsp) */
+/* lea disp(%reg), %reg (rax..rdi, not rsp) */
 static inline uint8_t *xe_lea_self(uint8_t *cursor, int reg, int32_t disp)
 {
 	cursor = xe_u8(cursor, 0x48);
