@@ -242,7 +242,7 @@ long ehframe_walk(const uint8_t *data, size_t size, uint64_t addr, ehframe_fn fn
 	return n;
 }
 
-int ehframe_fde_prog(const uint8_t *fde, struct ehframe_prog *p)
+int ehframe_fde_prog(const uint8_t *fde, struct ehframe_prog *prog)
 {
 	/* loaded memory: the entries bound every read, the CIE lies before the FDE */
 	struct eh_cursor c = {fde, fde + 16, false};
@@ -263,8 +263,8 @@ int ehframe_fde_prog(const uint8_t *fde, struct ehframe_prog *p)
 	if (eh_cie_read(fde - back, back, 0, (uint64_t)(uintptr_t)(fde - back), &ci) ||
 	    ci.enc == PE_OMIT)
 		return -1;
-	p->start = eh_encoded(&c, ci.enc, (uint64_t)(uintptr_t)c.p);
-	p->size = eh_encoded(&c, ci.enc & 0x0f, 0);
+	prog->start = eh_encoded(&c, ci.enc, (uint64_t)(uintptr_t)c.p);
+	prog->size = eh_encoded(&c, ci.enc & 0x0f, 0);
 	if (ci.z) {
 		uint64_t n = eh_leb(&c, false);
 
@@ -274,12 +274,12 @@ int ehframe_fde_prog(const uint8_t *fde, struct ehframe_prog *p)
 	}
 	if (c.bad)
 		return -1;
-	p->code_align = ci.code_align;
-	p->data_align = ci.data_align;
-	p->ra = ci.ra;
-	p->init = ci.init;
-	p->init_len = ci.init_len;
-	p->ops = c.p;
-	p->ops_len = (size_t)(c.end - c.p);
+	prog->code_align = ci.code_align;
+	prog->data_align = ci.data_align;
+	prog->ra = ci.ra;
+	prog->init = ci.init;
+	prog->init_len = ci.init_len;
+	prog->ops = c.p;
+	prog->ops_len = (size_t)(c.end - c.p);
 	return 0;
 }

@@ -41,6 +41,6 @@ struct ehframe_prog {
  * described alike (the stubs' fast path, unwind_stub.c).  0, or -1 when
  * the FDE or its CIE is not one this reads.
  */
-int ehframe_fde_prog(const uint8_t *fde, struct ehframe_prog *p);
+int ehframe_fde_prog(const uint8_t *fde, struct ehframe_prog *prog);
 
 #endif

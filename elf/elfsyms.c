@@ -124,10 +124,10 @@ static int elfobj_visit(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* Whether [addr, addr+size) is code of @o: we read and patch nothing else. */
-bool elfobj_in_text(const struct elf_object *o, uint64_t addr, uint64_t size)
+/* Whether [addr, addr+size) is code of @object: we read and patch nothing else. */
+bool elfobj_in_text(const struct elf_object *object, uint64_t addr, uint64_t size)
 {
-	return addr >= o->text_lo && addr + size <= o->text_hi && addr + size >= addr;
+	return addr >= object->text_lo && addr + size <= object->text_hi && addr + size >= addr;
 }
 
 /*

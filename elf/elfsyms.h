@@ -50,8 +50,8 @@ typedef int (*elfsym_fn)(const struct elf_sym *sym, void *arg);
 int elfobj_list(struct elf_object *objs, int max);
 /* Whether @basename is the shim's object (libextprof.so, and versions of it). */
 bool elfobj_is_shim(const char *basename);
-/* Whether [@addr, @addr + @size) is code of @o: nothing else is read or patched. */
-bool elfobj_in_text(const struct elf_object *o, uint64_t addr, uint64_t size);
+/* Whether [@addr, @addr + @size) is code of @object: nothing else is read or patched. */
+bool elfobj_in_text(const struct elf_object *object, uint64_t addr, uint64_t size);
 
 /*
  * Call @fn for every named symbol of the file at @path: .dynsym first, with

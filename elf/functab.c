@@ -86,12 +86,12 @@ static bool functab_in_plt(const struct functab *t, uint64_t addr)
 	return false;
 }
 
-const char *functab_intern(struct functab *t, const char *s, int *err)
+const char *functab_intern(struct functab *table, const char *name, int *err)
 {
-	size_t n = strlen(s) + 1;
+	size_t n = strlen(name) + 1;
 	char *p;
 
-	if (t->strings_used + n > t->strings_cap) {
+	if (table->strings_used + n > table->strings_cap) {
 		/* chunks of their own: names already handed out must not move */
 		size_t cap = n > 65536 ? n + sizeof(char *) : 65536;
 		char *chunk = malloc(cap + sizeof(char *));
@@ -100,14 +100,14 @@ const char *functab_intern(struct functab *t, const char *s, int *err)
 			*err = -ENOMEM;
 			return NULL;
 		}
-		memcpy(chunk, &t->strings, sizeof(char *));
-		t->strings = chunk;
-		t->strings_used = sizeof(char *);
-		t->strings_cap = cap + sizeof(char *);
+		memcpy(chunk, &table->strings, sizeof(char *));
+		table->strings = chunk;
+		table->strings_used = sizeof(char *);
+		table->strings_cap = cap + sizeof(char *);
 	}
-	p = t->strings + t->strings_used;
-	memcpy(p, s, n);
-	t->strings_used += n;
+	p = table->strings + table->strings_used;
+	memcpy(p, name, n);
+	table->strings_used += n;
 	return p;
 }
 
@@ -320,52 +320,52 @@ static bool functab_relocatable(Elf *elf, uint64_t *entry)
 	return eh.e_type == ET_REL;
 }
 
-int functab_read_elf(struct functab *t, Elf *elf, bool no_debug)
+int functab_read_elf(struct functab *table, Elf *elf, bool no_debug)
 {
-	struct functab_build b = {t, 0, 0, 0, 0, {0, 0, 0}};
+	struct functab_build b = {table, 0, 0, 0, 0, {0, 0, 0}};
 	int dfd;
 	Elf *delf;
 
-	memset(t, 0, sizeof(*t));
+	memset(table, 0, sizeof(*table));
 	elfsym_each_elf(elf, functab_visit, &b);
-	t->has_symtab = elfsym_has_symtab(elf);
-	if (!b.err && !t->has_symtab && !no_debug &&
-	    !elfsym_debug_path(elf, t->debug_path, sizeof(t->debug_path)) &&
-	    !elfsym_open(t->debug_path, &dfd, &delf)) {
-		t->has_debug = true;
+	table->has_symtab = elfsym_has_symtab(elf);
+	if (!b.err && !table->has_symtab && !no_debug &&
+	    !elfsym_debug_path(elf, table->debug_path, sizeof(table->debug_path)) &&
+	    !elfsym_open(table->debug_path, &dfd, &delf)) {
+		table->has_debug = true;
 		elfsym_each_symtab(delf, ELFSYM_DEBUG, functab_visit, &b);
 		elfsym_close(dfd, delf);
 	}
-	functab_find_plt(elf, t);
-	gocode_find(elf, &b.go, &t->go);
+	functab_find_plt(elf, table);
+	gocode_find(elf, &b.go, &table->go);
 	/* a relocatable object's FDEs point nowhere yet */
-	if (!b.err && !functab_relocatable(elf, &t->entry) &&
+	if (!b.err && !functab_relocatable(elf, &table->entry) &&
 	    elffde_each(elf, functab_visit_fde, &b) < 0)
-		t->fdes_bad = true;
+		table->fdes_bad = true;
 	if (!b.err)
-		b.err = functab_index(t);
+		b.err = functab_index(table);
 	if (b.err)
-		functab_free(t);
+		functab_free(table);
 	return b.err;
 }
 
-int functab_read(struct functab *t, const char *path)
+int functab_read(struct functab *table, const char *path)
 {
 	Elf *elf;
 	int fd, err = elfsym_open(path, &fd, &elf);
 
 	if (err) {
-		memset(t, 0, sizeof(*t));
+		memset(table, 0, sizeof(*table));
 		return err;
 	}
-	err = functab_read_elf(t, elf, false);
+	err = functab_read_elf(table, elf, false);
 	elfsym_close(fd, elf);
 	return err;
 }
 
-void functab_free(struct functab *t)
+void functab_free(struct functab *table)
 {
-	char *chunk = t->strings;
+	char *chunk = table->strings;
 
 	while (chunk) {
 		char *next;
@@ -374,12 +374,12 @@ void functab_free(struct functab *t)
 		free(chunk);
 		chunk = next;
 	}
-	free(t->syms);
-	free(t->by_value);
-	free(t->fdes);
-	free(t->labels);
-	free(t->jumps);
-	memset(t, 0, sizeof(*t));
+	free(table->syms);
+	free(table->by_value);
+	free(table->fdes);
+	free(table->labels);
+	free(table->jumps);
+	memset(table, 0, sizeof(*table));
 }
 
 /* The index of the last FDE starting at or before @addr, or -1. */
@@ -398,23 +398,23 @@ static long functab_fde_floor(const struct functab *t, uint64_t addr)
 	return (long)lo - 1;
 }
 
-const struct functab_fde *functab_fde_at(const struct functab *t, uint64_t start)
+const struct functab_fde *functab_fde_at(const struct functab *table, uint64_t start)
 {
-	long i = functab_fde_floor(t, start);
+	long i = functab_fde_floor(table, start);
 
 	/* of equal starts (rare), the last: the longest */
-	if (i < 0 || t->fdes[i].start != start)
+	if (i < 0 || table->fdes[i].start != start)
 		return NULL;
-	return &t->fdes[i];
+	return &table->fdes[i];
 }
 
-const struct functab_fde *functab_fde_holding(const struct functab *t, uint64_t addr)
+const struct functab_fde *functab_fde_holding(const struct functab *table, uint64_t addr)
 {
-	long i = functab_fde_floor(t, addr);
+	long i = functab_fde_floor(table, addr);
 
-	if (i < 0 || addr - t->fdes[i].start >= t->fdes[i].size)
+	if (i < 0 || addr - table->fdes[i].start >= table->fdes[i].size)
 		return NULL;
-	return &t->fdes[i];
+	return &table->fdes[i];
 }
 
 /* The first by_value index whose value is above @value. */
@@ -433,23 +433,23 @@ static size_t functab_value_upper(const struct functab *t, uint64_t value)
 	return lo;
 }
 
-const struct functab_sym *functab_sym_at(const struct functab *t, uint64_t value)
+const struct functab_sym *functab_sym_at(const struct functab *table, uint64_t value)
 {
-	size_t i = functab_value_upper(t, value), j = i;
+	size_t i = functab_value_upper(table, value), j = i;
 
-	while (j > 0 && t->by_value[j - 1]->value == value)
+	while (j > 0 && table->by_value[j - 1]->value == value)
 		j--;
-	return j < i ? t->by_value[j] : NULL;
+	return j < i ? table->by_value[j] : NULL;
 }
 
-const struct functab_sym *functab_sym_holding(const struct functab *t, uint64_t addr)
+const struct functab_sym *functab_sym_holding(const struct functab *table, uint64_t addr)
 {
-	size_t i = functab_value_upper(t, addr);
+	size_t i = functab_value_upper(table, addr);
 	const struct functab_sym *best = NULL;
 
 	/* nested ranges are rare: a few steps back find the innermost */
 	for (size_t steps = 0; i > 0 && steps < 64; i--, steps++) {
-		const struct functab_sym *s = t->by_value[i - 1];
+		const struct functab_sym *s = table->by_value[i - 1];
 
 		if (addr - s->value < s->size && (!best || s->value > best->value))
 			best = s;
@@ -459,30 +459,31 @@ const struct functab_sym *functab_sym_holding(const struct functab *t, uint64_t 
 	return best;
 }
 
-uint64_t functab_size_at(const struct functab *t, uint64_t value)
+uint64_t functab_size_at(const struct functab *table, uint64_t value)
 {
-	const struct functab_fde *f = functab_fde_at(t, value);
+	const struct functab_fde *f = functab_fde_at(table, value);
 	size_t i;
 
 	if (f)
 		return f->size;
-	for (i = functab_value_upper(t, value); i > 0 && t->by_value[i - 1]->value == value; i--) {
-		if (t->by_value[i - 1]->size && t->by_value[i - 1]->type == STT_FUNC)
-			return t->by_value[i - 1]->size;
+	for (i = functab_value_upper(table, value); i > 0 && table->by_value[i - 1]->value == value;
+	     i--) {
+		if (table->by_value[i - 1]->size && table->by_value[i - 1]->type == STT_FUNC)
+			return table->by_value[i - 1]->size;
 	}
 	return 0;
 }
 
-const char *functab_sym_name(const struct functab_sym *s, char *buf, size_t len)
+const char *functab_sym_name(const struct functab_sym *sym, char *buf, size_t len)
 {
 	int n;
 
-	if (s->hidden && s->version)
-		n = snprintf(buf, len, "%s@%s", s->name, s->version);
+	if (sym->hidden && sym->version)
+		n = snprintf(buf, len, "%s@%s", sym->name, sym->version);
 	else
-		n = snprintf(buf, len, "%s", s->name);
-	if (s->homonym && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, "@0x%llx", (unsigned long long)s->value);
+		n = snprintf(buf, len, "%s", sym->name);
+	if (sym->homonym && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "@0x%llx", (unsigned long long)sym->value);
 	return buf;
 }
 
@@ -527,71 +528,74 @@ static int functab_cmp_jump(const void *a, const void *b)
 	return x->from < y->from ? -1 : x->from > y->from;
 }
 
-int functab_scan_jumps(struct functab *t, functab_code_fn code, void *arg, functab_branches_fn each)
+int functab_scan_jumps(struct functab *table, functab_code_fn code, void *arg,
+		       functab_branches_fn each)
 {
-	struct functab_scan s = {t, 0, 0};
+	struct functab_scan s = {table, 0, 0};
 
-	if (t->jumps_scanned)
-		return t->jumps_err;
-	t->jumps_scanned = true;
-	for (size_t i = 0; i < t->nfdes && !s.err; i++) {
-		const uint8_t *p = code(t->fdes[i].start, t->fdes[i].size, arg);
+	if (table->jumps_scanned)
+		return table->jumps_err;
+	table->jumps_scanned = true;
+	for (size_t i = 0; i < table->nfdes && !s.err; i++) {
+		const uint8_t *p = code(table->fdes[i].start, table->fdes[i].size, arg);
 
 		if (p)
-			each(p, t->fdes[i].size, t->fdes[i].start, functab_visit_branch, &s);
+			each(p, table->fdes[i].size, table->fdes[i].start, functab_visit_branch,
+			     &s);
 	}
 	/* and the named functions no FDE describes (hand-written ones without CFI) */
-	for (size_t i = 0; i < t->nsyms && !s.err; i++) {
-		const struct functab_sym *f = t->by_value[i];
+	for (size_t i = 0; i < table->nsyms && !s.err; i++) {
+		const struct functab_sym *f = table->by_value[i];
 		const uint8_t *p;
 
-		if (f->type != STT_FUNC || functab_fde_holding(t, f->value) ||
-		    (i && t->by_value[i - 1]->value == f->value))
+		if (f->type != STT_FUNC || functab_fde_holding(table, f->value) ||
+		    (i && table->by_value[i - 1]->value == f->value))
 			continue;
 		p = code(f->value, f->size, arg);
 		if (p)
 			each(p, f->size, f->value, functab_visit_branch, &s);
 	}
-	qsort(t->jumps, t->njumps, sizeof(*t->jumps), functab_cmp_jump);
-	t->jumps_err = s.err;
+	qsort(table->jumps, table->njumps, sizeof(*table->jumps), functab_cmp_jump);
+	table->jumps_err = s.err;
 	return s.err;
 }
 
-const struct functab_jump *functab_jump_into(const struct functab *t, uint64_t lo, uint64_t hi)
+const struct functab_jump *functab_jump_into(const struct functab *table, uint64_t lo, uint64_t hi)
 {
-	size_t a = 0, b = t->njumps;
+	size_t a = 0, b = table->njumps;
 
 	/* the first jump whose target is above lo */
 	while (a < b) {
 		size_t mid = (a + b) / 2;
 
-		if (t->jumps[mid].target <= lo)
+		if (table->jumps[mid].target <= lo)
 			a = mid + 1;
 		else
 			b = mid;
 	}
-	return a < t->njumps && t->jumps[a].target < hi ? &t->jumps[a] : NULL;
+	return a < table->njumps && table->jumps[a].target < hi ? &table->jumps[a] : NULL;
 }
 
-bool functab_code_before(const struct functab *t, uint64_t value, uint64_t *start, uint64_t *end)
+bool functab_code_before(const struct functab *table, uint64_t value, uint64_t *start,
+			 uint64_t *end)
 {
-	long i = value ? functab_fde_floor(t, value - 1) : -1;
-	size_t k = functab_value_upper(t, value ? value - 1 : 0);
+	long i = value ? functab_fde_floor(table, value - 1) : -1;
+	size_t k = functab_value_upper(table, value ? value - 1 : 0);
 	bool known = false;
 
 	*start = *end = 0;
 	/* ranges rarely nest: the last few before @value decide; an FDE first */
 	for (int steps = 0; i >= 0 && steps < 8; i--, steps++) {
-		uint64_t e = t->fdes[i].start + t->fdes[i].size;
+		uint64_t e = table->fdes[i].start + table->fdes[i].size;
 
 		if (!known || e > *end) {
-			*start = t->fdes[i].start;
+			*start = table->fdes[i].start;
 			*end = e;
 		}
 		known = true;
 	}
 	for (int steps = 0; value && k > 0 && steps < 8; k--, steps++) {
-		const struct functab_sym *s = t->by_value[k - 1];
+		const struct functab_sym *s = table->by_value[k - 1];
 
 		if (s->value >= value)
 			continue;
@@ -604,18 +608,18 @@ bool functab_code_before(const struct functab *t, uint64_t value, uint64_t *star
 	return known && *end <= value;
 }
 
-const char *functab_label_in(const struct functab *t, uint64_t lo, uint64_t hi)
+const char *functab_label_in(const struct functab *table, uint64_t lo, uint64_t hi)
 {
-	size_t a = 0, b = t->nlabels;
+	size_t a = 0, b = table->nlabels;
 
 	/* the first label at or above lo */
 	while (a < b) {
 		size_t mid = (a + b) / 2;
 
-		if (t->labels[mid].value < lo)
+		if (table->labels[mid].value < lo)
 			a = mid + 1;
 		else
 			b = mid;
 	}
-	return a < t->nlabels && t->labels[a].value < hi ? t->labels[a].name : NULL;
+	return a < table->nlabels && table->labels[a].value < hi ? table->labels[a].name : NULL;
 }

@@ -71,26 +71,26 @@ struct functab {
 };
 
 /* Read the functions of the file at @path.  0 or -errno. */
-int functab_read(struct functab *t, const char *path);
+int functab_read(struct functab *table, const char *path);
 /* The same from an ELF already open (its debug file too, unless @no_debug). */
-int functab_read_elf(struct functab *t, Elf *elf, bool no_debug);
-/* Free what functab_read left in @t. */
-void functab_free(struct functab *t);
+int functab_read_elf(struct functab *table, Elf *elf, bool no_debug);
+/* Free what functab_read left in @table. */
+void functab_free(struct functab *table);
 
 /* The FDE starting at @start, or NULL. */
-const struct functab_fde *functab_fde_at(const struct functab *t, uint64_t start);
+const struct functab_fde *functab_fde_at(const struct functab *table, uint64_t start);
 /* The FDE whose range holds @addr, or NULL. */
-const struct functab_fde *functab_fde_holding(const struct functab *t, uint64_t addr);
+const struct functab_fde *functab_fde_holding(const struct functab *table, uint64_t addr);
 /* The best name for the function at @value (exported, default version first), or NULL. */
-const struct functab_sym *functab_sym_at(const struct functab *t, uint64_t value);
+const struct functab_sym *functab_sym_at(const struct functab *table, uint64_t value);
 /* The named function whose range holds @addr (the innermost), or NULL. */
-const struct functab_sym *functab_sym_holding(const struct functab *t, uint64_t addr);
+const struct functab_sym *functab_sym_holding(const struct functab *table, uint64_t addr);
 
 /*
  * The size of the function starting at @value: its FDE's when it has one
  * (the compiler's own account of it), else its symbol's; 0 when neither.
  */
-uint64_t functab_size_at(const struct functab *t, uint64_t value);
+uint64_t functab_size_at(const struct functab *table, uint64_t value);
 
 /* The bytes of the function at @start (@size of them), or NULL. */
 typedef const uint8_t *(*functab_code_fn)(uint64_t start, uint64_t size, void *arg);
@@ -106,10 +106,10 @@ typedef void (*functab_branches_fn)(const uint8_t *code, uint64_t size, uint64_t
  * functions jump from one entry point into the next one's first bytes), or
  * in the padding between two.  0 or -ENOMEM.
  */
-int functab_scan_jumps(struct functab *t, functab_code_fn code, void *arg,
+int functab_scan_jumps(struct functab *table, functab_code_fn code, void *arg,
 		       functab_branches_fn each);
 /* A branch from another function landing strictly inside (@lo, @hi), or NULL. */
-const struct functab_jump *functab_jump_into(const struct functab *t, uint64_t lo, uint64_t hi);
+const struct functab_jump *functab_jump_into(const struct functab *table, uint64_t lo, uint64_t hi);
 
 /*
  * The code just before the function at @value: the function that ends
@@ -117,22 +117,24 @@ const struct functab_jump *functab_jump_into(const struct functab *t, uint64_t l
  * False when none is known, or one reaches @value or past it.  The bytes
  * from *@end to @value belong to no function: the padding before it.
  */
-bool functab_code_before(const struct functab *t, uint64_t value, uint64_t *start, uint64_t *end);
+bool functab_code_before(const struct functab *table, uint64_t value, uint64_t *start,
+			 uint64_t *end);
 
 /*
  * A symbol that names no sized function (a label: a NOTYPE symbol, a FUNC
  * of size 0) at an address in [@lo, @hi): its name, or NULL.
  */
-const char *functab_label_in(const struct functab *t, uint64_t lo, uint64_t hi);
+const char *functab_label_in(const struct functab *table, uint64_t lo, uint64_t hi);
 
-/* A copy of @s kept with @t's names (freed by functab_free), or NULL with *@err = -ENOMEM. */
-const char *functab_intern(struct functab *t, const char *s, int *err);
+/* A copy of @name kept with @table's names (freed by functab_free), or NULL with *@err = -ENOMEM.
+ */
+const char *functab_intern(struct functab *table, const char *name, int *err);
 
 /*
  * "name", or "name@VERSION" for a version other than the default, into
  * @buf; a homonym's offset after it, "name@0x43770": the name of one
  * function, as a declaration must be (hooks_entry.c matches it back).
  */
-const char *functab_sym_name(const struct functab_sym *s, char *buf, size_t len);
+const char *functab_sym_name(const struct functab_sym *sym, char *buf, size_t len);
 
 #endif

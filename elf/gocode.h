@@ -43,11 +43,11 @@ typedef struct Elf Elf;
 /* Where @elf's Go code lies, from its sections and the symbols @syms, into @code. */
 void gocode_find(Elf *elf, const struct gocode_syms *syms, struct gocode *code);
 
-/* Whether the function at @value is Go code by @g. */
-static inline int gocode_holds(const struct gocode *g, uint64_t value)
+/* Whether the function at @value is Go code by @gocode. */
+static inline int gocode_holds(const struct gocode *gocode, uint64_t value)
 {
-	return g->kind == GOCODE_UNKNOWN ||
-	       (g->kind == GOCODE_RANGE && value >= g->lo && value < g->hi);
+	return gocode->kind == GOCODE_UNKNOWN ||
+	       (gocode->kind == GOCODE_RANGE && value >= gocode->lo && value < gocode->hi);
 }
 
 #endif

@@ -9,40 +9,40 @@
 #include "demangle.h"
 #include "hooks_entry.h"
 
-void hooks_want_parse(struct hooks_want *w, const struct spec_entry *e)
+void hooks_want_parse(struct hooks_want *want, const struct spec_entry *entry)
 {
-	const char *obj = e->object, *at;
+	const char *obj = entry->object, *at;
 	char *end;
 
-	memset(w, 0, sizeof(*w));
-	w->kind = e->kind;
-	w->pattern = e->pattern;
+	memset(want, 0, sizeof(*want));
+	want->kind = entry->kind;
+	want->pattern = entry->pattern;
 	/* spec.c split at the first '@': what follows may hold a version */
 	if (obj[0] == '@') {
-		w->default_only = true;
+		want->default_only = true;
 		obj++;
 	}
 	at = strchr(obj, '@');
-	if (at || w->default_only) {
+	if (at || want->default_only) {
 		size_t n = at ? (size_t)(at - obj) : strlen(obj);
 
-		if (n >= sizeof(w->version))
-			n = sizeof(w->version) - 1;
-		memcpy(w->version, obj, n);
-		w->version[n] = '\0';
+		if (n >= sizeof(want->version))
+			n = sizeof(want->version) - 1;
+		memcpy(want->version, obj, n);
+		want->version[n] = '\0';
 		obj = at ? at + 1 : "";
 	}
-	snprintf(w->object, sizeof(w->object), "%s", obj);
-	w->glob = strpbrk(w->pattern, "*?[") != NULL;
-	if (strncmp(w->pattern, "0x", 2))
+	snprintf(want->object, sizeof(want->object), "%s", obj);
+	want->glob = strpbrk(want->pattern, "*?[") != NULL;
+	if (strncmp(want->pattern, "0x", 2))
 		return;
-	w->offset = true;
-	w->off = strtoull(w->pattern + 2, &end, 16);
+	want->offset = true;
+	want->off = strtoull(want->pattern + 2, &end, 16);
 	if (*end == '!') {
-		w->forced = true;
+		want->forced = true;
 		end++;
 	}
-	w->bad_offset = end == w->pattern + 2 || *end;
+	want->bad_offset = end == want->pattern + 2 || *end;
 }
 
 /*
@@ -92,16 +92,16 @@ static bool hooks_qualified(const char *name, char buf[HOOKS_QUALIFIED_MAX])
 	       demangle_qualified(name, buf, HOOKS_QUALIFIED_MAX);
 }
 
-bool hooks_want_matches(const struct hooks_want *w, const struct functab_sym *s)
+bool hooks_want_matches(const struct hooks_want *want, const struct functab_sym *sym)
 {
 	char qualified[HOOKS_QUALIFIED_MAX];
 
-	if (!hooks_want_admits(w, s))
+	if (!hooks_want_admits(want, sym))
 		return false;
-	if (!fnmatch(w->pattern, s->name, 0))
+	if (!fnmatch(want->pattern, sym->name, 0))
 		return true;
 	/* C++: "ns::fn" matches too; the symbol stays mangled, and unique */
-	return hooks_qualified(s->name, qualified) && !fnmatch(w->pattern, qualified, 0);
+	return hooks_qualified(sym->name, qualified) && !fnmatch(want->pattern, qualified, 0);
 }
 
 /* The same, with @s's qualified name known (@qualified, NULL when it has none). */
@@ -121,40 +121,40 @@ static int hooks_cmp_qualified(const void *a, const void *b, void *arg)
 	return c ? c : (x > y) - (x < y);
 }
 
-int hooks_names_make(struct hooks_names *n, struct functab *t)
+int hooks_names_make(struct hooks_names *names, struct functab *table)
 {
 	char qualified[HOOKS_QUALIFIED_MAX];
 	int err = 0;
 
-	if (n->made)
-		return n->err;
-	n->made = true;
-	n->qualified = calloc(t->nsyms + 1, sizeof(*n->qualified));
-	n->by_qualified = malloc((t->nsyms + 1) * sizeof(*n->by_qualified));
-	if (!n->qualified || !n->by_qualified)
+	if (names->made)
+		return names->err;
+	names->made = true;
+	names->qualified = calloc(table->nsyms + 1, sizeof(*names->qualified));
+	names->by_qualified = malloc((table->nsyms + 1) * sizeof(*names->by_qualified));
+	if (!names->qualified || !names->by_qualified)
 		err = -ENOMEM;
-	for (size_t k = 0; !err && k < t->nsyms; k++) {
-		if (!hooks_qualified(t->syms[k].name, qualified))
+	for (size_t k = 0; !err && k < table->nsyms; k++) {
+		if (!hooks_qualified(table->syms[k].name, qualified))
 			continue;
-		n->qualified[k] = functab_intern(t, qualified, &err);
-		n->by_qualified[n->nqualified++] = (uint32_t)k;
+		names->qualified[k] = functab_intern(table, qualified, &err);
+		names->by_qualified[names->nqualified++] = (uint32_t)k;
 	}
 	if (err) {
-		hooks_names_free(n);
-		n->made = true;
-		n->err = err;
+		hooks_names_free(names);
+		names->made = true;
+		names->err = err;
 		return err;
 	}
-	qsort_r(n->by_qualified, n->nqualified, sizeof(*n->by_qualified), hooks_cmp_qualified,
-		n->qualified);
+	qsort_r(names->by_qualified, names->nqualified, sizeof(*names->by_qualified),
+		hooks_cmp_qualified, names->qualified);
 	return 0;
 }
 
-void hooks_names_free(struct hooks_names *n)
+void hooks_names_free(struct hooks_names *names)
 {
-	free(n->qualified);
-	free(n->by_qualified);
-	memset(n, 0, sizeof(*n));
+	free(names->qualified);
+	free(names->by_qualified);
+	memset(names, 0, sizeof(*names));
 }
 
 /* The first position of t->syms whose name is not below @name. */
@@ -252,19 +252,20 @@ static int hooks_want_each_named(const struct hooks_want *w, const struct functa
 	return ret;
 }
 
-int hooks_want_each(const struct hooks_want *w, const struct functab *t,
-		    const struct hooks_names *n, int (*fn)(const struct functab_sym *s, void *arg),
-		    void *arg)
+int hooks_want_each(const struct hooks_want *want, const struct functab *table,
+		    const struct hooks_names *names,
+		    int (*fn)(const struct functab_sym *sym, void *arg), void *arg)
 {
 	/* fnmatch takes a pattern without *, ?, [ or \\ as the very string */
-	if (n->made && !n->err && !strpbrk(w->pattern, "*?[\\"))
-		return hooks_want_each_named(w, t, n, fn, arg);
-	return hooks_want_scan(w, t, n, fn, arg);
+	if (names->made && !names->err && !strpbrk(want->pattern, "*?[\\"))
+		return hooks_want_each_named(want, table, names, fn, arg);
+	return hooks_want_scan(want, table, names, fn, arg);
 }
 
-const char *hooks_want_text(const struct hooks_want *w, char *buf, size_t len)
+const char *hooks_want_text(const struct hooks_want *want, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s:%s%s%s%s%s%s", w->kind, w->pattern, w->version[0] ? "@" : "",
-		 w->default_only ? "@" : "", w->version, w->object[0] ? "@" : "", w->object);
+	snprintf(buf, len, "%s:%s%s%s%s%s%s", want->kind, want->pattern,
+		 want->version[0] ? "@" : "", want->default_only ? "@" : "", want->version,
+		 want->object[0] ? "@" : "", want->object);
 	return buf;
 }

@@ -48,41 +48,42 @@ struct hooks_want {
  * One table's names as entries look them up, made once (at the first entry
  * that looks in it) so that an entry costs a lookup, not a pass over every
  * symbol: each C++ symbol's qualified name, demangled once, and the
- * symbols in order of it (t->syms is already in order of name).
+ * symbols in order of it (the table's syms are already in order of name).
  */
 #define HOOKS_QUALIFIED_MAX 256 /* the longest qualified name matched, and its NUL */
 
 struct hooks_names {
-	const char **qualified; /* by position in t->syms: "ns::fn", or NULL */
+	const char **qualified; /* by position in the table's syms: "ns::fn", or NULL */
 	uint32_t *by_qualified; /* the positions that have one, by qualified name */
 	size_t nqualified;
 	bool made;
 	int err; /* -ENOMEM: entries look at every symbol, as before */
 };
 
-/* Split @e into @w (which points into @e). */
-void hooks_want_parse(struct hooks_want *w, const struct spec_entry *e);
+/* Split @entry into @want (which points into @entry). */
+void hooks_want_parse(struct hooks_want *want, const struct spec_entry *entry);
 
-/* Whether @s answers to @w: name (or qualified C++ name) and version. */
-bool hooks_want_matches(const struct hooks_want *w, const struct functab_sym *s);
+/* Whether @sym answers to @want: name (or qualified C++ name) and version. */
+bool hooks_want_matches(const struct hooks_want *want, const struct functab_sym *sym);
 
-/* Make @n for @t (its names kept with @t's), once: 0, or -ENOMEM (then lookups scan). */
-int hooks_names_make(struct hooks_names *n, struct functab *t);
+/* Make @names for @table (its names kept with @table's), once: 0, or -ENOMEM (then lookups scan).
+ */
+int hooks_names_make(struct hooks_names *names, struct functab *table);
 /* Free what hooks_names_make made. */
-void hooks_names_free(struct hooks_names *n);
+void hooks_names_free(struct hooks_names *names);
 
 /*
- * @fn for every symbol of @t that answers to @w, in the table's order
- * (hooks_want_matches' verdict, the qualified names read from @n): for a
- * plain name, the symbols of that name or qualified name, found in @n
+ * @fn for every symbol of @table that answers to @want, in the table's order
+ * (hooks_want_matches' verdict, the qualified names read from @names): for a
+ * plain name, the symbols of that name or qualified name, found in @names
  * (O(log n)); for a glob, each symbol in turn.  Stops at @fn's first
  * non-zero return, and returns it.
  */
-int hooks_want_each(const struct hooks_want *w, const struct functab *t,
-		    const struct hooks_names *n, int (*fn)(const struct functab_sym *s, void *arg),
-		    void *arg);
+int hooks_want_each(const struct hooks_want *want, const struct functab *table,
+		    const struct hooks_names *names,
+		    int (*fn)(const struct functab_sym *sym, void *arg), void *arg);
 
 /* The entry as written, for messages: "function:memcpy@GLIBC_2.2.5@libc.so.6". */
-const char *hooks_want_text(const struct hooks_want *w, char *buf, size_t len);
+const char *hooks_want_text(const struct hooks_want *want, char *buf, size_t len);
 
 #endif

@@ -21,12 +21,12 @@ struct functab;
  * The plan of a function's patch (the shim's arch_prepare_hook makes it
  * too), dry: for the function whose @size bytes are @code, at
  * address @addr in an object whose offset 0 is at @base, with its
- * functions @t (NULL: judged alone) and their bytes by offset from @bytes.
+ * functions @table (NULL: judged alone) and their bytes by offset from @bytes.
  * Nothing is built: the shim builds it (arch_build_hook), `extprof symbols`
  * says what it found.  Returns 0, or -EINVAL with the reason in @why.
  */
 int arch_plan_hook(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t base,
-		   const struct functab *t,
+		   const struct functab *table,
 		   const uint8_t *(*bytes)(uint64_t start, uint64_t size, void *arg), void *arg,
 		   struct arch_plan *plan, char *why, size_t whylen);
 

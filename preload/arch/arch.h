@@ -30,22 +30,22 @@ struct functab;
 
 /*
  * Plan the patch of the function at @addr (@size bytes, from its symbol) so
- * that every call goes through a stub with @idx baked in.  @t: the
+ * that every call goes through a stub with @idx baked in.  @table: the
  * functions of its object (loaded at @base, its branches scanned), for the
  * branches other functions aim into its first bytes; NULL when unknown.
  * Returns 0, or -errno with the reason, one short phrase, in @why.
  */
-int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, const struct functab *t,
-		      uint64_t base, struct arch_hook *h, char *why, size_t whylen);
+int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, const struct functab *table,
+		      uint64_t base, struct arch_hook *hook, char *why, size_t whylen);
 
 /* Build the stub of @plan for the function at @addr, with @idx baked in: 0, or -errno with @why. */
-int arch_build_hook(uint64_t addr, const struct arch_plan *plan, uint32_t idx, struct arch_hook *h,
-		    char *why, size_t whylen);
-/* Write the patch @h planned, so that calls go through its stub: 0, or -errno with @why. */
-int arch_commit_hook(const struct arch_hook *h, char *why, size_t whylen);
+int arch_build_hook(uint64_t addr, const struct arch_plan *plan, uint32_t idx,
+		    struct arch_hook *hook, char *why, size_t whylen);
+/* Write the patch @hook planned, so that calls go through its stub: 0, or -errno with @why. */
+int arch_commit_hook(const struct arch_hook *hook, char *why, size_t whylen);
 
 /* Put back what arch_commit_hook overwrote (calibration's own functions). */
-int arch_unhook(const struct arch_hook *h);
+int arch_unhook(const struct arch_hook *hook);
 
 /*
  * The functions calibration hooks, shaped as a program's (in the port's assembly):
@@ -70,10 +70,10 @@ void arch_use_callers_thunk(void);
 struct xp_counter;
 
 /*
- * Stubs made from now on carry the fast path for counter @c, if it has one
+ * Stubs made from now on carry the fast path for @counter, if it has one
  * and there are neither callers nor a window (stub_fast.c).
  */
-void arch_choose_fast_path(const struct xp_counter *c, bool callers, bool window);
+void arch_choose_fast_path(const struct xp_counter *counter, bool callers, bool window);
 
 /* One write of code: @len bytes at @at, and those they replace. */
 struct arch_patch_bytes {
@@ -85,19 +85,19 @@ struct arch_patch_bytes {
 
 /*
  * For a process already running (extprof attach): the writes that send
- * @h's entry to its stub, at most @max (2 do: a short patch's padding, then
+ * @hook's entry to its stub, at most @max (2 do: a short patch's padding, then
  * its entry), each the bytes of a jump alone and those it replaces: the
  * moved instructions behind it stay, so that a thread that was among them
  * runs on correctly.  Returns how many, or -EINVAL.
  */
-int arch_entry_bytes(const struct arch_hook *h, struct arch_patch_bytes *w, int max);
+int arch_entry_bytes(const struct arch_hook *hook, struct arch_patch_bytes *writes, int max);
 
 /*
  * Plan @addr's entry (@size bytes) to jump to @target instead; the function
  * stays callable through the trampoline *@orig.  Nothing is written yet
  * (arch_entry_bytes says what to write).  0, or -errno with @why.
  */
-int arch_prepare_redirect(uint64_t addr, uint64_t size, uint64_t target, struct arch_hook *h,
+int arch_prepare_redirect(uint64_t addr, uint64_t size, uint64_t target, struct arch_hook *hook,
 			  void **orig, char *why, size_t whylen);
 
 /* Write @len bytes of code at @at in this process (a fork child undoing an attachment). */
@@ -116,7 +116,7 @@ void arch_code_close_all(void);
 struct extprof_attach_range;
 
 /* The address ranges of every stub made so far, at most @max: how many there are. */
-int arch_code_ranges(struct extprof_attach_range *r, int max);
+int arch_code_ranges(struct extprof_attach_range *ranges, int max);
 
 /* Whether @pc lies in one of the stubs' pages. */
 bool arch_code_owns(uint64_t pc);
@@ -138,19 +138,19 @@ uint64_t arch_ctx_pc(const void *uc);
 uint64_t arch_ctx_sp(const void *uc);
 
 /* System calls without errno: the evaluation path leaves the program's alone. */
-long arch_syscall4(long nr, long a, long b, long c, long d);
+long arch_syscall4(long nr, long arg1, long arg2, long arg3, long arg4);
 /* The same with six arguments. */
-long arch_syscall6(long nr, long a, long b, long c, long d, long e, long f);
+long arch_syscall6(long nr, long arg1, long arg2, long arg3, long arg4, long arg5, long arg6);
 
 /* The function's own instructions that run before its stub @stub (a landing pad): 0 or 1. */
 uint32_t arch_step_entry_credit(const void *stub);
 
 /*
- * A single-step trap on thread @t (context @uc): mend what the instruction
+ * A single-step trap on @thread (context @uc): mend what the instruction
  * that retired left to mend, and return how many of the program's own
  * instructions it stands for (the table atop the architecture's step_trap.c).
  */
-uint32_t arch_step_retired(struct xp_thread *t, void *uc);
+uint32_t arch_step_retired(struct xp_thread *thread, void *uc);
 
 /*
  * Whether the trap's next instruction is the entry of a thunk, where the
@@ -165,7 +165,7 @@ uint64_t arch_step_thunk(const void *uc, bool *exit);
  * False when stepping must end before it runs (it replaces SIGTRAP's
  * handler, and a step trap after it would kill the process).
  */
-bool arch_step_look(struct xp_step *s, void *uc);
+bool arch_step_look(struct xp_step *step, void *uc);
 
 /*
  * Start the libunwind walk @cursor (an unw_cursor_t) at the caller of a
@@ -191,30 +191,30 @@ struct xl_where {
 };
 
 /*
- * Translate the block of native code at @pc into @w (xlate_block.c draws
- * it), its record in @b: the code's length, or -1 when @pc cannot be
+ * Translate the block of native code at @pc into @where (xlate_block.c draws
+ * it), its record in @block: the code's length, or -1 when @pc cannot be
  * translated (it then runs natively).
  */
-long arch_xl_translate(uint64_t pc, const struct xl_where *w, struct xl_block *b);
+long arch_xl_translate(uint64_t pc, const struct xl_where *where, struct xl_block *block);
 
 /* Write an arena's routines (lookup, ret_entry, dispatch) at @at: their length. */
-size_t arch_xl_routines(uint8_t *at, struct xl_routines *r);
+size_t arch_xl_routines(uint8_t *at, struct xl_routines *routines);
 
-/* Aim exit @e of block @b at the translated code @to. */
-void arch_xl_link(struct xl_block *b, const struct xl_exit *e, uint64_t to);
+/* Aim @block_exit of @block at the translated code @to. */
+void arch_xl_link(struct xl_block *block, const struct xl_exit *block_exit, uint64_t to);
 
 /* Whether @pc is a stub's head, where a patched entry jumps. */
 bool arch_xl_is_head(uint64_t pc);
 
 /*
- * A signal interrupted translated code at the pc of @uc, in block @b (or
- * the arena's routines @r when @b is NULL): rewrite @uc into the native
+ * A signal interrupted translated code at the pc of @uc, in @block (or
+ * the arena's routines @routines when @block is NULL): rewrite @uc into the native
  * state it stands for (pc, the registers the translation borrowed, the
  * stack pointer) and say by how much the count must change so that it
  * holds the instructions retired before that pc (*@adj).  Returns 0, or -1
  * when the thread is inside the dispatcher (nothing to rewrite).
  */
-int arch_xl_native_ctx(const struct xl_block *b, const struct xl_routines *r, void *uc,
+int arch_xl_native_ctx(const struct xl_block *block, const struct xl_routines *routines, void *uc,
 		       int64_t *adj);
 
 /* Call @fn(@arg) on the stack whose top is @top (16-byte aligned). */
@@ -242,23 +242,23 @@ struct arch_cfi_cie {
 	uint8_t init_len;
 };
 
-/* Fill @c: what the rows of arch_stub_cfi() and of the fast path's template start from. */
-void arch_cfi_cie(struct arch_cfi_cie *c);
+/* Fill @cie: what the rows of arch_stub_cfi() and of the fast path's template start from. */
+void arch_cfi_cie(struct arch_cfi_cie *cie);
 
 /*
- * The unwinder's rows for @h's stub from its head to its end (DWARF call
+ * The unwinder's rows for @hook's stub from its head to its end (DWARF call
  * frame instructions, locations absolute: DW_CFA_set_loc, 8 bytes) into
  * @ops, at most @cap bytes: how many, or -ENOSPC.  The rows of the fast
  * path's copy before the head are the template's own (unwind_stub.c).
  */
-long arch_stub_cfi(const struct arch_hook *h, uint8_t *ops, size_t cap);
+long arch_stub_cfi(const struct arch_hook *hook, uint8_t *ops, size_t cap);
 
 /*
  * The return address rule of a stub's rows: read where a function's is,
- * but 0 (the unwinder's end) while it is @r2, the stub's own: into @ops,
+ * but 0 (the unwinder's end) while it is @stub_return, the stub's own: into @ops,
  * at most @cap bytes; how many, or -ENOSPC.
  */
-long arch_cfi_ra_unless(uint64_t r2, uint8_t *ops, size_t cap);
+long arch_cfi_ra_unless(uint64_t stub_return, uint8_t *ops, size_t cap);
 
 /* Learn what xp_call_preserving() must save of the CPU's extended state. */
 void arch_probe_cpu(void);

@@ -58,18 +58,18 @@ static setcanceltype_fn cancel_real_settype(void)
 	return (setcanceltype_fn)interpose_real(&cancel_reals, 0);
 }
 
-void cancel_defer(struct xp_thread *t, int *type)
+void cancel_defer(struct xp_thread *thread, int *type)
 {
-	cancel_busy(t, 1);
+	cancel_busy(thread, 1);
 	cancel_real_settype()(PTHREAD_CANCEL_DEFERRED, type);
-	cancel_busy(t, -1);
+	cancel_busy(thread, -1);
 }
 
-void cancel_undefer(struct xp_thread *t, int type)
+void cancel_undefer(struct xp_thread *thread, int type)
 {
-	cancel_busy(t, 1);
+	cancel_busy(thread, 1);
 	cancel_real_settype()(type, NULL);
-	cancel_busy(t, -1);
+	cancel_busy(thread, -1);
 }
 
 /*
@@ -81,38 +81,38 @@ void cancel_undefer(struct xp_thread *t, int type)
  * NULL, or what the descriptor held before); with the type deferred while
  * the state comes back, it never acts there.
  */
-void cancel_hold(struct cancel_hold *h, struct xp_thread *t)
+void cancel_hold(struct cancel_hold *hold, struct xp_thread *thread)
 {
 	uint64_t bit = CANCEL_BIT, old = 0;
 
-	h->t = t;
-	h->err = errno;
+	hold->t = thread;
+	hold->err = errno;
 	/* under a seccomp filter, no system call: the state alone holds it */
 	if (!xp.sandboxed)
 		arch_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&bit, (long)&old, sizeof(bit));
-	h->blocked = xp.sandboxed || (old & bit);
-	cancel_busy(t, 1);
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &h->state);
-	cancel_busy(t, -1);
-	cancel_defer(t, &h->type);
+	hold->blocked = xp.sandboxed || (old & bit);
+	cancel_busy(thread, 1);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &hold->state);
+	cancel_busy(thread, -1);
+	cancel_defer(thread, &hold->type);
 }
 
-void cancel_release(const struct cancel_hold *h)
+void cancel_release(const struct cancel_hold *hold)
 {
 	uint64_t bit = CANCEL_BIT;
-	int err = h->err;
+	int err = hold->err;
 
 	/* the state first: a SIGCANCEL that was held then finds it as it was,
 	 * the type deferred (it marks the thread cancelled, acts no further) */
-	cancel_busy(h->t, 1);
-	pthread_setcancelstate(h->state, NULL);
-	cancel_busy(h->t, -1);
-	if (!h->blocked)
+	cancel_busy(hold->t, 1);
+	pthread_setcancelstate(hold->state, NULL);
+	cancel_busy(hold->t, -1);
+	if (!hold->blocked)
 		arch_syscall4(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&bit, 0, sizeof(bit));
 	errno = err;
 	/* last: a cancellation pending acts here, with errno as the program left it */
-	if (h->type != PTHREAD_CANCEL_DEFERRED)
-		cancel_undefer(h->t, h->type);
+	if (hold->type != PTHREAD_CANCEL_DEFERRED)
+		cancel_undefer(hold->t, hold->type);
 }
 
 void cancel_resolve(void)

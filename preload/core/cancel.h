@@ -30,32 +30,32 @@ struct cancel_hold {
 };
 
 /*
- * Hold cancellation off for the calling thread, whose own state is @t
+ * Hold cancellation off for the calling thread, whose own state is @thread
  * (xp_self's, or xp_foreign's: state_self; NULL for a thread without TLS
  * of its own that has none): its cancel state disabled, its type deferred,
- * SIGCANCEL blocked, errno kept in @h.  Async-signal-safe (glibc's pthread_setcancelstate is
+ * SIGCANCEL blocked, errno kept in @hold.  Async-signal-safe (glibc's pthread_setcancelstate is
  * an atomic update of the thread's own word).  The thread's busy flag is
  * the caller's to set for the work held.
  */
-void cancel_hold(struct cancel_hold *h, struct xp_thread *t);
+void cancel_hold(struct cancel_hold *hold, struct xp_thread *thread);
 
 /*
  * Put back what cancel_hold() changed, the type last; a cancellation
  * pending acts now (in pthread_setcanceltype for a thread in asynchronous
  * cancellation: its result PTHREAD_CANCELED).
  */
-void cancel_release(const struct cancel_hold *h);
+void cancel_release(const struct cancel_hold *hold);
 
 /*
  * A thread in asynchronous cancellation (PTHREAD_CANCEL_ASYNCHRONOUS), of
- * state @t, entering the shim's evaluation path: switched to deferred for
+ * state @thread, entering the shim's evaluation path: switched to deferred for
  * the while, its type before in @type.  The stubs' fast path sends such a
  * thread's calls to the C path, which calls this (eval.c).
  */
-void cancel_defer(struct xp_thread *t, int *type);
+void cancel_defer(struct xp_thread *thread, int *type);
 
 /* The type cancel_defer() saved, back; a cancellation pending acts now. */
-void cancel_undefer(struct xp_thread *t, int type);
+void cancel_undefer(struct xp_thread *thread, int type);
 
 /* Look up libc's pthread_setcanceltype now, before a signal handler may need it. */
 void cancel_resolve(void);

@@ -53,18 +53,18 @@ static struct xp_thread *state_find_sandboxed(struct xp_thread *t, uint64_t slot
  * call): the block's own thread is told by its stack first, which holds
  * no other's unless clone() was given a stack inside it (shared_in_stack).
  */
-struct xp_thread *state_find_thread(struct xp_thread *t, uint64_t sp, bool claim)
+struct xp_thread *state_find_thread(struct xp_thread *thread, uint64_t sp, bool claim)
 {
 	int32_t tid;
 
-	if (__atomic_load_n(&t->stack_known, __ATOMIC_ACQUIRE) && !t->shared_in_stack &&
-	    sp - t->stack_lo < t->stack_hi - t->stack_lo)
-		return t;
+	if (__atomic_load_n(&thread->stack_known, __ATOMIC_ACQUIRE) && !thread->shared_in_stack &&
+	    sp - thread->stack_lo < thread->stack_hi - thread->stack_lo)
+		return thread;
 	if (__builtin_expect(xp.sandboxed, 0))
-		return state_find_sandboxed(t, sp);
+		return state_find_sandboxed(thread, sp);
 	tid = (int32_t)arch_syscall3_inline(SYS_gettid, 0, 0, 0);
-	if (tid == t->tid)
-		return t;
+	if (tid == thread->tid)
+		return thread;
 	for (uint32_t i = 0; i < XP_MAX_FOREIGN; i++) {
 		if (__atomic_load_n(&xp_foreign[i].tid, __ATOMIC_ACQUIRE) == tid)
 			return &xp_foreign[i].t;

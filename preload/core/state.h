@@ -190,14 +190,14 @@ extern uint64_t *xp_lost_at; /* where they are counted: xp_lost, or a parent's d
 /* ---- whose state a call is ---- */
 
 /*
- * The state of the thread that runs on xp_self's block @t and whose stack
- * holds @sp, where @t is shared: @t's own thread's (told by the stack when
+ * The state of the thread that runs on xp_self's block @thread and whose stack
+ * holds @sp, where @thread is shared: @thread's own thread's (told by the stack when
  * no other's lies in it, else by the thread id), or another's in
  * xp_foreign, taken for it when @claim.  NULL: another's, with none (not
  * @claim, or no room).  Under a seccomp filter, where the thread id cannot
  * be asked, the state holding an activation at @sp, or NULL.
  */
-struct xp_thread *state_find_thread(struct xp_thread *t, uint64_t sp, bool claim);
+struct xp_thread *state_find_thread(struct xp_thread *thread, uint64_t sp, bool claim);
 
 /* The calling thread's own state (@sp an address on its stack): state_find_thread's say. */
 static inline struct xp_thread *state_self(uint64_t sp, bool claim)

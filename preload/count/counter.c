@@ -71,7 +71,7 @@ static int counter_perf_open(uint32_t kind, void **page)
 	return fd;
 }
 
-int counter_open_thread(struct xp_thread *t)
+int counter_open_thread(struct xp_thread *thread)
 {
 	int fd;
 
@@ -81,26 +81,26 @@ int counter_open_thread(struct xp_thread *t)
 	/* under a seccomp filter, no perf event: its deltas read 0 (sandbox.c) */
 	if (xp.sandboxed)
 		return -EPERM;
-	fd = counter_perf_open(xp.counter.kind, &t->pmu_page);
+	fd = counter_perf_open(xp.counter.kind, &thread->pmu_page);
 	if (fd < 0) {
 		log_once(LOG_ONCE_PMU,
 			 "%s: perf_event_open failed in a thread (%s); its deltas read 0",
 			 xp.counter.name, log_strerror(-fd));
-		t->pmu_page = NULL;
+		thread->pmu_page = NULL;
 		return fd;
 	}
-	t->pmu_fd = fd;
+	thread->pmu_fd = fd;
 	return 0;
 }
 
-void counter_close_thread(struct xp_thread *t)
+void counter_close_thread(struct xp_thread *thread)
 {
-	if (!t->pmu_page || xp.sandboxed)
+	if (!thread->pmu_page || xp.sandboxed)
 		return;
-	sys_munmap(t->pmu_page, (size_t)getpagesize());
+	sys_munmap(thread->pmu_page, (size_t)getpagesize());
 	/* at the thread's exit: raw, no cancellation point there */
-	sys_close(t->pmu_fd);
-	t->pmu_page = NULL;
+	sys_close(thread->pmu_fd);
+	thread->pmu_page = NULL;
 }
 
 /* Whether the PMU works here; on success, whether user space may read it itself. */

@@ -15,10 +15,10 @@
 uint64_t xp_counter_read(void);
 /* Choose the counter EXTPROF_COUNTER names (@spec): 0, or -errno with tsc standing in. */
 int counter_setup(const char *spec);
-/* Open thread @t's own perf event, for the PMU counters: 0 or -errno. */
-int counter_open_thread(struct xp_thread *t);
-/* Close thread @t's perf event, if it has one. */
-void counter_close_thread(struct xp_thread *t);
+/* Open @thread's own perf event, for the PMU counters: 0 or -errno. */
+int counter_open_thread(struct xp_thread *thread);
+/* Close @thread's perf event, if it has one. */
+void counter_close_thread(struct xp_thread *thread);
 
 #pragma GCC visibility pop
 

@@ -57,9 +57,9 @@ static inline uint64_t counter_sys_read(int fd)
 }
 
 /* The kernel's recipe (linux/perf_event.h, struct perf_event_mmap_page). */
-static inline uint64_t counter_read_pmu(const struct xp_thread *t)
+static inline uint64_t counter_read_pmu(const struct xp_thread *thread)
 {
-	const volatile struct perf_event_mmap_page *pc = t->pmu_page;
+	const volatile struct perf_event_mmap_page *pc = thread->pmu_page;
 	uint64_t count = 0;
 	uint32_t seq, idx;
 
@@ -78,15 +78,15 @@ static inline uint64_t counter_read_pmu(const struct xp_thread *t)
 			pmc >>= 64 - width;
 			count += (uint64_t)pmc;
 		} else {
-			return counter_sys_read(t->pmu_fd);
+			return counter_sys_read(thread->pmu_fd);
 		}
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	} while (pc->lock != seq);
 	return count;
 }
 
-/* One read of the chosen counter (xp.counter) on thread @t, the caller's own state. */
-static inline uint64_t counter_read_of(const struct xp_thread *t)
+/* One read of the chosen counter (xp.counter) on @thread, the caller's own state. */
+static inline uint64_t counter_read_of(const struct xp_thread *thread)
 {
 	switch (xp.counter.kind) {
 	case EXTPROF_COUNTER_TSC:
@@ -99,10 +99,10 @@ static inline uint64_t counter_read_of(const struct xp_thread *t)
 		return counter_read_ns();
 	case EXTPROF_COUNTER_INSTRUCTIONS:
 	case EXTPROF_COUNTER_CYCLES:
-		return counter_read_pmu(t);
+		return counter_read_pmu(thread);
 	case EXTPROF_COUNTER_STEPS:
 		/* what this thread ran: the code cache's blocks or the SIGTRAP handler (step.c) */
-		return t->step.count;
+		return thread->step.count;
 	default:
 		return 0;
 	}
@@ -128,11 +128,11 @@ static inline uint64_t counter_read_inline(void)
  * around the libunwind walk.  An activation's second read is a plain
  * counter_read_inline() after the thunk's fence.
  */
-static inline uint64_t counter_read_ordered(const struct xp_thread *t)
+static inline uint64_t counter_read_ordered(const struct xp_thread *thread)
 {
 	if (xp.ordered)
 		arch_fence();
-	return counter_read_of(t);
+	return counter_read_of(thread);
 }
 
 #endif

@@ -392,9 +392,9 @@ static void eval_take_row(struct xp_thread *t, struct extprof_dump_decl *d, stru
 }
 
 /* The stubs' fast path: never on a shared block (clone.c), so xp_self is the caller's. */
-void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w)
+void xp_eval_take_row(struct extprof_dump_decl *decl, struct xp_worker *worker)
 {
-	eval_take_row(&xp_self, d, w);
+	eval_take_row(&xp_self, decl, worker);
 }
 
 /*

@@ -19,8 +19,8 @@ int xp_eval_exit(uint64_t *slot);
 int xp_eval_exit_callers(uint64_t *slot, const uint64_t *regs);
 /* The same, with the counter already read (@now) by the stubs' fast path. */
 void xp_eval_exit_now(uint64_t *slot, uint64_t now);
-/* Give declaration @d of worker @w its histogram row, at its first evaluation there. */
-void xp_eval_take_row(struct extprof_dump_decl *d, struct xp_worker *w);
+/* Give @decl of @worker its histogram row, at its first evaluation there. */
+void xp_eval_take_row(struct extprof_dump_decl *decl, struct xp_worker *worker);
 
 #pragma GCC visibility pop
 

@@ -7,10 +7,10 @@
 #include "count/record.h"
 #include "store/dump.h"
 
-void record_held_samples(struct xp_worker *w)
+void record_held_samples(struct xp_worker *worker)
 {
-	for (uint32_t i = 0; w->map.base && i < w->map.ndecls; i++) {
-		struct extprof_dump_decl *d = &w->map.decls[i];
+	for (uint32_t i = 0; worker->map.base && i < worker->map.ndecls; i++) {
+		struct extprof_dump_decl *d = &worker->map.decls[i];
 
 		if (d->step_held) {
 			uint64_t delta = d->step_held - 1;
@@ -18,7 +18,7 @@ void record_held_samples(struct xp_worker *w)
 			d->step_held = 0;
 			/* too late for a row of its own: row 0 if it has none */
 			record_delta(d, delta);
-			dump_row_at(&w->map, d->row)[extprof_hist_bucket(delta)]++;
+			dump_row_at(&worker->map, d->row)[extprof_hist_bucket(delta)]++;
 		}
 	}
 }

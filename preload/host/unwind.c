@@ -117,17 +117,17 @@ static void *const unwind_wrappers[UW_N] = {
 	unwind_forced, unwind_begin_catch,	 unwind_backtrace,
 };
 
-int unwind_wrapper(int i, const char **name, void **wrapper)
+int unwind_wrapper(int index, const char **name, void **wrapper)
 {
-	if (i < 0 || i >= UW_N)
+	if (index < 0 || index >= UW_N)
 		return -1;
-	*name = unwind_names[i];
-	*wrapper = unwind_wrappers[i];
+	*name = unwind_names[index];
+	*wrapper = unwind_wrappers[index];
 	return 0;
 }
 
-void unwind_set_real(int i, void *fn)
+void unwind_set_real(int index, void *fn)
 {
-	if (i >= 0 && i < UW_N)
-		__atomic_store_n(&unwind_cache[i], fn, __ATOMIC_RELEASE);
+	if (index >= 0 && index < UW_N)
+		__atomic_store_n(&unwind_cache[index], fn, __ATOMIC_RELEASE);
 }

@@ -11,10 +11,10 @@
 
 #pragma GCC visibility push(hidden)
 
-/* The @i-th unwinder function the shim wraps: its name and wrapper; -1 past the last. */
-int unwind_wrapper(int i, const char **name, void **wrapper);
-/* Where the @i-th wrapper finds the real function (a trampoline, when attached). */
-void unwind_set_real(int i, void *fn);
+/* The @index-th unwinder function the shim wraps: its name and wrapper; -1 past the last. */
+int unwind_wrapper(int index, const char **name, void **wrapper);
+/* Where the @index-th wrapper finds the real function (a trampoline, when attached). */
+void unwind_set_real(int index, void *fn);
 
 #pragma GCC visibility pop
 

@@ -124,22 +124,22 @@ static unsigned hint_versions(const struct functab *t, const char *name, char *b
 	return n;
 }
 
-void hooks_hint_no_match(const struct hooks_want *w, const struct elf_object *objs, int n)
+void hooks_hint_no_match(const struct hooks_want *want, const struct elf_object *objs, int nobjs)
 {
 	char text[700], where[600], extra[700] = "", versions[400];
 	struct hint_near near = {{NULL}, {0}, 0};
-	unsigned max = (unsigned)strlen(w->pattern) / 3 + 1, searched = 0;
+	unsigned max = (unsigned)strlen(want->pattern) / 3 + 1, searched = 0;
 	const struct hooks_table *other = NULL;
 	const char *in_other;
 	size_t used = 0;
 
-	hooks_want_text(w, text, sizeof(text));
+	hooks_want_text(want, text, sizeof(text));
 	where[0] = '\0';
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < nobjs; i++) {
 		const struct hooks_table *tab;
 		unsigned nv;
 
-		if (w->object[0] ? fnmatch(w->object, objs[i].name, 0) : objs[i].is_shim)
+		if (want->object[0] ? fnmatch(want->object, objs[i].name, 0) : objs[i].is_shim)
 			continue;
 		if (searched < 6)
 			used += (size_t)snprintf(where + used, sizeof(where) - used, "%s%s",
@@ -153,17 +153,18 @@ void hooks_hint_no_match(const struct hooks_want *w, const struct elf_object *ob
 		if (!tab)
 			continue;
 		/* the name is there, under versions the entry did not ask for */
-		if (!w->glob && !extra[0] &&
-		    (nv = hint_versions(&tab->tab, w->pattern, versions, sizeof(versions))))
+		if (!want->glob && !extra[0] &&
+		    (nv = hint_versions(&tab->tab, want->pattern, versions, sizeof(versions))))
 			snprintf(extra, sizeof(extra),
-				 "; %s has version%s %s: name one as %s@VERSION@%s", w->pattern,
-				 nv > 1 ? "s" : "", versions, w->pattern, objs[i].name);
-		for (size_t k = 0; !w->glob && k < tab->tab.nsyms; k++)
-			hint_consider(&near, w->pattern, tab->tab.syms[k].name, max);
+				 "; %s has version%s %s: name one as %s@VERSION@%s", want->pattern,
+				 nv > 1 ? "s" : "", versions, want->pattern, objs[i].name);
+		for (size_t k = 0; !want->glob && k < tab->tab.nsyms; k++)
+			hint_consider(&near, want->pattern, tab->tab.syms[k].name, max);
 	}
-	if (!extra[0] && w->object[0] && (in_other = hint_other_object(w, objs, n, &other))) {
-		snprintf(extra, sizeof(extra), "; it is in %s: %s:%s@%s", in_other, w->kind,
-			 w->pattern, in_other);
+	if (!extra[0] && want->object[0] &&
+	    (in_other = hint_other_object(want, objs, nobjs, &other))) {
+		snprintf(extra, sizeof(extra), "; it is in %s: %s:%s@%s", in_other, want->kind,
+			 want->pattern, in_other);
 	}
 	if (!extra[0] && near.n) {
 		used = (size_t)snprintf(extra, sizeof(extra), "; nearest:");
@@ -173,8 +174,8 @@ void hooks_hint_no_match(const struct hooks_want *w, const struct elf_object *ob
 	}
 	(void)other;
 	log_msg("hook %s: no function matches in %s%s%s", text,
-		w->object[0]   ? ""
-		: searched > 1 ? "the program and its objects: "
-			       : "",
+		want->object[0] ? ""
+		: searched > 1	? "the program and its objects: "
+				: "",
 		where, extra);
 }

@@ -13,7 +13,7 @@
 #include "elfsyms.h"
 #include "hooks_entry.h"
 
-/* Say that @w matches nothing in the @n objects @objs (those it searched). */
-void hooks_hint_no_match(const struct hooks_want *w, const struct elf_object *objs, int n);
+/* Say that @want matches nothing in the @nobjs objects @objs (those it searched). */
+void hooks_hint_no_match(const struct hooks_want *want, const struct elf_object *objs, int nobjs);
 
 #endif

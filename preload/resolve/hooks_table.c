@@ -32,9 +32,9 @@ static bool hooks_resolve_ifunc(uint64_t value, uint64_t *impl, void *arg)
 	return true;
 }
 
-struct hooks_table *hooks_table_of(int i, const struct elf_object *o)
+struct hooks_table *hooks_table_of(int index, const struct elf_object *o)
 {
-	struct hooks_table *tab = &hooks_tabs[i];
+	struct hooks_table *tab = &hooks_tabs[index];
 
 	if (!tab->read) {
 		struct hookable_obj *j = &tab->judge;

@@ -20,10 +20,10 @@ struct hooks_table {
 };
 
 /*
- * The table of loaded object @i, @object (read from it the first time): NULL
+ * The table of loaded object @index, @object (read from it the first time): NULL
  * when it cannot be read.
  */
-struct hooks_table *hooks_table_of(int i, const struct elf_object *object);
+struct hooks_table *hooks_table_of(int index, const struct elf_object *object);
 
 /* Forget every table read: the entries are all resolved. */
 void hooks_tables_free(void);

@@ -275,11 +275,11 @@ static void unwind_find_template(void)
 	unwind_template.size = p.size;
 }
 
-void unwind_stub_add(const struct arch_hook *h)
+void unwind_stub_add(const struct arch_hook *hook)
 {
-	const uint8_t *entry = h->entry, *head = h->stub;
+	const uint8_t *entry = hook->entry, *head = hook->stub;
 	uint8_t ops[512], ra[64];
-	long n = arch_stub_cfi(h, ops, sizeof(ops)), nra = 0;
+	long n = arch_stub_cfi(hook, ops, sizeof(ops)), nra = 0;
 	size_t start, copy = 0;
 
 	if (n < 0)
@@ -306,7 +306,7 @@ void unwind_stub_add(const struct arch_hook *h)
 	/* back to the CIE, at 0: this field's own offset */
 	unwind_put_u32((uint32_t)unwind_pending.len);
 	unwind_put_u64((uint64_t)entry);
-	unwind_put_u64(h->span);
+	unwind_put_u64(hook->span);
 	unwind_put("", 1); /* no augmentation data */
 	if (nra)
 		unwind_put(ra, (size_t)nra);

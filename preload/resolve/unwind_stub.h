@@ -12,8 +12,8 @@
 #pragma GCC visibility push(hidden)
 
 struct arch_hook;
-/* Describe the stub of @h, just committed, to the unwinder (at the next publish). */
-void unwind_stub_add(const struct arch_hook *h);
+/* Describe the stub of @hook, just committed, to the unwinder (at the next publish). */
+void unwind_stub_add(const struct arch_hook *hook);
 /* Register the stubs described since the last time, if libgcc's unwinder is loaded. */
 void unwind_stub_publish(void);
 /* Look up the real pthread_cancel and pthread_exit now. */

@@ -65,14 +65,14 @@ static bool step_due(const struct xp_thread *t, const struct xp_frame *f)
 	return step_cfg.every && (i - step_cfg.first + 1) % step_cfg.every == 0;
 }
 
-bool step_alive(const struct xp_thread *t)
+bool step_alive(const struct xp_thread *thread)
 {
-	const struct xp_step *s = &t->step;
+	const struct xp_step *s = &thread->step;
 	const struct xp_frame *f;
 
-	if (!s->depth || s->depth > t->depth || !t->stack)
+	if (!s->depth || s->depth > thread->depth || !thread->stack)
 		return false;
-	f = &t->stack[s->depth - 1];
+	f = &thread->stack[s->depth - 1];
 	return f->slot == s->slot && (f->flags & XP_FRAME_STEPPED);
 }
 
@@ -114,9 +114,9 @@ static void step_alt_on(struct xp_thread *t)
 	s->alt_saved = 1;
 }
 
-void step_alt_off(struct xp_thread *t, void *uc)
+void step_alt_off(struct xp_thread *thread, void *uc)
 {
-	struct xp_step *s = &t->step;
+	struct xp_step *s = &thread->step;
 
 	if (!s->alt_saved)
 		return;
@@ -129,18 +129,18 @@ void step_alt_off(struct xp_thread *t, void *uc)
 	}
 }
 
-void step_end(struct xp_thread *t, void *uc)
+void step_end(struct xp_thread *thread, void *uc)
 {
-	struct xp_step *s = &t->step;
+	struct xp_step *s = &thread->step;
 	uint64_t trap = STEP_TRAP_BIT;
 
 	if (step_cfg.engine == STEP_ENGINE_TRANSLATE) {
-		xlate_end(t);
+		xlate_end(thread);
 		return;
 	}
 	s->depth = 0;
 	s->prev = 0;
-	step_alt_off(t, uc);
+	step_alt_off(thread, uc);
 	if (uc)
 		arch_ctx_step(uc, false);
 	if (!s->trap_wanted)
@@ -177,95 +177,96 @@ static bool step_can_start(struct xp_step *s)
 	return true;
 }
 
-int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot)
+int step_enter(struct xp_thread *thread, struct xp_frame *frame, uint64_t slot)
 {
-	struct xp_step *s = &t->step;
-	const uint8_t *stub = xp.decls[f->idx].stub;
+	struct xp_step *s = &thread->step;
+	const uint8_t *stub = xp.decls[frame->idx].stub;
 	bool cont = s->susp_slot && s->susp_slot == slot;
-	bool eval = !(f->flags & (XP_FRAME_RECURSIVE | XP_FRAME_UNCOUNTED | XP_FRAME_OUTSIDE));
+	bool eval = !(frame->flags & (XP_FRAME_RECURSIVE | XP_FRAME_UNCOUNTED | XP_FRAME_OUTSIDE));
 	uint32_t credit;
 
 	/* the code cache is the thread's own (xl_self): a shared block's other
 	 * thread (clone.c) runs natively, its evaluations not counted whole */
 	if (step_cfg.engine == STEP_ENGINE_TRANSLATE)
-		return t == &xp_self ? xlate_enter(t, f, slot) : 0;
-	f->start = s->count;
+		return thread == &xp_self ? xlate_enter(thread, frame, slot) : 0;
+	frame->start = s->count;
 	if (cont)
 		s->susp_slot = 0;
 	if (s->depth) {
-		if (step_alive(t)) {
+		if (step_alive(thread)) {
 			/* a signal handler's call on a stepped thread: not stepped */
 			if (!cont)
 				return 0;
 			/* inside a stepped activation: its entry credit was stepped already */
 			if (eval) {
-				f->flags |= XP_FRAME_STEPPED;
-				f->start = s->count - (stub ? arch_step_entry_credit(stub) : 0);
+				frame->flags |= XP_FRAME_STEPPED;
+				frame->start = s->count - (stub ? arch_step_entry_credit(stub) : 0);
 			}
 			s->prev = 0;
 			return 2;
 		}
-		step_end(t, NULL);
+		step_end(thread, NULL);
 	}
 	/* under a seccomp filter, no more: stepping makes system calls (sandbox.c) */
-	if (!eval || xp.sandboxed || !step_due(t, f) || !step_trap_room() || !step_can_start(s))
+	if (!eval || xp.sandboxed || !step_due(thread, frame) || !step_trap_room() ||
+	    !step_can_start(s))
 		return 0;
-	step_alt_on(t);
+	step_alt_on(thread);
 	credit = stub ? arch_step_entry_credit(stub) : 0;
-	f->start = s->count;
+	frame->start = s->count;
 	s->count += credit;
-	f->flags |= XP_FRAME_STEPPED;
-	s->depth = t->depth;
+	frame->flags |= XP_FRAME_STEPPED;
+	s->depth = thread->depth;
 	s->slot = slot;
 	s->limit = s->count + step_cfg.limit;
 	s->prev = 0;
 	return 2;
 }
 
-bool step_hold(struct extprof_dump_decl *d, const struct xp_frame *f, uint64_t *delta)
+bool step_hold(struct extprof_dump_decl *decl, const struct xp_frame *frame, uint64_t *delta)
 {
 	uint64_t least;
 
-	if (!(f->flags & XP_FRAME_STEP_BOUND)) {
+	if (!(frame->flags & XP_FRAME_STEP_BOUND)) {
 		/* a sample without binding: the held one is the loader's, dropped */
-		d->step_held = 0;
+		decl->step_held = 0;
 		return false;
 	}
-	least = d->step_held && d->step_held - 1 < *delta ? d->step_held - 1 : *delta;
-	if (d->step_redo >= STEP_REDO_MAX) {
+	least = decl->step_held && decl->step_held - 1 < *delta ? decl->step_held - 1 : *delta;
+	if (decl->step_redo >= STEP_REDO_MAX) {
 		/* every one binds: the least of them is what there is */
-		d->step_held = 0;
+		decl->step_held = 0;
 		*delta = least;
 		return false;
 	}
-	d->step_redo++;
-	d->step_held = least + 1;
+	decl->step_redo++;
+	decl->step_held = least + 1;
 	return true;
 }
 
-int step_exit(struct xp_thread *t, const struct xp_frame *f)
+int step_exit(struct xp_thread *thread, const struct xp_frame *frame)
 {
-	struct xp_step *s = &t->step;
+	struct xp_step *s = &thread->step;
 
 	if (step_cfg.engine == STEP_ENGINE_TRANSLATE)
-		return xlate_exit(t, f);
+		return xlate_exit(thread, frame);
 	if (!s->depth)
 		return 0;
-	if (!step_alive(t)) {
-		step_end(t, NULL);
+	if (!step_alive(thread)) {
+		step_end(thread, NULL);
 		return 0;
 	}
 	/* not reached by stepping: a signal handler's call on a stepped thread */
-	if (!(f->flags & XP_FRAME_STEP_EXIT))
+	if (!(frame->flags & XP_FRAME_STEP_EXIT))
 		return 0;
 	s->prev = 0;
 	return 1;
 }
 
-void step_exit_mark(struct xp_frame *f, uint64_t slot)
+void step_exit_mark(struct xp_frame *frame, uint64_t slot)
 {
 	if (step_cfg.engine == STEP_ENGINE_TRANSLATE)
-		xlate_mark_exit(f, slot);
+		xlate_mark_exit(frame, slot);
 }
 
 void step_longjmp(uint64_t sp)
@@ -274,8 +275,8 @@ void step_longjmp(uint64_t sp)
 		xlate_longjmp(&xp_self, sp);
 }
 
-void step_abandon(const struct xp_frame *f)
+void step_abandon(const struct xp_frame *frame)
 {
 	if (step_cfg.engine == STEP_ENGINE_TRANSLATE)
-		xlate_abandon(&xp_self, f);
+		xlate_abandon(&xp_self, frame);
 }

@@ -75,34 +75,34 @@ struct dump_meta;
 int step_setup(struct dump_meta *meta, bool automatic);
 
 /*
- * The entry of activation @f at @slot, its frame pushed: whether it is
+ * The entry of activation @frame at @slot, its frame pushed: whether it is
  * stepped, and its start.  Returns 2 when the entry thunk must set the trap
  * flag as it leaves, else 0.
  */
-int step_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot);
+int step_enter(struct xp_thread *thread, struct xp_frame *frame, uint64_t slot);
 
 /*
- * The exit of activation @f, popped and recorded.  Returns 1 when stepping
+ * The exit of activation @frame, popped and recorded.  Returns 1 when stepping
  * goes on in the caller (the exit thunk sets the trap flag), else 0.
  */
-int step_exit(struct xp_thread *t, const struct xp_frame *f);
+int step_exit(struct xp_thread *thread, const struct xp_frame *frame);
 
 /*
- * Before the record of @f, an activation whose return came to its stub's
+ * Before the record of @frame, an activation whose return came to its stub's
  * exit at @slot: whether the code cache counted it to its end.
  */
-void step_exit_mark(struct xp_frame *f, uint64_t slot);
+void step_exit_mark(struct xp_frame *frame, uint64_t slot);
 
 /* The calling thread longjmps to stack pointer @sp. */
 void step_longjmp(uint64_t sp);
 
-/* Activation @f, of the calling thread, is abandoned (a longjmp, an exception past it). */
-void step_abandon(const struct xp_frame *f);
+/* Activation @frame, of the calling thread, is abandoned (a longjmp, an exception past it). */
+void step_abandon(const struct xp_frame *frame);
 
-/* Whether @f's delta is a whole stepped evaluation's: stepped from entry to exit. */
-static inline bool step_sampled(const struct xp_frame *f)
+/* Whether @frame's delta is a whole stepped evaluation's: stepped from entry to exit. */
+static inline bool step_sampled(const struct xp_frame *frame)
 {
-	return (f->flags & (XP_FRAME_STEPPED | XP_FRAME_STEP_EXIT)) ==
+	return (frame->flags & (XP_FRAME_STEPPED | XP_FRAME_STEP_EXIT)) ==
 	       (XP_FRAME_STEPPED | XP_FRAME_STEP_EXIT);
 }
 
@@ -113,10 +113,10 @@ static inline bool step_sampled(const struct xp_frame *f)
  * of the declaration on the worker is stepped in its place, up to
  * STEP_REDO_MAX times; the least held one is recorded only if no sample
  * comes without binding (at the cap, or at exit: record_held_samples).
- * Returns whether @f's sample, of declaration @d, is held (then not
+ * Returns whether @frame's sample, of @decl, is held (then not
  * recorded); else *@delta is the sample to record.
  */
-bool step_hold(struct extprof_dump_decl *d, const struct xp_frame *f, uint64_t *delta);
+bool step_hold(struct extprof_dump_decl *decl, const struct xp_frame *frame, uint64_t *delta);
 #define STEP_REDO_MAX 8
 
 /*
@@ -139,40 +139,40 @@ static inline bool step_is_resolver(uint64_t pc)
 }
 
 /* A call passed through unhooked: a suspension its thunk began ends here. */
-static inline void step_pass(struct xp_thread *t)
+static inline void step_pass(struct xp_thread *thread)
 {
-	t->step.susp_slot = 0;
+	thread->step.susp_slot = 0;
 }
 
 /*
  * The program's sigaltstack back in place of the shim's (step.c): through
  * the trap's context @uc from its handler, else now.
  */
-void step_alt_off(struct xp_thread *t, void *uc);
+void step_alt_off(struct xp_thread *thread, void *uc);
 
 /* The calling thread stops stepping now (it is exiting, or the process is). */
 void step_stop_self(void);
-/* The same, @t the calling thread's own state (xp_self's or xp_foreign's). */
-void step_stop(struct xp_thread *t);
+/* The same, @thread the calling thread's own state (xp_self's or xp_foreign's). */
+void step_stop(struct xp_thread *thread);
 /*
- * A seccomp filter may come (sandbox.c), thread @t calling: the trap engine
+ * A seccomp filter may come (sandbox.c), @thread calling: the trap engine
  * stops stepping (its handler makes system calls); the code cache makes
  * the calling thread's memory now, while mmap may still be called.
  */
-void step_prepare_sandbox(struct xp_thread *t);
+void step_prepare_sandbox(struct xp_thread *thread);
 
 /* In a fork child: the parent's stepping is not the child's. */
 void step_reset_after_fork(void);
 
-/* Whether thread @t's outermost stepped activation is still on its shadow stack. */
-bool step_alive(const struct xp_thread *t);
+/* Whether @thread's outermost stepped activation is still on its shadow stack. */
+bool step_alive(const struct xp_thread *thread);
 
 /*
  * Stepping is over: the trap flag off in @uc when a trap's handler ends it
  * (the caller clears it otherwise), and SIGTRAP blocked again if the program
  * asked for it meanwhile.
  */
-void step_end(struct xp_thread *t, void *uc);
+void step_end(struct xp_thread *thread, void *uc);
 
 /*
  * step_signal.c: install the SIGTRAP handler, the program's own chained to

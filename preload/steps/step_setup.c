@@ -190,31 +190,31 @@ void step_stop_self(void)
 	step_stop(&xp_self);
 }
 
-void step_stop(struct xp_thread *t)
+void step_stop(struct xp_thread *thread)
 {
 	if (xp.counter.kind != EXTPROF_COUNTER_STEPS)
 		return;
 	if (step_cfg.engine == STEP_ENGINE_TRANSLATE) {
 		/* the code cache is the thread's own (xl_self): no shared block's other thread's */
-		if (t == &xp_self)
-			xlate_thread_exit(t);
+		if (thread == &xp_self)
+			xlate_thread_exit(thread);
 		return;
 	}
-	step_alt_off(t, NULL);
-	if (!t->step.depth)
+	step_alt_off(thread, NULL);
+	if (!thread->step.depth)
 		return;
-	step_end(t, NULL);
+	step_end(thread, NULL);
 	arch_step_self(false);
 }
 
-void step_prepare_sandbox(struct xp_thread *t)
+void step_prepare_sandbox(struct xp_thread *thread)
 {
 	if (xp.counter.kind != EXTPROF_COUNTER_STEPS)
 		return;
 	if (step_cfg.engine == STEP_ENGINE_TRAP)
-		step_stop(t);
-	else if (t == &xp_self) /* a shared block's other thread runs natively */
-		xlate_prepare_sandbox(t);
+		step_stop(thread);
+	else if (thread == &xp_self) /* a shared block's other thread runs natively */
+		xlate_prepare_sandbox(thread);
 }
 
 void step_reset_after_fork(void)

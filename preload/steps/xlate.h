@@ -190,39 +190,40 @@ extern uint64_t xl_code_epoch;
 
 /* ---- xlate_session.c: the evaluation path's part (no libc) ---- */
 
-/* The entry of activation @f at @slot under the translation engine: 0, or 3 to go on in the cache.
+/* The entry of activation @frame at @slot under the translation engine: 0, or 3 to go on in the
+ * cache.
  */
-int xlate_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot);
-/* The exit of activation @f (popped): 3 to go on in the caller's translation, else 0. */
-int xlate_exit(struct xp_thread *t, const struct xp_frame *f);
-/* Before @f's record: whether its return left the cache for its stub (STEP_EXIT). */
-void xlate_mark_exit(struct xp_frame *f, uint64_t slot);
+int xlate_enter(struct xp_thread *thread, struct xp_frame *frame, uint64_t slot);
+/* The exit of activation @frame (popped): 3 to go on in the caller's translation, else 0. */
+int xlate_exit(struct xp_thread *thread, const struct xp_frame *frame);
+/* Before @frame's record: whether its return left the cache for its stub (STEP_EXIT). */
+void xlate_mark_exit(struct xp_frame *frame, uint64_t slot);
 /* The session ends: the thread runs natively from its next dispatch. */
-void xlate_end(struct xp_thread *t);
+void xlate_end(struct xp_thread *thread);
 /*
- * Activation @f of thread @t is abandoned: if it is its session's
+ * Activation @frame of @thread is abandoned: if it is its session's
  * outermost, the session ends, and the thread leaves the cache at its next
  * indirect branch (its lookup table emptied).
  */
-void xlate_abandon(struct xp_thread *t, const struct xp_frame *f);
+void xlate_abandon(struct xp_thread *thread, const struct xp_frame *frame);
 /*
- * Thread @t longjmps to stack pointer @sp: off the dispatcher's stack, out
+ * @thread longjmps to stack pointer @sp: off the dispatcher's stack, out
  * of a signal handler that interrupted the dispatcher, whose work is given
  * up (its busy hold let go, translation allowed again).
  */
-void xlate_longjmp(struct xp_thread *t, uint64_t sp);
+void xlate_longjmp(struct xp_thread *thread, uint64_t sp);
 /* The calling thread ends (or the process does): its session ends, its cache is given back. */
-void xlate_thread_exit(struct xp_thread *t);
+void xlate_thread_exit(struct xp_thread *thread);
 /* In a fork child: no session (the child leaves the cache at the fork); its cache is kept. */
-void xlate_after_fork(struct xp_thread *t);
+void xlate_after_fork(struct xp_thread *thread);
 
 /* ---- xlate_cache.c: the cache memory ---- */
 
 /*
- * A cache for thread @t: one a thread that ended left, or a new one with an
+ * A cache for @thread: one a thread that ended left, or a new one with an
  * arena near @near; NULL if none can be had (said once).
  */
-struct xl_cache *xlate_cache_get(struct xp_thread *t, uint64_t near);
+struct xl_cache *xlate_cache_get(struct xp_thread *thread, uint64_t near);
 /* What xlate_cache_ready is given: the thread, and where its first arena goes. */
 struct xl_ready {
 	struct xp_thread *t;
@@ -235,31 +236,31 @@ struct xl_ready {
  */
 void xlate_cache_ready(void *arg);
 /*
- * Thread @t is ending, out of any session: its cache @c goes to the next
+ * A thread is ending, out of any session: its cache @cache goes to the next
  * thread that needs one (a thread's cache whose thread is gone does too).
  */
-void xlate_cache_put(struct xl_cache *c);
+void xlate_cache_put(struct xl_cache *cache);
 /* The block translated from @pc, or NULL. */
-struct xl_block *xlate_cache_find(struct xl_cache *c, uint64_t pc);
-/* Translate @pc into @c: the block, or NULL when the code cannot be translated. */
-struct xl_block *xlate_cache_translate(struct xl_cache *c, uint64_t pc);
+struct xl_block *xlate_cache_find(struct xl_cache *cache, uint64_t pc);
+/* Translate @pc into @cache: the block, or NULL when the code cannot be translated. */
+struct xl_block *xlate_cache_translate(struct xl_cache *cache, uint64_t pc);
 /*
- * A seccomp filter may come (step_prepare_sandbox): the calling thread @t's
+ * A seccomp filter may come (step_prepare_sandbox): the calling @thread's
  * cache made if it has none, with an arena near every range of code it may
  * translate (as its limit allows), and the mappings read, so that it goes
  * on without a system call (none is made after: xp.sandboxed).
  */
-void xlate_prepare_sandbox(struct xp_thread *t);
-/* Forget every translation of @c; its memory is reused. */
-void xlate_cache_flush(struct xl_cache *c);
-/* The block of @c whose code holds @addr, or NULL; @routines gets the arena's if @addr is one of
- * them. */
-struct xl_block *xlate_cache_block_at(struct xl_cache *c, uint64_t addr,
+void xlate_prepare_sandbox(struct xp_thread *thread);
+/* Forget every translation of @cache; its memory is reused. */
+void xlate_cache_flush(struct xl_cache *cache);
+/* The block of @cache whose code holds @addr, or NULL; @routines gets the arena's if @addr is one
+ * of them. */
+struct xl_block *xlate_cache_block_at(struct xl_cache *cache, uint64_t addr,
 				      const struct xl_routines **routines);
-/* Whether @addr lies in one of @c's arenas. */
-bool xlate_cache_owns(const struct xl_cache *c, uint64_t addr);
-/* Put @b in the lookup table the translated code reads. */
-void xlate_cache_publish(struct xl_cache *c, const struct xl_block *b);
+/* Whether @addr lies in one of @cache's arenas. */
+bool xlate_cache_owns(const struct xl_cache *cache, uint64_t addr);
+/* Put @block in the lookup table the translated code reads. */
+void xlate_cache_publish(struct xl_cache *cache, const struct xl_block *block);
 /* Empty every thread's lookup table: each goes through its dispatcher at its next indirect branch.
  */
 void xlate_cache_clear_tables(void);

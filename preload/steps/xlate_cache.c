@@ -179,13 +179,13 @@ static bool xc_take(uint32_t i, uint64_t me)
 					   __ATOMIC_RELAXED);
 }
 
-struct xl_cache *xlate_cache_get(struct xp_thread *t, uint64_t near)
+struct xl_cache *xlate_cache_get(struct xp_thread *thread, uint64_t near)
 {
 	uint64_t me = (uint64_t)arch_syscall4(SYS_gettid, 0, 0, 0, 0);
 	struct xl_cache *c = NULL;
 	uint32_t n = __atomic_load_n(&xc_n, __ATOMIC_ACQUIRE), i;
 
-	(void)t;
+	(void)thread;
 	/* one a thread left */
 	for (i = 0; i < n && !c; i++)
 		if (__atomic_load_n(&xc_all[i], __ATOMIC_ACQUIRE) && xc_take(i, me))
@@ -211,12 +211,12 @@ struct xl_cache *xlate_cache_get(struct xp_thread *t, uint64_t near)
 	return c;
 }
 
-void xlate_cache_put(struct xl_cache *c)
+void xlate_cache_put(struct xl_cache *cache)
 {
 	uint32_t n = __atomic_load_n(&xc_n, __ATOMIC_ACQUIRE);
 
 	for (uint32_t i = 0; i < n; i++)
-		if (xc_all[i] == c)
+		if (xc_all[i] == cache)
 			__atomic_store_n(&xc_owner[i], 0, __ATOMIC_RELEASE);
 }
 
@@ -225,11 +225,11 @@ static uint32_t xc_hash(uint64_t pc)
 	return (uint32_t)((pc * 0x9e3779b97f4a7c15ull) >> 40) & (XL_HASH_SLOTS - 1);
 }
 
-struct xl_block *xlate_cache_find(struct xl_cache *c, uint64_t pc)
+struct xl_block *xlate_cache_find(struct xl_cache *cache, uint64_t pc)
 {
 	for (uint32_t h = xc_hash(pc), k = 0; k < XL_HASH_SLOTS;
 	     k++, h = (h + 1) & (XL_HASH_SLOTS - 1)) {
-		struct xl_block *b = c->hash[h];
+		struct xl_block *b = cache->hash[h];
 
 		if (!b)
 			return NULL;
@@ -249,19 +249,19 @@ static void xc_hash_add(struct xl_cache *c, struct xl_block *b)
 	c->nhash++;
 }
 
-void xlate_cache_flush(struct xl_cache *c)
+void xlate_cache_flush(struct xl_cache *cache)
 {
-	for (uint32_t i = 0; i < c->narenas; i++) {
-		struct xl_arena *a = &c->arena[i];
+	for (uint32_t i = 0; i < cache->narenas; i++) {
+		struct xl_arena *a = &cache->arena[i];
 
 		a->nblocks = 0;
 		a->next = xc_arena_start(a);
 	}
-	memset(c->hash, 0, XL_HASH_SLOTS * sizeof(*c->hash));
-	memset(c->table, 0, sizeof(*c->table) << XL_TABLE_BITS);
-	c->nhash = 0;
-	c->epoch = __atomic_load_n(&xl_code_epoch, __ATOMIC_ACQUIRE);
-	c->flushes++;
+	memset(cache->hash, 0, XL_HASH_SLOTS * sizeof(*cache->hash));
+	memset(cache->table, 0, sizeof(*cache->table) << XL_TABLE_BITS);
+	cache->nhash = 0;
+	cache->epoch = __atomic_load_n(&xl_code_epoch, __ATOMIC_ACQUIRE);
+	cache->flushes++;
 }
 
 /* The room left in @a for one more block and its index entry. */
@@ -304,32 +304,32 @@ static struct xl_block *xc_translate_in(struct xl_cache *c, struct xl_arena *a, 
 	return b;
 }
 
-struct xl_block *xlate_cache_translate(struct xl_cache *c, uint64_t pc)
+struct xl_block *xlate_cache_translate(struct xl_cache *cache, uint64_t pc)
 {
 	struct xl_arena *a;
 	struct xl_block *b;
 	bool full;
 
-	if (c->nhash >= XL_HASH_SLOTS / 4 * 3)
-		xlate_cache_flush(c);
-	a = xc_arena_for(c, pc);
+	if (cache->nhash >= XL_HASH_SLOTS / 4 * 3)
+		xlate_cache_flush(cache);
+	a = xc_arena_for(cache, pc);
 	if (!a)
 		return NULL;
-	b = xc_translate_in(c, a, pc, &full);
+	b = xc_translate_in(cache, a, pc, &full);
 	if (!b && full) {
-		xlate_cache_flush(c);
-		b = xc_translate_in(c, a, pc, &full);
+		xlate_cache_flush(cache);
+		b = xc_translate_in(cache, a, pc, &full);
 	}
 	return b;
 }
 
-void xlate_cache_publish(struct xl_cache *c, const struct xl_block *b)
+void xlate_cache_publish(struct xl_cache *cache, const struct xl_block *block)
 {
-	struct xl_entry *e = &c->table[b->pc & ((1u << XL_TABLE_BITS) - 1)];
+	struct xl_entry *e = &cache->table[block->pc & ((1u << XL_TABLE_BITS) - 1)];
 
 	/* the code first: another thread emptying the table writes pc only */
-	e->code = (uint64_t)b->code;
-	__atomic_store_n(&e->pc, b->pc, __ATOMIC_RELEASE);
+	e->code = (uint64_t)block->code;
+	__atomic_store_n(&e->pc, block->pc, __ATOMIC_RELEASE);
 }
 
 void xlate_cache_clear_tables(void)
@@ -344,25 +344,25 @@ void xlate_cache_clear_tables(void)
 	}
 }
 
-bool xlate_cache_owns(const struct xl_cache *c, uint64_t addr)
+bool xlate_cache_owns(const struct xl_cache *cache, uint64_t addr)
 {
-	uint32_t n = c ? __atomic_load_n(&c->narenas, __ATOMIC_ACQUIRE) : 0;
+	uint32_t n = cache ? __atomic_load_n(&cache->narenas, __ATOMIC_ACQUIRE) : 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		if (addr - (uint64_t)c->arena[i].base < c->arena[i].size)
+		if (addr - (uint64_t)cache->arena[i].base < cache->arena[i].size)
 			return true;
 	return false;
 }
 
-struct xl_block *xlate_cache_block_at(struct xl_cache *c, uint64_t addr,
+struct xl_block *xlate_cache_block_at(struct xl_cache *cache, uint64_t addr,
 				      const struct xl_routines **routines)
 {
-	uint32_t n = c ? __atomic_load_n(&c->narenas, __ATOMIC_ACQUIRE) : 0;
+	uint32_t n = cache ? __atomic_load_n(&cache->narenas, __ATOMIC_ACQUIRE) : 0;
 
 	if (routines)
 		*routines = NULL;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct xl_arena *a = &c->arena[i];
+		const struct xl_arena *a = &cache->arena[i];
 		uint32_t lo = 0, hi = a->nblocks;
 
 		if (addr - (uint64_t)a->base >= a->size)
@@ -403,24 +403,24 @@ static void xc_arena_each(uint64_t lo, uint64_t hi, void *arg)
 		xc_arena_for(c, hi - 1);
 }
 
-void xlate_prepare_sandbox(struct xp_thread *t)
+void xlate_prepare_sandbox(struct xp_thread *thread)
 {
 	struct xl_thread *x = &xl_self;
 	int saved = errno;
 	sigset_t all, old;
 
 	/* the mmaps' and the mappings' reads' hooked calls are not the program's */
-	t->busy++;
+	thread->busy++;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	xlate_code_refresh();
 	/* one in use is never flushed here: its translated code may be running it */
 	if (!x->cache)
-		x->cache = xlate_cache_get(t, (uint64_t)xlate_prepare_sandbox);
+		x->cache = xlate_cache_get(thread, (uint64_t)xlate_prepare_sandbox);
 	if (x->cache)
 		xlate_code_each(xc_arena_each, x->cache);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	t->busy--;
+	thread->busy--;
 	errno = saved;
 }
 

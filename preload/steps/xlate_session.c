@@ -74,100 +74,101 @@ static int xs_go(struct xl_thread *x, uint64_t pc)
 	return 3;
 }
 
-void xlate_end(struct xp_thread *t)
+void xlate_end(struct xp_thread *thread)
 {
-	t->step.depth = 0;
-	t->step.prev = 0;
+	thread->step.depth = 0;
+	thread->step.prev = 0;
 	xl_self.active = 0;
 }
 
-int xlate_enter(struct xp_thread *t, struct xp_frame *f, uint64_t slot)
+int xlate_enter(struct xp_thread *thread, struct xp_frame *frame, uint64_t slot)
 {
 	struct xl_thread *x = &xl_self;
-	struct xp_step *s = &t->step;
-	const uint8_t *stub = xp.decls[f->idx].stub;
+	struct xp_step *s = &thread->step;
+	const uint8_t *stub = xp.decls[frame->idx].stub;
 	uint32_t credit = stub ? arch_step_entry_credit(stub) : 0;
-	bool eval = !(f->flags & (XP_FRAME_RECURSIVE | XP_FRAME_UNCOUNTED | XP_FRAME_OUTSIDE));
+	bool eval = !(frame->flags & (XP_FRAME_RECURSIVE | XP_FRAME_UNCOUNTED | XP_FRAME_OUTSIDE));
 	bool via = x->via && x->via == slot;
 
 	x->via = 0;
-	f->start = s->count;
+	frame->start = s->count;
 	if (!stub)
 		return 0;
 	if (s->depth) {
-		if (step_alive(t)) {
+		if (step_alive(thread)) {
 			/* a call the cache did not send: a signal handler's, or native code's */
 			if (!via)
 				return 0;
 			if (eval) {
-				f->flags |= XP_FRAME_STEPPED;
-				f->start = s->count - credit;
+				frame->flags |= XP_FRAME_STEPPED;
+				frame->start = s->count - credit;
 			}
 			return xs_go(x, arch_stub_call(stub));
 		}
-		xlate_end(t);
+		xlate_end(thread);
 	}
-	if (!eval || x->no_xlate || !xs_ready(t, (uint64_t)stub))
+	if (!eval || x->no_xlate || !xs_ready(thread, (uint64_t)stub))
 		return 0;
 	/* the patch's own instruction ran natively, or (via) was counted by the cache */
 	if (!via)
 		s->count += credit;
-	f->start = s->count - credit;
-	f->flags |= XP_FRAME_STEPPED;
-	s->depth = t->depth;
+	frame->start = s->count - credit;
+	frame->flags |= XP_FRAME_STEPPED;
+	s->depth = thread->depth;
 	s->slot = slot;
 	s->prev = 0;
 	x->active = 1;
 	return xs_go(x, arch_stub_call(stub));
 }
 
-void xlate_mark_exit(struct xp_frame *f, uint64_t slot)
+void xlate_mark_exit(struct xp_frame *frame, uint64_t slot)
 {
 	struct xl_thread *x = &xl_self;
 
 	if (x->exited && x->exited == slot + 8) {
-		f->flags |= XP_FRAME_STEP_EXIT;
+		frame->flags |= XP_FRAME_STEP_EXIT;
 		x->exited = 0;
 	}
 }
 
-int xlate_exit(struct xp_thread *t, const struct xp_frame *f)
+int xlate_exit(struct xp_thread *thread, const struct xp_frame *frame)
 {
 	struct xl_thread *x = &xl_self;
 
-	if (!t->step.depth)
+	if (!thread->step.depth)
 		return 0;
-	if (!step_alive(t)) {
-		xlate_end(t);
+	if (!step_alive(thread)) {
+		xlate_end(thread);
 		return 0;
 	}
 	/* it did not return from the cache: its caller goes on natively too */
-	if (!(f->flags & XP_FRAME_STEP_EXIT) || !x->cache)
+	if (!(frame->flags & XP_FRAME_STEP_EXIT) || !x->cache)
 		return 0;
 	x->resume = (uint64_t)x->cache->arena[0].r.ret_entry;
 	return 3;
 }
 
-void xlate_after_fork(struct xp_thread *t)
+void xlate_after_fork(struct xp_thread *thread)
 {
-	xlate_end(t);
+	xlate_end(thread);
 	xl_self.via = 0;
 	xl_self.exited = 0;
 }
 
-void xlate_abandon(struct xp_thread *t, const struct xp_frame *f)
+void xlate_abandon(struct xp_thread *thread, const struct xp_frame *frame)
 {
 	struct xl_cache *c = xl_self.cache;
 
-	if (!t->step.depth || !t->stack || f != &t->stack[t->step.depth - 1])
+	if (!thread->step.depth || !thread->stack ||
+	    frame != &thread->stack[thread->step.depth - 1])
 		return;
-	xlate_end(t);
+	xlate_end(thread);
 	/* pc only: the lookup then misses, and the dispatcher finds no session */
 	for (uint32_t k = 0; c && k < (1u << XL_TABLE_BITS); k++)
 		c->table[k].pc = 0;
 }
 
-void xlate_longjmp(struct xp_thread *t, uint64_t sp)
+void xlate_longjmp(struct xp_thread *thread, uint64_t sp)
 {
 	struct xl_thread *x = &xl_self;
 	uint64_t top = x->dstack, bottom = x->cache ? (uint64_t)x->cache->dstack : 0;
@@ -176,7 +177,7 @@ void xlate_longjmp(struct xp_thread *t, uint64_t sp)
 		return;
 	if (x->disp_busy) {
 		x->disp_busy = 0;
-		t->busy--;
+		thread->busy--;
 	}
 	x->in_disp = 0;
 	x->no_xlate = 0;

@@ -45,13 +45,13 @@ int xlate_setup(void)
 	return 0;
 }
 
-void xlate_thread_exit(struct xp_thread *t)
+void xlate_thread_exit(struct xp_thread *thread)
 {
 	struct xl_thread *x = &xl_self;
 
 	/* inside a session, its last instructions may be translated: kept until it is gone */
 	if (x->active) {
-		xlate_end(t);
+		xlate_end(thread);
 		return;
 	}
 	if (x->cache) {

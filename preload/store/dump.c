@@ -121,30 +121,30 @@ static void dump_copy_field(char *dst, size_t dstsz, const char *src)
 	dst[n] = '\0';
 }
 
-void dump_fill_header(struct extprof_dump_header *h, const struct dump_meta *meta, uint32_t worker,
-		      size_t size)
+void dump_fill_header(struct extprof_dump_header *header, const struct dump_meta *meta,
+		      uint32_t worker, size_t size)
 {
-	h->version = EXTPROF_DUMP_VERSION;
-	h->header_size = sizeof(*h);
-	h->byte_order = EXTPROF_DUMP_BYTE_ORDER;
-	h->flags = meta->flags & ~(EXTPROF_DUMP_F_COMPLETE | EXTPROF_DUMP_F_COMPACT);
-	h->file_size = size;
-	h->nsections = NSEC;
-	h->worker = worker;
-	h->process = meta->process;
-	h->counter_info = meta->counter_info;
-	h->host = meta->host;
-	h->callers_depth = meta->callers_depth;
-	dump_copy_field(h->window, sizeof(h->window), meta->window);
-	h->attach_id = meta->attach_id;
-	h->step_first = meta->step_first;
-	h->step_every = meta->step_every;
-	h->step_limit = meta->step_limit;
-	h->rank = meta->rank;
-	h->job_size = meta->job_size;
+	header->version = EXTPROF_DUMP_VERSION;
+	header->header_size = sizeof(*header);
+	header->byte_order = EXTPROF_DUMP_BYTE_ORDER;
+	header->flags = meta->flags & ~(EXTPROF_DUMP_F_COMPLETE | EXTPROF_DUMP_F_COMPACT);
+	header->file_size = size;
+	header->nsections = NSEC;
+	header->worker = worker;
+	header->process = meta->process;
+	header->counter_info = meta->counter_info;
+	header->host = meta->host;
+	header->callers_depth = meta->callers_depth;
+	dump_copy_field(header->window, sizeof(header->window), meta->window);
+	header->attach_id = meta->attach_id;
+	header->step_first = meta->step_first;
+	header->step_every = meta->step_every;
+	header->step_limit = meta->step_limit;
+	header->rank = meta->rank;
+	header->job_size = meta->job_size;
 	/* The magic last: a reader sees no magic yet, or a whole header. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	memcpy(h->magic, EXTPROF_DUMP_MAGIC, EXTPROF_DUMP_MAGIC_LEN);
+	memcpy(header->magic, EXTPROF_DUMP_MAGIC, EXTPROF_DUMP_MAGIC_LEN);
 }
 
 static void dump_set_section(struct extprof_dump_section *s, uint32_t type, uint32_t entry_size,
@@ -280,7 +280,7 @@ static char *dump_reserve_space(size_t size)
  * The space is reserved before the mapping is made (dump_reserve): never
  * over somebody else's file (O_EXCL|O_NOFOLLOW), never a SIGBUS later.
  */
-int dump_create(struct dump_map *m, const char *path, const struct dump_meta *meta,
+int dump_create(struct dump_map *map, const char *path, const struct dump_meta *meta,
 		const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker)
 {
 	size_t strings = dump_strings_size(decls, ndecls) + meta->late_decls * DUMP_LATE_STRING;
@@ -289,9 +289,9 @@ int dump_create(struct dump_map *m, const char *path, const struct dump_meta *me
 	char *base = NULL;
 	int fd, err;
 
-	memset(m, 0, sizeof(*m));
+	memset(map, 0, sizeof(*map));
 	dump_plan_live(&l, ndecls + meta->late_decls, strings, meta->caller_slots);
-	if (strlen(path) >= sizeof(m->path))
+	if (strlen(path) >= sizeof(map->path))
 		return -ENAMETOOLONG;
 
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -313,10 +313,10 @@ int dump_create(struct dump_map *m, const char *path, const struct dump_meta *me
 		goto err_unlink;
 	}
 	close(fd);
-	memcpy(m->path, path, strlen(path) + 1);
-	m->dev = (uint64_t)st.st_dev;
-	m->ino = (uint64_t)st.st_ino;
-	dump_lay_out(m, base, &l, meta, decls, ndecls, worker, strings, l.first);
+	memcpy(map->path, path, strlen(path) + 1);
+	map->dev = (uint64_t)st.st_dev;
+	map->ino = (uint64_t)st.st_ino;
+	dump_lay_out(map, base, &l, meta, decls, ndecls, worker, strings, l.first);
 	return 0;
 
 err_unlink:
@@ -326,7 +326,7 @@ err_unlink:
 }
 
 /* The same tables in anonymous memory: counted, not kept (no usable dir). */
-int dump_create_anonymous(struct dump_map *m, const struct dump_meta *meta,
+int dump_create_anonymous(struct dump_map *map, const struct dump_meta *meta,
 			  const struct dump_decl_info *decls, uint32_t ndecls, uint32_t worker)
 {
 	size_t strings = dump_strings_size(decls, ndecls) + meta->late_decls * DUMP_LATE_STRING;
@@ -334,7 +334,7 @@ int dump_create_anonymous(struct dump_map *m, const struct dump_meta *meta,
 	char *base;
 	int err;
 
-	memset(m, 0, sizeof(*m));
+	memset(map, 0, sizeof(*map));
 	dump_plan_live(&l, ndecls + meta->late_decls, strings, meta->caller_slots);
 	base = dump_reserve_space(l.size);
 	if (!base)
@@ -344,7 +344,7 @@ int dump_create_anonymous(struct dump_map *m, const struct dump_meta *meta,
 		sys_munmap(base, l.size);
 		return err;
 	}
-	dump_lay_out(m, base, &l, meta, decls, ndecls, worker, strings, 0);
+	dump_lay_out(map, base, &l, meta, decls, ndecls, worker, strings, 0);
 	return 0;
 }
 
@@ -459,46 +459,46 @@ static int dump_add_chunk(struct dump_map *m, uint32_t k)
 	return 0;
 }
 
-int dump_take_row(struct dump_map *m, uint32_t decl)
+int dump_take_row(struct dump_map *map, uint32_t decl)
 {
-	struct extprof_dump_section *sec = (struct extprof_dump_section *)(m->hdr + 1);
-	struct extprof_dump_decl *d = &m->decls[decl];
-	uint32_t row = m->nrows, k = dump_chunk_of(row);
-	size_t end = m->rows_off + ((size_t)row + 1) * EXTPROF_HIST_ROW_BYTES;
-	struct dump_chunk *c = &m->chunk[k < DUMP_CHUNKS ? k : 0];
+	struct extprof_dump_section *sec = (struct extprof_dump_section *)(map->hdr + 1);
+	struct extprof_dump_decl *d = &map->decls[decl];
+	uint32_t row = map->nrows, k = dump_chunk_of(row);
+	size_t end = map->rows_off + ((size_t)row + 1) * EXTPROF_HIST_ROW_BYTES;
+	struct dump_chunk *c = &map->chunk[k < DUMP_CHUNKS ? k : 0];
 	int err = 0;
 
 	if (d->row)
 		return 0;
-	if (row >= m->row_cap)
+	if (row >= map->row_cap)
 		err = -ENOSPC;
-	else if (k >= m->nchunks)
-		err = dump_add_chunk(m, k);
+	else if (k >= map->nchunks)
+		err = dump_add_chunk(map, k);
 	if (!err && end - c->foff > c->size)
 		err = -ENOSPC;
 	else if (!err && end - c->foff > c->mapped)
-		err = dump_grow(m, c, dump_grow_to(m, c, end - c->foff));
+		err = dump_grow(map, c, dump_grow_to(map, c, end - c->foff));
 	if (err) {
 		d->flags |= EXTPROF_DECL_F_HIST_LOST;
 		return err;
 	}
 	/* the row exists before anyone can see it: counted, then given */
-	__atomic_store_n(&m->nrows, row + 1, __ATOMIC_RELEASE);
-	if (end <= m->file_end)
+	__atomic_store_n(&map->nrows, row + 1, __ATOMIC_RELEASE);
+	if (end <= map->file_end)
 		__atomic_store_n(&sec[SEC_HIST].count, (uint64_t)row + 1, __ATOMIC_RELEASE);
-	else if (m->file_end)
+	else if (map->file_end)
 		d->flags |= EXTPROF_DECL_F_HIST_MEMORY;
 	__atomic_store_n(&d->row, row, __ATOMIC_RELEASE);
 	return 0;
 }
 
-const uint64_t *dump_row(const struct dump_map *m, uint32_t decl)
+const uint64_t *dump_row(const struct dump_map *map, uint32_t decl)
 {
-	uint32_t row = __atomic_load_n(&m->decls[decl].row, __ATOMIC_ACQUIRE);
+	uint32_t row = __atomic_load_n(&map->decls[decl].row, __ATOMIC_ACQUIRE);
 
-	if (!row || row >= __atomic_load_n(&m->nrows, __ATOMIC_ACQUIRE))
+	if (!row || row >= __atomic_load_n(&map->nrows, __ATOMIC_ACQUIRE))
 		return NULL;
-	return dump_row_at(m, row);
+	return dump_row_at(map, row);
 }
 
 /*
@@ -506,17 +506,17 @@ const uint64_t *dump_row(const struct dump_map *m, uint32_t decl)
  * dlopen'ed later): written into the room reserved for it, then published by
  * the section counts.  Returns 0, or -ENOSPC when the room is used up.
  */
-int dump_append_decl(struct dump_map *m, const struct dump_decl_info *info)
+int dump_append_decl(struct dump_map *map, const struct dump_decl_info *info)
 {
-	struct extprof_dump_section *sec = (struct extprof_dump_section *)(m->hdr + 1);
+	struct extprof_dump_section *sec = (struct extprof_dump_section *)(map->hdr + 1);
 	size_t used = (size_t)sec[SEC_STRINGS].count;
 	size_t need = strlen(info->kind) + strlen(info->symbol) + strlen(info->object) + 3;
 	struct extprof_dump_decl *d;
-	char *str = (char *)m->strings;
+	char *str = (char *)map->strings;
 
-	if (m->ndecls == m->capacity || used + need > m->strings_cap)
+	if (map->ndecls == map->capacity || used + need > map->strings_cap)
 		return -ENOSPC;
-	d = &m->decls[m->ndecls];
+	d = &map->decls[map->ndecls];
 	d->kind = dump_put_string(str, &used, info->kind);
 	d->symbol = dump_put_string(str, &used, info->symbol);
 	d->object = dump_put_string(str, &used, info->object);
@@ -524,9 +524,9 @@ int dump_append_decl(struct dump_map *m, const struct dump_decl_info *info)
 	d->flags = info->flags;
 	d->floor = EXTPROF_FLOOR_NONE;
 	__atomic_store_n(&sec[SEC_STRINGS].count, used, __ATOMIC_RELEASE);
-	m->ndecls++;
-	__atomic_store_n(&sec[SEC_DECLS].count, m->ndecls, __ATOMIC_RELEASE);
-	__atomic_store_n(&sec[SEC_CALLERS].count, (uint64_t)m->ndecls * m->caller_slots,
+	map->ndecls++;
+	__atomic_store_n(&sec[SEC_DECLS].count, map->ndecls, __ATOMIC_RELEASE);
+	__atomic_store_n(&sec[SEC_CALLERS].count, (uint64_t)map->ndecls * map->caller_slots,
 			 __ATOMIC_RELEASE);
 	return 0;
 }
@@ -634,9 +634,9 @@ static int dump_name_callers(const struct dump_map *m, dump_resolve_fn resolve, 
 	return 0;
 }
 
-int dump_write_compact(const struct dump_map *m, uint32_t extra_flags)
+int dump_write_compact(const struct dump_map *map, uint32_t extra_flags)
 {
-	return dump_write_compact_named(m, extra_flags, NULL);
+	return dump_write_compact_named(map, extra_flags, NULL);
 }
 
 /*
@@ -646,11 +646,11 @@ int dump_write_compact(const struct dump_map *m, uint32_t extra_flags)
  * mapping only; that is the documented cost of a process exiting with
  * threads still running.
  */
-int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
+int dump_write_compact_named(const struct dump_map *map, uint32_t extra_flags,
 			     dump_resolve_fn resolve)
 {
 	struct extprof_dump_section sec[NSEC];
-	struct dump_named_callers nc = {m->callers, NULL, 0, 0};
+	struct dump_named_callers nc = {map->callers, NULL, 0, 0};
 	struct extprof_dump_header h;
 	struct dump_writer w;
 	char tmp[4096 + 8];
@@ -658,18 +658,18 @@ int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 	size_t strings_size, o;
 	int err;
 
-	if (!m->base)
+	if (!map->base)
 		return -EINVAL;
 	strings_size =
-		(size_t)((const struct extprof_dump_section *)(m->hdr + 1))[SEC_STRINGS].count;
-	if (resolve && m->caller_slots) {
-		err = dump_name_callers(m, resolve, strings_size, &nc);
+		(size_t)((const struct extprof_dump_section *)(map->hdr + 1))[SEC_STRINGS].count;
+	if (resolve && map->caller_slots) {
+		err = dump_name_callers(map, resolve, strings_size, &nc);
 		if (err)
 			return err;
 	}
 	/* the rows of the declarations evaluated, wherever they lie (file or memory) */
-	for (uint32_t d = 0; d < m->ndecls; d++) {
-		const uint64_t *row = dump_row(m, d);
+	for (uint32_t d = 0; d < map->ndecls; d++) {
+		const uint64_t *row = dump_row(map, d);
 
 		for (uint32_t b = 0; row && b < EXTPROF_HIST_BUCKETS; b++)
 			nsparse += row[b] != 0;
@@ -677,8 +677,8 @@ int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 
 	o = ALIGN8(sizeof(h) + sizeof(sec));
 	dump_set_section(&sec[SEC_DECLS], EXTPROF_SECTION_DECLS, sizeof(struct extprof_dump_decl),
-			 o, m->ndecls);
-	o = ALIGN8(o + (size_t)m->ndecls * sizeof(struct extprof_dump_decl));
+			 o, map->ndecls);
+	o = ALIGN8(o + (size_t)map->ndecls * sizeof(struct extprof_dump_decl));
 	dump_set_section(&sec[SEC_STRINGS], EXTPROF_SECTION_STRINGS, 1, o,
 			 strings_size + nc.names_used);
 	o = ALIGN8(o + strings_size + nc.names_used);
@@ -687,10 +687,11 @@ int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 	o = ALIGN8(o + nsparse * sizeof(struct extprof_dump_hist_entry));
 	dump_set_section(&sec[SEC_CALLERS], EXTPROF_SECTION_CALLERS,
 			 sizeof(struct extprof_dump_caller), o,
-			 (uint64_t)m->ndecls * m->caller_slots);
-	o = ALIGN8(o + (size_t)m->ndecls * m->caller_slots * sizeof(struct extprof_dump_caller));
+			 (uint64_t)map->ndecls * map->caller_slots);
+	o = ALIGN8(o +
+		   (size_t)map->ndecls * map->caller_slots * sizeof(struct extprof_dump_caller));
 
-	memcpy(&h, m->hdr, sizeof(h));
+	memcpy(&h, map->hdr, sizeof(h));
 	h.flags |= EXTPROF_DUMP_F_COMPACT | extra_flags;
 	h.file_size = o;
 	if (!dump_size_allowed(o)) {
@@ -698,8 +699,8 @@ int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 		goto out;
 	}
 
-	memcpy(tmp, m->path, strlen(m->path));
-	memcpy(tmp + strlen(m->path), ".tmp", 5);
+	memcpy(tmp, map->path, strlen(map->path));
+	memcpy(tmp + strlen(map->path), ".tmp", 5);
 	w.fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (w.fd < 0) {
 		err = -errno;
@@ -711,20 +712,20 @@ int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 	dump_writer_put(&w, &h, sizeof(h));
 	dump_writer_put(&w, sec, sizeof(sec));
 	dump_writer_pad8(&w);
-	for (uint32_t d = 0; d < m->ndecls; d++) {
+	for (uint32_t d = 0; d < map->ndecls; d++) {
 		/* a compact dump has no rows: its histogram is here, whole */
-		struct extprof_dump_decl x = m->decls[d];
+		struct extprof_dump_decl x = map->decls[d];
 
 		x.row = 0;
 		x.flags &= ~EXTPROF_DECL_F_HIST_MEMORY;
 		dump_writer_put(&w, &x, sizeof(x));
 	}
 	dump_writer_pad8(&w);
-	dump_writer_put(&w, m->strings, strings_size);
+	dump_writer_put(&w, map->strings, strings_size);
 	dump_writer_put(&w, nc.names, nc.names_used);
 	dump_writer_pad8(&w);
-	for (uint32_t d = 0; d < m->ndecls; d++) {
-		const uint64_t *row = dump_row(m, d);
+	for (uint32_t d = 0; d < map->ndecls; d++) {
+		const uint64_t *row = dump_row(map, d);
 
 		for (uint32_t b = 0; row && b < EXTPROF_HIST_BUCKETS && nsparse; b++) {
 			struct extprof_dump_hist_entry e = {d, b, row[b]};
@@ -743,13 +744,14 @@ int dump_write_compact_named(const struct dump_map *m, uint32_t extra_flags,
 	}
 	dump_writer_pad8(&w);
 	dump_writer_put(&w, nc.callers,
-			(size_t)m->ndecls * m->caller_slots * sizeof(struct extprof_dump_caller));
+			(size_t)map->ndecls * map->caller_slots *
+				sizeof(struct extprof_dump_caller));
 	dump_writer_pad8(&w);
 	dump_writer_flush(&w);
 	err = w.err;
 	if (close(w.fd) < 0 && !err)
 		err = -errno;
-	if (!err && rename(tmp, m->path) < 0)
+	if (!err && rename(tmp, map->path) < 0)
 		err = -errno;
 	if (err)
 		unlink(tmp);
@@ -764,17 +766,17 @@ out:
  * each made writable to its end; rows past what could be are refused from
  * then on (row_cap), histogram-lost, with no system call.
  */
-int dump_enter_sandbox(struct dump_map *m)
+int dump_enter_sandbox(struct dump_map *map)
 {
 	uint32_t k, first, upto;
 	int err = 0;
 
-	if (!m->base)
+	if (!map->base)
 		return 0;
-	for (k = 0; m->row_cap > DUMP_ROWS0 * ((1u << k) - 1); k++) {
-		struct dump_chunk *c = &m->chunk[k];
+	for (k = 0; map->row_cap > DUMP_ROWS0 * ((1u << k) - 1); k++) {
+		struct dump_chunk *c = &map->chunk[k];
 
-		if (k >= m->nchunks && (err = dump_add_chunk(m, k)))
+		if (k >= map->nchunks && (err = dump_add_chunk(map, k)))
 			break;
 		if (c->mapped < c->size &&
 		    (err = sys_mprotect(c->base + c->mapped, c->size - c->mapped,
@@ -786,23 +788,24 @@ int dump_enter_sandbox(struct dump_map *m)
 		/* chunk k, the first not wholly writable: rows below its writable end count */
 		first = DUMP_ROWS0 * ((1u << k) - 1);
 		upto = first;
-		if (k < m->nchunks && m->chunk[k].foff + m->chunk[k].mapped > m->rows_off)
-			upto = (uint32_t)((m->chunk[k].foff + m->chunk[k].mapped - m->rows_off) /
+		if (k < map->nchunks && map->chunk[k].foff + map->chunk[k].mapped > map->rows_off)
+			upto = (uint32_t)((map->chunk[k].foff + map->chunk[k].mapped -
+					   map->rows_off) /
 					  EXTPROF_HIST_ROW_BYTES);
 		if (upto < first)
 			upto = first;
-		if (upto < m->row_cap)
-			m->row_cap = upto;
+		if (upto < map->row_cap)
+			map->row_cap = upto;
 	}
-	if (m->file_end && !m->grow_err)
-		m->grow_err = -EPERM;
+	if (map->file_end && !map->grow_err)
+		map->grow_err = -EPERM;
 	return err;
 }
 
-void dump_unmap(struct dump_map *m)
+void dump_unmap(struct dump_map *map)
 {
-	for (uint32_t k = 0; m->base && k < m->nchunks; k++)
-		sys_munmap(m->chunk[k].base, m->chunk[k].size);
-	m->base = NULL;
-	m->nchunks = 0;
+	for (uint32_t k = 0; map->base && k < map->nchunks; k++)
+		sys_munmap(map->chunk[k].base, map->chunk[k].size);
+	map->base = NULL;
+	map->nchunks = 0;
 }

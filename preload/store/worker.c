@@ -40,16 +40,16 @@
 
 static uint32_t worker_decls_cap;
 
-int worker_room_for_decls(uint32_t n)
+int worker_room_for_decls(uint32_t count)
 {
 	uint32_t cap = worker_decls_cap ? worker_decls_cap : WORKER_DECLS_FIRST;
 	struct xp_decl *p;
 
-	if (n <= worker_decls_cap)
+	if (count <= worker_decls_cap)
 		return 0;
-	if (n > XP_MAX_DECLS)
+	if (count > XP_MAX_DECLS)
 		return -E2BIG;
-	while (cap < n)
+	while (cap < count)
 		cap *= 2;
 	if (cap > XP_MAX_DECLS)
 		cap = XP_MAX_DECLS;
@@ -106,13 +106,13 @@ static int worker_stack_visit(const struct maps_entry *e, void *arg)
  * stack cannot be seen, and is looked for again at the next call that
  * needs it.  Returns whether t->stack_lo and t->stack_hi are known.
  */
-bool worker_know_stack(struct xp_thread *t, uint64_t sp)
+bool worker_know_stack(struct xp_thread *thread, uint64_t sp)
 {
 	struct worker_stack_find s = {sp, 0, 0, 0};
 	char line[256];
 	stack_t ss;
 
-	if (t->stack_known)
+	if (thread->stack_known)
 		return true;
 	/* SS_ONSTACK would say where this code runs, not where @sp is */
 	if (!xp.sandboxed && !sigaltstack(NULL, &ss) && !(ss.ss_flags & SS_DISABLE) &&
@@ -120,16 +120,16 @@ bool worker_know_stack(struct xp_thread *t, uint64_t sp)
 		return false;
 	if (!xp.sandboxed &&
 	    maps_each("/proc/self/maps", line, sizeof(line), worker_stack_visit, &s) == 1) {
-		t->stack_lo = s.lo;
-		t->stack_hi = s.hi;
+		thread->stack_lo = s.lo;
+		thread->stack_hi = s.hi;
 	} else {
 		/* no /proc, or under a seccomp filter (sandbox.c), where no
 		 * system call is made: every slot counts as on the thread's stack */
-		t->stack_lo = 0;
-		t->stack_hi = UINT64_MAX;
+		thread->stack_lo = 0;
+		thread->stack_hi = UINT64_MAX;
 	}
 	/* after the range: another thread on this block reads it (state.c) */
-	__atomic_store_n(&t->stack_known, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&thread->stack_known, 1, __ATOMIC_RELEASE);
 	return true;
 }
 
@@ -215,19 +215,21 @@ int worker_map_stack(struct xp_thread *thread)
 }
 
 /* Deeper than 65536 hooked activations: double the shadow stack. */
-void worker_grow_stack(struct xp_thread *t)
+void worker_grow_stack(struct xp_thread *thread)
 {
-	struct xp_frame *p = xp.sandboxed ? MAP_FAILED
-					  : mremap(t->stack - 1, worker_stack_bytes(t->cap),
-						   worker_stack_bytes(t->cap * 2), MREMAP_MAYMOVE);
+	struct xp_frame *p = xp.sandboxed
+				     ? MAP_FAILED
+				     : mremap(thread->stack - 1, worker_stack_bytes(thread->cap),
+					      worker_stack_bytes(thread->cap * 2), MREMAP_MAYMOVE);
 
 	if (p == MAP_FAILED) {
 		log_once(LOG_ONCE_STACK,
-			 "shadow stack full at depth %u; deeper calls pass uncounted", t->depth);
+			 "shadow stack full at depth %u; deeper calls pass uncounted",
+			 thread->depth);
 		return;
 	}
-	t->stack = p + 1;
-	t->cap *= 2;
+	thread->stack = p + 1;
+	thread->cap *= 2;
 }
 
 /*
@@ -286,17 +288,17 @@ static void *worker_own_stack(struct xp_thread *t)
 }
 
 /* Without a state of its own (NULL), or a stack of the shim's to be had: the program's. */
-void worker_call_own(struct xp_thread *t, void (*fn)(void *), void *arg)
+void worker_call_own(struct xp_thread *thread, void (*fn)(void *), void *arg)
 {
-	xp_call_preserving(fn, arg, t ? worker_own_stack(t) : NULL);
+	xp_call_preserving(fn, arg, thread ? worker_own_stack(thread) : NULL);
 }
 
 /* Never maps it: called on the evaluation path, where only a slow path may. */
-bool worker_own_altstack(struct xp_thread *t, void **sp, size_t *size)
+bool worker_own_altstack(struct xp_thread *thread, void **sp, size_t *size)
 {
-	if (!t->own)
+	if (!thread->own)
 		return false;
-	*sp = (char *)t->own + WORKER_OWN_GUARD;
+	*sp = (char *)thread->own + WORKER_OWN_GUARD;
 	*size = WORKER_OWN_ALT;
 	return true;
 }
@@ -513,18 +515,18 @@ bool worker_room_for_decl(void)
 }
 
 /*
- * Declaration @idx, whose entry @d holds: written into xp.decls and, when
+ * Declaration @idx, whose entry @decl holds: written into xp.decls and, when
  * it is a new one (@idx is xp.ndecls), added to every dump laid out so far
  * and counted in xp.ndecls, under the layout lock (above), so that every
  * dump holds it whether it was laid out before or after.
  */
-void worker_publish_decl(uint32_t idx, const struct xp_decl *d)
+void worker_publish_decl(uint32_t idx, const struct xp_decl *decl)
 {
-	struct dump_decl_info info = {d->kind, d->symbol, d->object, d->offset, 0};
+	struct dump_decl_info info = {decl->kind, decl->symbol, decl->object, decl->offset, 0};
 	uint32_t n;
 
 	worker_layout_lock();
-	xp.decls[idx] = *d;
+	xp.decls[idx] = *decl;
 	n = __atomic_load_n(&xp.nworkers, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; idx == xp.ndecls && i < n; i++) {
 		struct xp_worker *w = &xp.workers[i];

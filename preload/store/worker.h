@@ -13,18 +13,19 @@
 
 /* Set the pool up at start-up (the declarations' room): 0 or -errno. */
 int worker_init_pool(void);
-/* Room in xp.decls for @n declarations, the table grown (never moved under a reader): 0 or -errno.
+/* Room in xp.decls for @count declarations, the table grown (never moved under a reader): 0 or
+ * -errno.
  */
-int worker_room_for_decls(uint32_t n);
-/* Learn thread @t's own stack from @sp, unless on a sigaltstack: whether it is known. */
-bool worker_know_stack(struct xp_thread *t, uint64_t sp);
+int worker_room_for_decls(uint32_t count);
+/* Learn @thread's own stack from @sp, unless on a sigaltstack: whether it is known. */
+bool worker_know_stack(struct xp_thread *thread, uint64_t sp);
 /*
- * Call @fn(@arg) on the stack of the shim's of thread @t (the caller's own
+ * Call @fn(@arg) on the stack of the shim's of @thread (the caller's own
  * state: xp_self's or xp_foreign's), its extended state saved.
  */
-void worker_call_own(struct xp_thread *t, void (*fn)(void *), void *arg);
-/* Thread @t's sigaltstack of the shim's (steps' SIGTRAP handler): false without one. */
-bool worker_own_altstack(struct xp_thread *t, void **sp, size_t *size);
+void worker_call_own(struct xp_thread *thread, void (*fn)(void *), void *arg);
+/* @thread's sigaltstack of the shim's (steps' SIGTRAP handler): false without one. */
+bool worker_own_altstack(struct xp_thread *thread, void **sp, size_t *size);
 /* In a fork child: forget the parent's workers and dumps (the threads' part: thread.c). */
 void worker_reset_after_fork(void);
 /*
@@ -33,17 +34,17 @@ void worker_reset_after_fork(void);
  * be had.
  */
 struct xp_worker *worker_take(void);
-/* Map thread @thread's shadow stack: 0, or -ENOMEM, said once. */
+/* Map @thread's shadow stack: 0, or -ENOMEM, said once. */
 int worker_map_stack(struct xp_thread *thread);
 /*
- * Give thread @thread's shadow stack back (unmapped, or kept for the next
- * under a seccomp filter).
+ * Give @thread's shadow stack back (unmapped, or kept for the next under a
+ * seccomp filter).
  */
 void worker_unmap_stack(struct xp_thread *thread);
-/* Give thread @thread's stacks of the shim's back, for the next thread. */
+/* Give @thread's stacks of the shim's back, for the next thread. */
 void worker_own_release(struct xp_thread *thread);
-/* Double thread @t's shadow stack (it is full). */
-void worker_grow_stack(struct xp_thread *t);
+/* Double @thread's shadow stack (it is full). */
+void worker_grow_stack(struct xp_thread *thread);
 /*
  * A seccomp filter is about to be loaded: the threads to come get dumps,
  * shadow stacks and stacks of the shim's made now, as does the calling
@@ -51,8 +52,8 @@ void worker_grow_stack(struct xp_thread *t);
  * memory from now on, as no system call may be made after (sandbox.c).
  */
 void worker_prepare_sandbox(struct xp_thread *self);
-/* Write declaration @idx as @d; a new one goes into every dump made so far, then xp.ndecls. */
-void worker_publish_decl(uint32_t idx, const struct xp_decl *d);
+/* Write declaration @idx as @decl; a new one goes into every dump made so far, then xp.ndecls. */
+void worker_publish_decl(uint32_t idx, const struct xp_decl *decl);
 /* Whether every dump made so far has room for one more declaration. */
 bool worker_room_for_decl(void);
 

@@ -349,7 +349,7 @@ static int insn_find_pad(const struct functab *t, uint64_t value, functab_code_f
 }
 
 int insn_plan_hook(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t base,
-		   const struct functab *t, functab_code_fn bytes, void *arg,
+		   const struct functab *table, functab_code_fn bytes, void *arg,
 		   struct insn_plan *plan, char *why, size_t whylen)
 {
 	uint64_t value = addr - base, pad;
@@ -360,20 +360,20 @@ int insn_plan_hook(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t b
 
 	if (insn_plan_patch(code, size, addr, plan, why, whylen))
 		return -1;
-	if (!t ||
-	    !(j = functab_jump_into(t, value + plan->start, value + plan->start + plan->length)))
+	if (!table || !(j = functab_jump_into(table, value + plan->start,
+					      value + plan->start + plan->length)))
 		return 0;
 	/* another function jumps into the 5 bytes: a 2-byte jump to 5 in the padding */
-	insn_jump_from(t, j, jump, sizeof(jump));
-	if (insn_find_pad(t, value, bytes, arg, &pad, &p, padwhy, sizeof(padwhy)) ||
+	insn_jump_from(table, j, jump, sizeof(jump));
+	if (insn_find_pad(table, value, bytes, arg, &pad, &p, padwhy, sizeof(padwhy)) ||
 	    insn_plan_patch_short(code, size, addr, p, value - pad, &alt, padwhy, sizeof(padwhy))) {
 		insn_say(why, whylen, "%s lands inside the patched bytes, and %s", jump, padwhy);
 		return -1;
 	}
-	j = functab_jump_into(t, value + alt.start, value + alt.start + alt.length);
+	j = functab_jump_into(table, value + alt.start, value + alt.start + alt.length);
 	if (j) {
 		insn_say(why, whylen, "%s lands inside the patched bytes",
-			 insn_jump_from(t, j, jump, sizeof(jump)));
+			 insn_jump_from(table, j, jump, sizeof(jump)));
 		return -1;
 	}
 	*plan = alt;
@@ -496,11 +496,11 @@ long insn_relocate(const struct insn_plan *plan, const uint8_t *code, uint64_t f
 }
 
 int arch_plan_hook(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t base,
-		   const struct functab *t,
+		   const struct functab *table,
 		   const uint8_t *(*bytes)(uint64_t start, uint64_t size, void *arg), void *arg,
 		   struct arch_plan *plan, char *why, size_t whylen)
 {
-	if (insn_plan_hook(code, size, addr, base, t, bytes, arg, &plan->insn, why, whylen))
+	if (insn_plan_hook(code, size, addr, base, table, bytes, arg, &plan->insn, why, whylen))
 		return -EINVAL;
 	return 0;
 }

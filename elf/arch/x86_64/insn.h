@@ -84,14 +84,14 @@ typedef const uint8_t *(*functab_code_fn)(uint64_t start, uint64_t size, void *a
 
 /*
  * The shim's whole verdict on the function at @addr (@size bytes at
- * @code), in an object loaded at @base whose functions are @t (its
+ * @code), in an object loaded at @base whose functions are @table (its
  * branches scanned: functab_scan_jumps): the 5-byte patch; when another
  * function jumps into its bytes, a short one through the padding before it
- * (whose bytes @bytes gives, object-relative); else the reason.  @t NULL:
+ * (whose bytes @bytes gives, object-relative); else the reason.  @table NULL:
  * the function alone.  0, or -1 with the reason in @why.
  */
 int insn_plan_hook(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t base,
-		   const struct functab *t, functab_code_fn bytes, void *arg,
+		   const struct functab *table, functab_code_fn bytes, void *arg,
 		   struct insn_plan *plan, char *why, size_t whylen);
 
 /* Bytes the relocated copy of @plan's instructions takes at most. */

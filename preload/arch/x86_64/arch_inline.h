@@ -89,13 +89,13 @@ static inline uint64_t arch_read_tls_u64(int64_t tpoff)
 }
 
 /* A three-argument system call without errno: the program's stays as it was. */
-static inline long arch_syscall3_inline(long nr, long a, long b, long c)
+static inline long arch_syscall3_inline(long nr, long arg1, long arg2, long arg3)
 {
 	long ret;
 
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
-			 : "0"(nr), "D"(a), "S"(b), "d"(c)
+			 : "0"(nr), "D"(arg1), "S"(arg2), "d"(arg3)
 			 : "rcx", "r11", "memory");
 	return ret;
 }

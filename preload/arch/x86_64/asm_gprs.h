@@ -15,8 +15,8 @@
 
 /* assembler, not C: kept as written */
 /* clang-format off */
-#define PUSH(r) push r; .cfi_adjust_cfa_offset 8
-#define POP(r) pop r; .cfi_adjust_cfa_offset -8
+#define PUSH(reg) push reg; .cfi_adjust_cfa_offset 8
+#define POP(reg) pop reg; .cfi_adjust_cfa_offset -8
 #define SAVE_GPRS \
 	PUSH(%rax); PUSH(%rcx); PUSH(%rdx); PUSH(%rsi); PUSH(%rdi); \
 	PUSH(%r8); PUSH(%r9); PUSH(%r10); PUSH(%r11)

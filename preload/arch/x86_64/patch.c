@@ -485,35 +485,36 @@ static const uint8_t *patch_bytes(uint64_t value, uint64_t size, void *arg)
 	return (const uint8_t *)((uint64_t)arg + value);
 }
 
-int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, const struct functab *t,
-		      uint64_t base, struct arch_hook *h, char *why, size_t whylen)
+int arch_prepare_hook(uint64_t addr, uint64_t size, uint32_t idx, const struct functab *table,
+		      uint64_t base, struct arch_hook *hook, char *why, size_t whylen)
 {
 	struct arch_plan plan;
 
-	if (arch_plan_hook((const uint8_t *)addr, size, addr, base, t, patch_bytes, (void *)base,
-			   &plan, why, whylen))
+	if (arch_plan_hook((const uint8_t *)addr, size, addr, base, table, patch_bytes,
+			   (void *)base, &plan, why, whylen))
 		return -EINVAL;
-	return patch_build(addr, &plan.insn, idx, h, why, whylen);
+	return patch_build(addr, &plan.insn, idx, hook, why, whylen);
 }
 
-int arch_build_hook(uint64_t addr, const struct arch_plan *plan, uint32_t idx, struct arch_hook *h,
-		    char *why, size_t whylen)
+int arch_build_hook(uint64_t addr, const struct arch_plan *plan, uint32_t idx,
+		    struct arch_hook *hook, char *why, size_t whylen)
 {
-	return patch_build(addr, &plan->insn, idx, h, why, whylen);
+	return patch_build(addr, &plan->insn, idx, hook, why, whylen);
 }
 
 /* Send the function's entry to its stub: through the padding, for a short patch. */
-int arch_commit_hook(const struct arch_hook *h, char *why, size_t whylen)
+int arch_commit_hook(const struct arch_hook *hook, char *why, size_t whylen)
 {
 	int err = 0;
 
-	if (h->pad_at) {
+	if (hook->pad_at) {
 		/* the padding first: nothing runs there until the entry sends it */
-		err = patch_write_entry(h->pad_at, INSN_PATCH_SIZE, h->entry, false);
+		err = patch_write_entry(hook->pad_at, INSN_PATCH_SIZE, hook->entry, false);
 		if (!err)
-			err = patch_write_entry(h->at, h->length, (const uint8_t *)h->pad_at, true);
+			err = patch_write_entry(hook->at, hook->length,
+						(const uint8_t *)hook->pad_at, true);
 	} else {
-		err = patch_write_entry(h->at, h->length, h->entry, false);
+		err = patch_write_entry(hook->at, hook->length, hook->entry, false);
 	}
 	if (err)
 		snprintf(why, whylen, "cannot write its entry: %s", strerror(-err));
@@ -531,17 +532,17 @@ static void patch_entry_write(struct arch_patch_bytes *w, uint64_t at, uint64_t 
 	memcpy(w->orig, (const void *)at, w->len);
 }
 
-int arch_entry_bytes(const struct arch_hook *h, struct arch_patch_bytes *w, int max)
+int arch_entry_bytes(const struct arch_hook *hook, struct arch_patch_bytes *writes, int max)
 {
-	if (h->length > sizeof(w->code) || max < (h->pad_at ? 2 : 1))
+	if (hook->length > sizeof(writes->code) || max < (hook->pad_at ? 2 : 1))
 		return -EINVAL;
-	if (!h->pad_at) {
-		patch_entry_write(&w[0], h->at, (uint64_t)h->entry, false);
+	if (!hook->pad_at) {
+		patch_entry_write(&writes[0], hook->at, (uint64_t)hook->entry, false);
 		return 1;
 	}
 	/* the padding first, as arch_commit_hook writes it */
-	patch_entry_write(&w[0], h->pad_at, (uint64_t)h->entry, false);
-	patch_entry_write(&w[1], h->at, h->pad_at, true);
+	patch_entry_write(&writes[0], hook->pad_at, (uint64_t)hook->entry, false);
+	patch_entry_write(&writes[1], hook->at, hook->pad_at, true);
 	return 2;
 }
 
@@ -555,7 +556,7 @@ int arch_entry_bytes(const struct arch_hook *h, struct arch_patch_bytes *w, int 
  *                   F's moved instructions, re-aimed
  *                   jmp F + moved bytes
  */
-int arch_prepare_redirect(uint64_t addr, uint64_t size, uint64_t target, struct arch_hook *h,
+int arch_prepare_redirect(uint64_t addr, uint64_t size, uint64_t target, struct arch_hook *hook,
 			  void **orig, char *why, size_t whylen)
 {
 	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
@@ -579,20 +580,20 @@ int arch_prepare_redirect(uint64_t addr, uint64_t size, uint64_t target, struct 
 		snprintf(why, whylen, "a rip-relative operand is out of reach of its trampoline");
 		return -ERANGE;
 	}
-	h->at = addr + plan.start;
-	h->length = plan.length;
-	h->pad_at = 0;
-	h->entry = n;
-	h->stub = n;
+	hook->at = addr + plan.start;
+	hook->length = plan.length;
+	hook->pad_at = 0;
+	hook->entry = n;
+	hook->stub = n;
 	*orig = n + 16;
 	return 0;
 }
 
-int arch_code_ranges(struct extprof_attach_range *r, int max)
+int arch_code_ranges(struct extprof_attach_range *ranges, int max)
 {
 	for (int i = 0; i < codemem_n && i < max; i++) {
-		r[i].lo = (uint64_t)codemem[i].base;
-		r[i].hi = (uint64_t)codemem[i].base + CODEMEM_CHUNK;
+		ranges[i].lo = (uint64_t)codemem[i].base;
+		ranges[i].hi = (uint64_t)codemem[i].base + CODEMEM_CHUNK;
 	}
 	return codemem_n;
 }
@@ -601,11 +602,11 @@ _Static_assert(sizeof(((struct arch_hook *)0)->saved_pad) == INSN_PATCH_SIZE,
 	       "a short patch's padding holds one jmp rel32");
 
 /* The entry first: once it is back, nothing goes through the padding. */
-int arch_unhook(const struct arch_hook *h)
+int arch_unhook(const struct arch_hook *hook)
 {
-	int err = arch_write_code(h->at, h->saved, h->length);
+	int err = arch_write_code(hook->at, hook->saved, hook->length);
 
-	if (!err && h->pad_at)
-		err = arch_write_code(h->pad_at, h->saved_pad, sizeof(h->saved_pad));
+	if (!err && hook->pad_at)
+		err = arch_write_code(hook->pad_at, hook->saved_pad, sizeof(hook->saved_pad));
 	return err;
 }

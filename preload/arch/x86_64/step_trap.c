@@ -230,9 +230,9 @@ static uint32_t step_credit(const struct xp_thread *t, uint64_t at, uint64_t pc)
 	return 1;
 }
 
-uint32_t arch_step_retired(struct xp_thread *t, void *uc)
+uint32_t arch_step_retired(struct xp_thread *thread, void *uc)
 {
-	struct xp_step *s = &t->step;
+	struct xp_step *s = &thread->step;
 	greg_t *g = ctx_regs(uc);
 	uint64_t pc = (uint64_t)g[REG_RIP], prev = s->prev;
 
@@ -241,8 +241,9 @@ uint32_t arch_step_retired(struct xp_thread *t, void *uc)
 		return 0;
 	/* into the kernel and back by iret: the next one ran before this trap */
 	if (s->prev_rep == STEP_KERNEL && pc != s->prev_end)
-		return step_credit(t, prev, s->prev_end) + step_credit(t, s->prev_end, pc);
-	return step_credit(t, prev, pc);
+		return step_credit(thread, prev, s->prev_end) +
+		       step_credit(thread, s->prev_end, pc);
+	return step_credit(thread, prev, pc);
 }
 
 uint64_t arch_step_thunk(const void *uc, bool *exit)
@@ -310,38 +311,38 @@ static void step_look_popf(struct xp_step *s, const ZydisDecodedInstruction *in,
 	s->fix_val = size;
 }
 
-bool arch_step_look(struct xp_step *s, void *uc)
+bool arch_step_look(struct xp_step *step, void *uc)
 {
 	greg_t *g = ctx_regs(uc);
 	uint64_t pc = (uint64_t)g[REG_RIP];
 	ZydisDecodedInstruction in, next;
 
-	s->prev = pc;
-	s->prev_rep = STEP_PLAIN;
+	step->prev = pc;
+	step->prev_rep = STEP_PLAIN;
 	/* the relocated prologue may hold any of the program's instructions */
 	if (step_in_shim(pc) || !step_decode(pc, &in))
 		return true;
 	if (in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE))
-		s->prev_rep = STEP_REP;
+		step->prev_rep = STEP_REP;
 	switch (in.mnemonic) {
 	case ZYDIS_MNEMONIC_JMP:
 		if (!arch_code_owns(pc) && step_is_patch(&in, pc))
-			s->prev_rep = STEP_PATCH;
+			step->prev_rep = STEP_PATCH;
 		break;
 	case ZYDIS_MNEMONIC_INT3:
 	case ZYDIS_MNEMONIC_INT:
 	case ZYDIS_MNEMONIC_INT1:
-		s->prev_rep = STEP_KERNEL;
-		s->prev_end = pc + in.length;
+		step->prev_rep = STEP_KERNEL;
+		step->prev_end = pc + in.length;
 		break;
 	case ZYDIS_MNEMONIC_PUSHF:
 	case ZYDIS_MNEMONIC_PUSHFQ:
-		s->fix = FIX_PUSHF;
-		s->fix_val = step_flags_size(&in);
+		step->fix = FIX_PUSHF;
+		step->fix_val = step_flags_size(&in);
 		break;
 	case ZYDIS_MNEMONIC_POPF:
 	case ZYDIS_MNEMONIC_POPFQ:
-		step_look_popf(s, &in, (uint64_t)g[REG_RSP]);
+		step_look_popf(step, &in, (uint64_t)g[REG_RSP]);
 		break;
 	case ZYDIS_MNEMONIC_SYSCALL:
 		/* SIGTRAP's action replaced (posix_spawn's child resets every handler):
@@ -351,18 +352,18 @@ bool arch_step_look(struct xp_step *s, void *uc)
 		/* the sigaltstack is the shim's meanwhile (step.c): the program's back first */
 		if (g[REG_RAX] == SYS_sigaltstack)
 			return false;
-		s->prev_rep = STEP_KERNEL;
-		s->prev_end = pc + in.length;
-		step_look_sigmask(s, g);
+		step->prev_rep = STEP_KERNEL;
+		step->prev_end = pc + in.length;
+		step_look_sigmask(step, g);
 		/* the one after it runs before the next trap: a pushf or popf there too */
-		if (s->fix == FIX_NONE && step_decode(pc + in.length, &next)) {
+		if (step->fix == FIX_NONE && step_decode(pc + in.length, &next)) {
 			if (next.mnemonic == ZYDIS_MNEMONIC_PUSHF ||
 			    next.mnemonic == ZYDIS_MNEMONIC_PUSHFQ) {
-				s->fix = FIX_PUSHF;
-				s->fix_val = step_flags_size(&next);
+				step->fix = FIX_PUSHF;
+				step->fix_val = step_flags_size(&next);
 			} else if (next.mnemonic == ZYDIS_MNEMONIC_POPF ||
 				   next.mnemonic == ZYDIS_MNEMONIC_POPFQ) {
-				step_look_popf(s, &next, (uint64_t)g[REG_RSP]);
+				step_look_popf(step, &next, (uint64_t)g[REG_RSP]);
 			}
 		}
 		break;

@@ -120,30 +120,30 @@ static void cfi_ra_unless(struct cfi_out *o, uint64_t r2)
 		cfi_byte(o, pick[i]);
 }
 
-long arch_cfi_ra_unless(uint64_t r2, uint8_t *ops, size_t cap)
+long arch_cfi_ra_unless(uint64_t stub_return, uint8_t *ops, size_t cap)
 {
 	struct cfi_out o = {ops, 0, cap};
 
-	cfi_ra_unless(&o, r2);
+	cfi_ra_unless(&o, stub_return);
 	return o.len > cap ? -ENOSPC : (long)o.len;
 }
 
-void arch_cfi_cie(struct arch_cfi_cie *c)
+void arch_cfi_cie(struct arch_cfi_cie *cie)
 {
 	/* CFA = rsp + 8, the return address at CFA - 8: a function's first instruction */
 	static const uint8_t init[] = {DW_CFA_def_cfa, DW_RSP, 8, DW_CFA_offset | DW_RIP, 1};
 
-	c->code_align = 1;
-	c->data_align = -8;
-	c->ra = DW_RIP;
-	memcpy(c->init, init, sizeof(init));
-	c->init_len = sizeof(init);
+	cie->code_align = 1;
+	cie->data_align = -8;
+	cie->ra = DW_RIP;
+	memcpy(cie->init, init, sizeof(init));
+	cie->init_len = sizeof(init);
 }
 
-long arch_stub_cfi(const struct arch_hook *h, uint8_t *ops, size_t cap)
+long arch_stub_cfi(const struct arch_hook *hook, uint8_t *ops, size_t cap)
 {
 	struct cfi_out o = {ops, 0, cap};
-	uint64_t head = (uint64_t)h->stub;
+	uint64_t head = (uint64_t)hook->stub;
 	int64_t off = 8;
 
 	/* the CIE's rows again: whatever the fast path's copy left before the head */
@@ -156,23 +156,23 @@ long arch_stub_cfi(const struct arch_hook *h, uint8_t *ops, size_t cap)
 	cfi_cfa(&o, head + STUB_AFTER_ENTER, 0);
 	cfi_cfa(&o, head + STUB_RET + 4, 8);
 	/* orig: F's first instruction, as at F's entry; 8 is in force since head+21 */
-	for (uint32_t i = 0; i < h->nmoved; i++) {
-		int32_t d = h->moved_sp[i];
+	for (uint32_t i = 0; i < hook->nmoved; i++) {
+		int32_t d = hook->moved_sp[i];
 
-		if (h->moved_call && i + 1 == h->nmoved) {
+		if (hook->moved_call && i + 1 == hook->nmoved) {
 			/* lea -8(%rsp),%rsp: its return address is pushed by hand */
-			cfi_cfa(&o, head + h->moved_at[i] + 5, (uint64_t)off + 8);
+			cfi_cfa(&o, head + hook->moved_at[i] + 5, (uint64_t)off + 8);
 			break;
 		}
 		if (d == INSN_SP_UNKNOWN || off - d < 8) {
-			cfi_loc(&o, head + h->moved_at[i + 1]);
+			cfi_loc(&o, head + hook->moved_at[i + 1]);
 			cfi_byte(&o, DW_CFA_undefined);
 			cfi_uleb(&o, DW_RIP);
 			break;
 		}
 		if (d) {
 			off -= d;
-			cfi_cfa(&o, head + h->moved_at[i + 1], (uint64_t)off);
+			cfi_cfa(&o, head + hook->moved_at[i + 1], (uint64_t)off);
 		}
 	}
 	return o.len > cap ? -ENOSPC : (long)o.len;

@@ -101,14 +101,14 @@ STUB_OFFSET(LIT_EXIT, struct stub_lits, exit_now);
 STUB_OFFSET(LIT_ROW, struct stub_lits, take_row);
 _Static_assert(LIT_SIZE == sizeof(struct stub_lits), "LIT_SIZE");
 
-void arch_choose_fast_path(const struct xp_counter *c, bool callers, bool window)
+void arch_choose_fast_path(const struct xp_counter *counter, bool callers, bool window)
 {
 	const struct stub_template *t = NULL;
 
-	if (!callers && !window && c->kind == EXTPROF_COUNTER_TSC)
+	if (!callers && !window && counter->kind == EXTPROF_COUNTER_TSC)
 		t = xp.ordered ? &stub_fast_tsc : &stub_fast_tsc_unordered;
-	else if (!callers && !window && c->kind == EXTPROF_COUNTER_VAR)
-		t = c->var_tls ? &stub_fast_tvar : &stub_fast_var;
+	else if (!callers && !window && counter->kind == EXTPROF_COUNTER_VAR)
+		t = counter->var_tls ? &stub_fast_tvar : &stub_fast_var;
 	stub_fast_chosen = t;
 	/* R2 of the fast path, from the head that follows the copy */
 	xp_stub_fast_ret = t ? -(int64_t)(t->end - t->ret) : 0;

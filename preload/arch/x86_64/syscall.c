@@ -6,21 +6,21 @@
  */
 #include "arch/arch.h"
 
-long arch_syscall6(long nr, long a, long b, long c, long d, long e, long f)
+long arch_syscall6(long nr, long arg1, long arg2, long arg3, long arg4, long arg5, long arg6)
 {
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
+	register long r10 __asm__("r10") = arg4;
+	register long r8 __asm__("r8") = arg5;
+	register long r9 __asm__("r9") = arg6;
 	long ret;
 
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
-			 : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "0"(nr), "D"(arg1), "S"(arg2), "d"(arg3), "r"(r10), "r"(r8), "r"(r9)
 			 : "rcx", "r11", "memory");
 	return ret;
 }
 
-long arch_syscall4(long nr, long a, long b, long c, long d)
+long arch_syscall4(long nr, long arg1, long arg2, long arg3, long arg4)
 {
-	return arch_syscall6(nr, a, b, c, d, 0, 0);
+	return arch_syscall6(nr, arg1, arg2, arg3, arg4, 0, 0);
 }

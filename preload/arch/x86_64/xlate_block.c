@@ -850,7 +850,7 @@ static long xb_exit_block(uint64_t pc, int32_t marker, const struct xl_where *w,
 	return b->code_len;
 }
 
-long arch_xl_translate(uint64_t pc, const struct xl_where *w, struct xl_block *b)
+long arch_xl_translate(uint64_t pc, const struct xl_where *where, struct xl_block *block)
 {
 	struct xb_ctx c;
 	struct xb_out o;
@@ -858,31 +858,31 @@ long arch_xl_translate(uint64_t pc, const struct xl_where *w, struct xl_block *b
 	int k;
 
 	if (arch_xl_is_head(pc))
-		return xb_exit_block(pc, XL_OFF(via), w, b);
+		return xb_exit_block(pc, XL_OFF(via), where, block);
 	if (xb_is_r2(pc))
-		return xb_exit_block(pc, XL_OFF(exited), w, b);
-	c.where = w;
+		return xb_exit_block(pc, XL_OFF(exited), where, block);
+	c.where = where;
 	if (!xb_decode_block(&c, pc))
 		return -1;
 	for (uint32_t i = 0; i < c.n; i++)
 		total += c.insn[i].weight;
 	k = total ? xb_dead_point(&c) : 0;
 
-	memset(b, 0, offsetof(struct xl_block, insn));
+	memset(block, 0, offsetof(struct xl_block, insn));
 	memset(&o, 0, sizeof(o));
-	b->pc = pc;
-	b->code = w->out;
-	b->weight = (uint16_t)total;
-	o.p = w->out;
+	block->pc = pc;
+	block->code = where->out;
+	block->weight = (uint16_t)total;
+	o.p = where->out;
 	for (uint32_t i = 0, cum = 0; i <= c.n; i++) {
-		struct xl_insn *rec = &b->insn[i];
+		struct xl_insn *rec = &block->insn[i];
 
 		if (total && i == (uint32_t)(k < 0 ? 0 : k)) {
-			b->add_off = (uint16_t)(o.p - b->code);
-			b->add_before = (uint8_t)i;
-			b->add_kind = k < 0 ? XK_ADD_KEEP : XK_ADD_PLAIN;
+			block->add_off = (uint16_t)(o.p - block->code);
+			block->add_before = (uint8_t)i;
+			block->add_kind = k < 0 ? XK_ADD_KEEP : XK_ADD_PLAIN;
 			xb_emit_add(&o, total, k < 0);
-			b->add_len = (uint8_t)(o.p - b->code - b->add_off);
+			block->add_len = (uint8_t)(o.p - block->code - block->add_off);
 		}
 		if (i == c.n) {
 			if (!c.fall)
@@ -891,15 +891,15 @@ long arch_xl_translate(uint64_t pc, const struct xl_where *w, struct xl_block *b
 			uint8_t *field;
 
 			rec->pc_off = (uint16_t)(c.end - pc);
-			rec->code_off = (uint16_t)(o.p - b->code);
+			rec->code_off = (uint16_t)(o.p - block->code);
 			rec->kind = XK_FALL;
 			o.p = xe_jmp32(o.p, &field);
 			xb_aim(&o, field, c.end);
-			b->flags |= XL_B_FALL;
+			block->flags |= XL_B_FALL;
 			break;
 		}
 		rec->pc_off = (uint16_t)(c.insn[i].pc - pc);
-		rec->code_off = (uint16_t)(o.p - b->code);
+		rec->code_off = (uint16_t)(o.p - block->code);
 		rec->kind = c.insn[i].kind;
 		rec->weight = c.insn[i].weight;
 		rec->len = c.insn[i].in.length;
@@ -909,26 +909,27 @@ long arch_xl_translate(uint64_t pc, const struct xl_where *w, struct xl_block *b
 		/* a side exit takes back the rest of the block */
 		if (c.insn[i].side)
 			o.side[o.nside - 1].rem = (uint16_t)(total - cum);
-		if ((size_t)(o.p - w->out) > w->room - 256)
+		if ((size_t)(o.p - where->out) > where->room - 256)
 			return -1;
 	}
-	b->ninsn = (uint8_t)c.n;
-	b->body_len = (uint16_t)(o.p - b->code);
-	xb_emit_sides(&o, b);
+	block->ninsn = (uint8_t)c.n;
+	block->body_len = (uint16_t)(o.p - block->code);
+	xb_emit_sides(&o, block);
 	if (o.overflow)
 		return -1;
-	xb_emit_exits(&o, b, w->r);
+	xb_emit_exits(&o, block, where->r);
 	xb_emit_literals(&o);
-	b->code_len = (uint32_t)(o.p - b->code);
-	return b->code_len;
+	block->code_len = (uint32_t)(o.p - block->code);
+	return block->code_len;
 }
 
-void arch_xl_link(struct xl_block *b, const struct xl_exit *e, uint64_t to)
+void arch_xl_link(struct xl_block *block, const struct xl_exit *block_exit, uint64_t to)
 {
 	/* linked when translated: nothing to do */
-	if (!e->stub_off)
+	if (!block_exit->stub_off)
 		return;
-	uint8_t *site = b->code + e->site_off, *stub = b->code + e->stub_off;
+	uint8_t *site = block->code + block_exit->site_off,
+		*stub = block->code + block_exit->stub_off;
 
 	if (xe_rel32_ok(site + 4, to))
 		xe_set_rel32(site, to);

@@ -151,7 +151,7 @@ static uint64_t xc_native_target(const struct xl_block *b, const struct xl_insn 
 	return end + (uint64_t)(int64_t)rel;
 }
 
-int arch_xl_native_ctx(const struct xl_block *b, const struct xl_routines *r, void *uc,
+int arch_xl_native_ctx(const struct xl_block *block, const struct xl_routines *routines, void *uc,
 		       int64_t *adj)
 {
 	greg_t *g = xc_regs(uc);
@@ -161,36 +161,37 @@ int arch_xl_native_ctx(const struct xl_block *b, const struct xl_routines *r, vo
 	bool added;
 
 	*adj = 0;
-	if (!b)
-		return xc_routine(r, g);
-	if (b->flags & XL_B_NATIVE) {
-		g[REG_RIP] = (greg_t)b->pc;
+	if (!block)
+		return xc_routine(routines, g);
+	if (block->flags & XL_B_NATIVE) {
+		g[REG_RIP] = (greg_t)block->pc;
 		return 0;
 	}
-	off = (uint64_t)g[REG_RIP] - (uint64_t)b->code;
-	if (off >= b->body_len)
-		return xc_exit(b, g, off, adj);
-	if (b->add_len && off >= b->add_off && off < (uint64_t)b->add_off + b->add_len) {
-		q = off - b->add_off;
+	off = (uint64_t)g[REG_RIP] - (uint64_t)block->code;
+	if (off >= block->body_len)
+		return xc_exit(block, g, off, adj);
+	if (block->add_len && off >= block->add_off &&
+	    off < (uint64_t)block->add_off + block->add_len) {
+		q = off - block->add_off;
 		added = false;
-		if (b->add_kind == XK_ADD_KEEP) {
+		if (block->add_kind == XK_ADD_KEEP) {
 			if (q >= XK_KEEP_OFF(2))
 				g[REG_RAX] = (greg_t)xl_self.save_rax;
 			added = q >= XK_KEEP_OFF(4);
 		}
-		i = b->add_before;
-		g[REG_RIP] = (greg_t)(b->pc + b->insn[i].pc_off);
-		*adj = (int64_t)xc_cum(b, i) - (added ? b->weight : 0);
+		i = block->add_before;
+		g[REG_RIP] = (greg_t)(block->pc + block->insn[i].pc_off);
+		*adj = (int64_t)xc_cum(block, i) - (added ? block->weight : 0);
 		return 0;
 	}
 	/* the instruction whose translation holds the pc */
-	last = b->ninsn - 1u + ((b->flags & XL_B_FALL) ? 1u : 0u);
-	for (i = 0; i < last && b->insn[i + 1].code_off <= off; i++)
+	last = block->ninsn - 1u + ((block->flags & XL_B_FALL) ? 1u : 0u);
+	for (i = 0; i < last && block->insn[i + 1].code_off <= off; i++)
 		;
-	x = &b->insn[i];
+	x = &block->insn[i];
 	q = off - x->code_off;
-	pc = b->pc + x->pc_off;
-	added = b->add_len && i >= b->add_before;
+	pc = block->pc + x->pc_off;
+	added = block->add_len && i >= block->add_before;
 	retired = 0;
 	switch (x->kind) {
 	case XK_JCC:
@@ -202,14 +203,14 @@ int arch_xl_native_ctx(const struct xl_block *b, const struct xl_routines *r, vo
 	case XK_JRCXZ:
 		if (q >= x->aux) {
 			retired = 1;
-			pc = q >= x->aux + (uint64_t)XK_JMP_LEN ? xc_native_target(b, x, 1)
+			pc = q >= x->aux + (uint64_t)XK_JMP_LEN ? xc_native_target(block, x, 1)
 								: pc + x->len;
 		}
 		break;
 	case XK_CALL:
 		if (q >= XK_PUSH_RET) {
 			retired = 1;
-			pc = xc_native_target(b, x, 0);
+			pc = xc_native_target(block, x, 0);
 		}
 		break;
 	case XK_CALL_IND:
@@ -251,7 +252,7 @@ int arch_xl_native_ctx(const struct xl_block *b, const struct xl_routines *r, vo
 		break;
 	}
 	g[REG_RIP] = (greg_t)pc;
-	*adj = (int64_t)xc_cum(b, i + retired) - (added ? b->weight : 0);
+	*adj = (int64_t)xc_cum(block, i + retired) - (added ? block->weight : 0);
 	return 0;
 }
 

@@ -24,32 +24,32 @@ enum {
 	XR_RDI,
 };
 
-static inline uint8_t *xe_u8(uint8_t *p, uint8_t v)
+static inline uint8_t *xe_u8(uint8_t *cursor, uint8_t value)
 {
-	*p = v;
-	return p + 1;
+	*cursor = value;
+	return cursor + 1;
 }
 
-/* @n bytes of an instruction written out whole ("\x48\x8d\x0c\x09": lea (%rcx,%rcx),%rcx) */
-static inline uint8_t *xe_bytes(uint8_t *p, const char *bytes, size_t n)
+/* @len bytes of an instruction written out whole ("\x48\x8d\x0c\x09": lea (%rcx,%rcx),%rcx) */
+static inline uint8_t *xe_bytes(uint8_t *cursor, const char *bytes, size_t len)
 {
-	memcpy(p, bytes, n);
-	return p + n;
+	memcpy(cursor, bytes, len);
+	return cursor + len;
 }
 
-static inline uint8_t *xe_u32(uint8_t *p, uint32_t v)
+static inline uint8_t *xe_u32(uint8_t *cursor, uint32_t value)
 {
-	memcpy(p, &v, 4);
-	return p + 4;
+	memcpy(cursor, &value, 4);
+	return cursor + 4;
 }
 
-static inline uint8_t *xe_u64(uint8_t *p, uint64_t v)
+static inline uint8_t *xe_u64(uint8_t *cursor, uint64_t value)
 {
-	memcpy(p, &v, 8);
-	return p + 8;
+	memcpy(cursor, &value, 8);
+	return cursor + 8;
 }
 
-/* The disp32 of a rel32 branch at @p (its last 4 bytes end at @end) aimed at @to. */
+/* Whether a rel32 branch whose disp32 ends at @end reaches @to. */
 static inline int xe_rel32_ok(const uint8_t *end, uint64_t to)
 {
 	int64_t d = (int64_t)(to - (uint64_t)end);
@@ -65,185 +65,185 @@ static inline void xe_set_rel32(uint8_t *field, uint64_t to)
 }
 
 /* The ModRM and SIB of %fs:disp32 (no base, no index), with @reg in ModRM.reg. */
-static inline uint8_t *xe_fs_abs(uint8_t *p, int reg, int32_t off)
+static inline uint8_t *xe_fs_abs(uint8_t *cursor, int reg, int32_t off)
 {
-	p = xe_u8(p, (uint8_t)(0x04 | ((reg & 7) << 3)));
-	p = xe_u8(p, 0x25);
-	return xe_u32(p, (uint32_t)off);
+	cursor = xe_u8(cursor, (uint8_t)(0x04 | ((reg & 7) << 3)));
+	cursor = xe_u8(cursor, 0x25);
+	return xe_u32(cursor, (uint32_t)off);
 }
 
 /* mov %reg, %fs:off */
-static inline uint8_t *xe_store_fs(uint8_t *p, int reg, int32_t off)
+static inline uint8_t *xe_store_fs(uint8_t *cursor, int reg, int32_t off)
 {
-	p = xe_u8(p, 0x64);
-	p = xe_u8(p, (uint8_t)(0x48 | (reg >= 8 ? 4 : 0)));
-	p = xe_u8(p, 0x89);
-	return xe_fs_abs(p, reg, off);
+	cursor = xe_u8(cursor, 0x64);
+	cursor = xe_u8(cursor, (uint8_t)(0x48 | (reg >= 8 ? 4 : 0)));
+	cursor = xe_u8(cursor, 0x89);
+	return xe_fs_abs(cursor, reg, off);
 }
 
 /* mov %fs:off, %reg */
-static inline uint8_t *xe_load_fs(uint8_t *p, int reg, int32_t off)
+static inline uint8_t *xe_load_fs(uint8_t *cursor, int reg, int32_t off)
 {
-	p = xe_u8(p, 0x64);
-	p = xe_u8(p, (uint8_t)(0x48 | (reg >= 8 ? 4 : 0)));
-	p = xe_u8(p, 0x8b);
-	return xe_fs_abs(p, reg, off);
+	cursor = xe_u8(cursor, 0x64);
+	cursor = xe_u8(cursor, (uint8_t)(0x48 | (reg >= 8 ? 4 : 0)));
+	cursor = xe_u8(cursor, 0x8b);
+	return xe_fs_abs(cursor, reg, off);
 }
 
 /* movq $imm32 (sign-extended), %fs:off */
-static inline uint8_t *xe_store_fs_imm(uint8_t *p, int32_t off, int32_t imm)
+static inline uint8_t *xe_store_fs_imm(uint8_t *cursor, int32_t off, int32_t imm)
 {
-	p = xe_u8(p, 0x64);
-	p = xe_u8(p, 0x48);
-	p = xe_u8(p, 0xc7);
-	p = xe_fs_abs(p, 0, off);
-	return xe_u32(p, (uint32_t)imm);
+	cursor = xe_u8(cursor, 0x64);
+	cursor = xe_u8(cursor, 0x48);
+	cursor = xe_u8(cursor, 0xc7);
+	cursor = xe_fs_abs(cursor, 0, off);
+	return xe_u32(cursor, (uint32_t)imm);
 }
 
-/* addq $n, %fs:off: the one instruction here that writes the flags */
-static inline uint8_t *xe_add_fs_imm(uint8_t *p, int32_t off, uint32_t n)
+/* addq $addend, %fs:off: the one instruction here that writes the flags */
+static inline uint8_t *xe_add_fs_imm(uint8_t *cursor, int32_t off, uint32_t addend)
 {
-	p = xe_u8(p, 0x64);
-	p = xe_u8(p, 0x48);
-	p = xe_u8(p, n < 128 ? 0x83 : 0x81);
-	p = xe_fs_abs(p, 0, off);
-	return n < 128 ? xe_u8(p, (uint8_t)n) : xe_u32(p, n);
+	cursor = xe_u8(cursor, 0x64);
+	cursor = xe_u8(cursor, 0x48);
+	cursor = xe_u8(cursor, addend < 128 ? 0x83 : 0x81);
+	cursor = xe_fs_abs(cursor, 0, off);
+	return addend < 128 ? xe_u8(cursor, (uint8_t)addend) : xe_u32(cursor, addend);
 }
 
 /* popq %fs:off */
-static inline uint8_t *xe_pop_fs(uint8_t *p, int32_t off)
+static inline uint8_t *xe_pop_fs(uint8_t *cursor, int32_t off)
 {
-	p = xe_u8(p, 0x64);
-	p = xe_u8(p, 0x8f);
-	return xe_fs_abs(p, 0, off);
+	cursor = xe_u8(cursor, 0x64);
+	cursor = xe_u8(cursor, 0x8f);
+	return xe_fs_abs(cursor, 0, off);
 }
 
 /* jmp *%fs:off */
-static inline uint8_t *xe_jmp_fs(uint8_t *p, int32_t off)
+static inline uint8_t *xe_jmp_fs(uint8_t *cursor, int32_t off)
 {
-	p = xe_u8(p, 0x64);
-	p = xe_u8(p, 0xff);
-	return xe_fs_abs(p, 4, off);
+	cursor = xe_u8(cursor, 0x64);
+	cursor = xe_u8(cursor, 0xff);
+	return xe_fs_abs(cursor, 4, off);
 }
 
 /* pushq lit(%rip): @lit is where the 8 bytes will be; the field is returned in @field */
-static inline uint8_t *xe_push_rip(uint8_t *p, uint8_t **field)
+static inline uint8_t *xe_push_rip(uint8_t *cursor, uint8_t **field)
 {
-	p = xe_u8(p, 0xff);
-	p = xe_u8(p, 0x35);
-	*field = p;
-	return xe_u32(p, 0);
+	cursor = xe_u8(cursor, 0xff);
+	cursor = xe_u8(cursor, 0x35);
+	*field = cursor;
+	return xe_u32(cursor, 0);
 }
 
 /* call *lit(%rip) */
-static inline uint8_t *xe_call_rip(uint8_t *p, uint8_t **field)
+static inline uint8_t *xe_call_rip(uint8_t *cursor, uint8_t **field)
 {
-	p = xe_u8(p, 0xff);
-	p = xe_u8(p, 0x15);
-	*field = p;
-	return xe_u32(p, 0);
+	cursor = xe_u8(cursor, 0xff);
+	cursor = xe_u8(cursor, 0x15);
+	*field = cursor;
+	return xe_u32(cursor, 0);
 }
 
 /* jmp *0(%rip); .quad @to: 14 bytes that reach anywhere */
-static inline uint8_t *xe_jmp_abs(uint8_t *p, uint64_t to)
+static inline uint8_t *xe_jmp_abs(uint8_t *cursor, uint64_t to)
 {
-	p = xe_u8(p, 0xff);
-	p = xe_u8(p, 0x25);
-	p = xe_u32(p, 0);
-	return xe_u64(p, to);
+	cursor = xe_u8(cursor, 0xff);
+	cursor = xe_u8(cursor, 0x25);
+	cursor = xe_u32(cursor, 0);
+	return xe_u64(cursor, to);
 }
 
 /* jmp rel32 to @to, or jmp *0(%rip) when it is out of reach */
-static inline uint8_t *xe_jmp(uint8_t *p, uint64_t to)
+static inline uint8_t *xe_jmp(uint8_t *cursor, uint64_t to)
 {
-	if (xe_rel32_ok(p + 5, to)) {
-		p = xe_u8(p, 0xe9);
-		xe_set_rel32(p, to);
-		return p + 4;
+	if (xe_rel32_ok(cursor + 5, to)) {
+		cursor = xe_u8(cursor, 0xe9);
+		xe_set_rel32(cursor, to);
+		return cursor + 4;
 	}
-	return xe_jmp_abs(p, to);
+	return xe_jmp_abs(cursor, to);
 }
 
 /* jmp rel32, its field left to fill: returned in @field */
-static inline uint8_t *xe_jmp32(uint8_t *p, uint8_t **field)
+static inline uint8_t *xe_jmp32(uint8_t *cursor, uint8_t **field)
 {
-	p = xe_u8(p, 0xe9);
-	*field = p;
-	return xe_u32(p, 0);
+	cursor = xe_u8(cursor, 0xe9);
+	*field = cursor;
+	return xe_u32(cursor, 0);
 }
 
-/* jcc rel32 (condition @cc, the low nibble of the opcode), its field left to fill */
-static inline uint8_t *xe_jcc32(uint8_t *p, unsigned cc, uint8_t **field)
+/* jcc rel32 (condition @cond, the low nibble of the opcode), its field left to fill */
+static inline uint8_t *xe_jcc32(uint8_t *cursor, unsigned cond, uint8_t **field)
 {
-	p = xe_u8(p, 0x0f);
-	p = xe_u8(p, (uint8_t)(0x80 | (cc & 15)));
-	*field = p;
-	return xe_u32(p, 0);
+	cursor = xe_u8(cursor, 0x0f);
+	cursor = xe_u8(cursor, (uint8_t)(0x80 | (cond & 15)));
+	*field = cursor;
+	return xe_u32(cursor, 0);
 }
 
-/* lea d(%rsp), %rsp */
-static inline uint8_t *xe_lea_rsp(uint8_t *p, int32_t d)
+/* lea disp(%rsp), %rsp */
+static inline uint8_t *xe_lea_rsp(uint8_t *cursor, int32_t disp)
 {
-	p = xe_u8(p, 0x48);
-	p = xe_u8(p, 0x8d);
-	if (d == (int8_t)d) {
-		p = xe_u8(p, 0x64);
-		p = xe_u8(p, 0x24);
-		return xe_u8(p, (uint8_t)d);
+	cursor = xe_u8(cursor, 0x48);
+	cursor = xe_u8(cursor, 0x8d);
+	if (disp == (int8_t)disp) {
+		cursor = xe_u8(cursor, 0x64);
+		cursor = xe_u8(cursor, 0x24);
+		return xe_u8(cursor, (uint8_t)disp);
 	}
-	p = xe_u8(p, 0xa4);
-	p = xe_u8(p, 0x24);
-	return xe_u32(p, (uint32_t)d);
+	cursor = xe_u8(cursor, 0xa4);
+	cursor = xe_u8(cursor, 0x24);
+	return xe_u32(cursor, (uint32_t)disp);
 }
 
-/* movabs $v, %reg (rax..rdi) */
-static inline uint8_t *xe_movabs(uint8_t *p, int reg, uint64_t v)
+/* movabs $value, %reg (rax..rdi) */
+static inline uint8_t *xe_movabs(uint8_t *cursor, int reg, uint64_t value)
 {
-	p = xe_u8(p, 0x48);
-	p = xe_u8(p, (uint8_t)(0xb8 + reg));
-	return xe_u64(p, v);
+	cursor = xe_u8(cursor, 0x48);
+	cursor = xe_u8(cursor, (uint8_t)(0xb8 + reg));
+	return xe_u64(cursor, value);
 }
 
 /* mov %src, %dst (rax..rdi) */
-static inline uint8_t *xe_mov_rr(uint8_t *p, int dst, int src)
+static inline uint8_t *xe_mov_rr(uint8_t *cursor, int dst, int src)
 {
-	p = xe_u8(p, 0x48);
-	p = xe_u8(p, 0x89);
-	return xe_u8(p, (uint8_t)(0xc0 | (src << 3) | dst));
+	cursor = xe_u8(cursor, 0x48);
+	cursor = xe_u8(cursor, 0x89);
+	return xe_u8(cursor, (uint8_t)(0xc0 | (src << 3) | dst));
 }
 
 /* mov $imm32, %e<reg> (zero-extended) */
-static inline uint8_t *xe_mov_imm32(uint8_t *p, int reg, uint32_t v)
+static inline uint8_t *xe_mov_imm32(uint8_t *cursor, int reg, uint32_t value)
 {
-	p = xe_u8(p, (uint8_t)(0xb8 + reg));
-	return xe_u32(p, v);
+	cursor = xe_u8(cursor, (uint8_t)(0xb8 + reg));
+	return xe_u32(cursor, value);
 }
 
-/* lea d(%reg), %reg (rax..rdi, not rsp) */
-static inline uint8_t *xe_lea_self(uint8_t *p, int reg, int32_t d)
+/* lea disp(%reg), %reg (rax..rdi, not rsp) */
+static inline uint8_t *xe_lea_self(uint8_t *cursor, int reg, int32_t disp)
 {
-	p = xe_u8(p, 0x48);
-	p = xe_u8(p, 0x8d);
-	if (d == (int8_t)d) {
-		p = xe_u8(p, (uint8_t)(0x40 | (reg << 3) | reg));
-		return xe_u8(p, (uint8_t)d);
+	cursor = xe_u8(cursor, 0x48);
+	cursor = xe_u8(cursor, 0x8d);
+	if (disp == (int8_t)disp) {
+		cursor = xe_u8(cursor, (uint8_t)(0x40 | (reg << 3) | reg));
+		return xe_u8(cursor, (uint8_t)disp);
 	}
-	p = xe_u8(p, (uint8_t)(0x80 | (reg << 3) | reg));
-	return xe_u32(p, (uint32_t)d);
+	cursor = xe_u8(cursor, (uint8_t)(0x80 | (reg << 3) | reg));
+	return xe_u32(cursor, (uint32_t)disp);
 }
 
 /* jrcxz rel8 */
-static inline uint8_t *xe_jrcxz(uint8_t *p, int8_t rel)
+static inline uint8_t *xe_jrcxz(uint8_t *cursor, int8_t rel)
 {
-	p = xe_u8(p, 0xe3);
-	return xe_u8(p, (uint8_t)rel);
+	cursor = xe_u8(cursor, 0xe3);
+	return xe_u8(cursor, (uint8_t)rel);
 }
 
 /* jmp *%reg (rax..rdi) */
-static inline uint8_t *xe_jmp_reg(uint8_t *p, int reg)
+static inline uint8_t *xe_jmp_reg(uint8_t *cursor, int reg)
 {
-	p = xe_u8(p, 0xff);
-	return xe_u8(p, (uint8_t)(0xe0 | reg));
+	cursor = xe_u8(cursor, 0xff);
+	return xe_u8(cursor, (uint8_t)(0xe0 | reg));
 }
 
 #endif

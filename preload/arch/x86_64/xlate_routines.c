@@ -52,20 +52,20 @@ static void xr_mark(struct xl_routines *r, const uint8_t *base, const uint8_t *p
 	r->n++;
 }
 
-size_t arch_xl_routines(uint8_t *at, struct xl_routines *r)
+size_t arch_xl_routines(uint8_t *at, struct xl_routines *routines)
 {
 	uint8_t *p = at, *hit, *miss_jmp, *lit;
 
-	r->n = 0;
+	routines->n = 0;
 	/* ---- lookup */
-	r->lookup = p;
-	xr_mark(r, at, p, 0, XL_R_LOOKUP);
+	routines->lookup = p;
+	xr_mark(routines, at, p, 0, XL_R_LOOKUP);
 	p = xe_store_fs(p, XR_RAX, XL_OFF(save_rax));
-	xr_mark(r, at, p, S_RAX, XL_R_LOOKUP);
+	xr_mark(routines, at, p, S_RAX, XL_R_LOOKUP);
 	p = xe_store_fs(p, XR_RCX, XL_OFF(save_rcx));
-	xr_mark(r, at, p, S_RAX | S_RCX, XL_R_LOOKUP);
+	xr_mark(routines, at, p, S_RAX | S_RCX, XL_R_LOOKUP);
 	p = xe_store_fs(p, XR_RDX, XL_OFF(save_rdx));
-	xr_mark(r, at, p, S_RAX | S_RCX | S_RDX, XL_R_LOOKUP);
+	xr_mark(routines, at, p, S_RAX | S_RCX | S_RDX, XL_R_LOOKUP);
 	p = xe_load_fs(p, XR_RAX, XL_OFF(tgt));
 	/* movzwl %ax, %ecx; lea (%rcx,%rcx), %rcx: two words an entry */
 	p = xe_bytes(p, "\x0f\xb7\xc8", 3);
@@ -80,43 +80,43 @@ size_t arch_xl_routines(uint8_t *at, struct xl_routines *r)
 	hit = p;
 	p = xe_jrcxz(p, 0);
 	/* miss */
-	xr_mark(r, at, p, S_RAX | S_RCX | S_RDX, XL_R_LOOKUP);
+	xr_mark(routines, at, p, S_RAX | S_RCX | S_RDX, XL_R_LOOKUP);
 	p = xe_load_fs(p, XR_RCX, XL_OFF(save_rcx));
-	xr_mark(r, at, p, S_RAX | S_RDX, XL_R_LOOKUP);
+	xr_mark(routines, at, p, S_RAX | S_RDX, XL_R_LOOKUP);
 	p = xe_load_fs(p, XR_RDX, XL_OFF(save_rdx));
-	xr_mark(r, at, p, S_RAX, XL_R_LOOKUP);
+	xr_mark(routines, at, p, S_RAX, XL_R_LOOKUP);
 	p = xe_mov_imm32(p, XR_RAX, 0);
-	xr_mark(r, at, p, S_RAX, XL_R_LOOKUP);
+	xr_mark(routines, at, p, S_RAX, XL_R_LOOKUP);
 	miss_jmp = p;
 	p += 5;
 	/* hit */
 	hit[1] = (uint8_t)(p - (hit + 2));
-	xr_mark(r, at, p, S_RAX | S_RCX | S_RDX, XL_R_LOOKUP);
+	xr_mark(routines, at, p, S_RAX | S_RCX | S_RDX, XL_R_LOOKUP);
 	/* mov 8(%rdx), %rcx */
 	p = xe_bytes(p, "\x48\x8b\x4a\x08", 4);
 	p = xe_store_fs(p, XR_RCX, XL_OFF(jmp));
 	p = xe_load_fs(p, XR_RAX, XL_OFF(save_rax));
-	xr_mark(r, at, p, S_RCX | S_RDX, XL_R_LOOKUP);
+	xr_mark(routines, at, p, S_RCX | S_RDX, XL_R_LOOKUP);
 	p = xe_load_fs(p, XR_RCX, XL_OFF(save_rcx));
-	xr_mark(r, at, p, S_RDX, XL_R_LOOKUP);
+	xr_mark(routines, at, p, S_RDX, XL_R_LOOKUP);
 	p = xe_load_fs(p, XR_RDX, XL_OFF(save_rdx));
 	/* the block of %fs:jmp is about to run: its native address is tgt's */
-	xr_mark(r, at, p, 0, XL_R_LOOKUP);
+	xr_mark(routines, at, p, 0, XL_R_LOOKUP);
 	p = xe_jmp_fs(p, XL_OFF(jmp));
 
 	/* ---- ret_entry */
-	r->ret_entry = p;
-	xr_mark(r, at, p, 0, XL_R_RET);
+	routines->ret_entry = p;
+	xr_mark(routines, at, p, 0, XL_R_RET);
 	p = xe_pop_fs(p, XL_OFF(tgt));
-	xr_mark(r, at, p, 0, XL_R_LOOKUP);
-	p = xe_jmp(p, (uint64_t)r->lookup);
+	xr_mark(routines, at, p, 0, XL_R_LOOKUP);
+	p = xe_jmp(p, (uint64_t)routines->lookup);
 
 	/* ---- dispatch */
-	r->dispatch = p;
-	xe_jmp(miss_jmp, (uint64_t)r->dispatch);
-	xr_mark(r, at, p, S_RAX, XL_R_DISPATCH);
+	routines->dispatch = p;
+	xe_jmp(miss_jmp, (uint64_t)routines->dispatch);
+	xr_mark(routines, at, p, S_RAX, XL_R_DISPATCH);
 	p = xe_store_fs_imm(p, XL_OFF(in_disp), 1);
-	xr_mark(r, at, p, 0, XL_R_INSIDE);
+	xr_mark(routines, at, p, 0, XL_R_INSIDE);
 	p = xe_store_fs(p, XR_RAX, XL_OFF(arg));
 	p = xe_store_fs(p, XR_RSP, XL_OFF(save_rsp));
 	p = xe_load_fs(p, XR_RSP, XL_OFF(dstack));
@@ -124,13 +124,13 @@ size_t arch_xl_routines(uint8_t *at, struct xl_routines *r)
 	p = xe_call_rip(p, &lit);
 	p = xe_load_fs(p, XR_RSP, XL_OFF(save_rsp));
 	p = xe_store_fs_imm(p, XL_OFF(in_disp), 0);
-	r->dispatch_jmp = p;
-	xr_mark(r, at, p, 0, XL_R_JMP);
+	routines->dispatch_jmp = p;
+	xr_mark(routines, at, p, 0, XL_R_JMP);
 	p = xe_jmp_fs(p, XL_OFF(jmp));
-	xr_mark(r, at, p, 0, XL_R_END);
+	xr_mark(routines, at, p, 0, XL_R_END);
 	p = (uint8_t *)(((uint64_t)p + 7) & ~7ull);
 	xe_set_rel32(lit, (uint64_t)p);
 	p = xe_u64(p, (uint64_t)xlate_dispatch_entry);
-	r->len = (uint32_t)(p - at);
-	return r->len;
+	routines->len = (uint32_t)(p - at);
+	return routines->len;
 }
