@@ -42,15 +42,10 @@
 
 #include "arch/arch.h"
 #include "core/state.h"
-#include "count/eval.h"
 #include "store/worker.h"
 #include "steps/step.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
-
-struct step_config step_cfg = {STEP_FIRST_DEFAULT, STEP_EVERY_DEFAULT, STEP_LIMIT_DEFAULT,
-			       STEP_TRAP_ROOM, STEP_ENGINE_TRAP};
-
-uint64_t step_resolvers[STEP_RESOLVERS];
 
 /*
  * Is evaluation number i (from 0) of @f's declaration on this worker to be

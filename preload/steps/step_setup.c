@@ -19,9 +19,8 @@
 #include "core/log.h"
 #include "core/state.h"
 #include "steps/step.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
-
-uint64_t step_text_lo, step_text_hi;
 
 /* EXTPROF_STEP_*: a number from @min to @max, else the default, said once. */
 static uint64_t step_read_env(const char *name, uint64_t dflt, uint64_t min, uint64_t max)

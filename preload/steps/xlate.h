@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "core/state.h"
+#include "steps/state.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -79,8 +80,6 @@ struct xl_thread {
 	uint32_t no_xlate;	/* a signal handler interrupted the dispatcher */
 	uint32_t disp_busy;	/* the dispatcher holds one of xp_self.busy */
 };
-
-extern __thread struct xl_thread xl_self __attribute__((tls_model("initial-exec")));
 
 /* One entry of the lookup table the translated code reads: native -> translated. */
 struct xl_entry {
@@ -177,16 +176,12 @@ struct xl_cache {
 	uint32_t sig_nest;	/* signal handlers running on its thread (xlate_signal.c) */
 };
 
-/* The translation engine's settings (step_setup reads them). */
+/* The translation engine's settings (xlate_setup: xl_cfg, steps/state.h). */
 struct xl_config {
 	uint64_t cache_bytes; /* EXTPROF_XLATE_CACHE_MB */
 	uint64_t tp_count;    /* the count's offset from the thread pointer */
 	uint64_t tp_xl;	      /* xl_self's */
 };
-extern struct xl_config xl_cfg;
-
-/* Bumped whenever code the caches may hold translations of changes (xlate_guard.c). */
-extern uint64_t xl_code_epoch;
 
 /* ---- xlate_session.c: the evaluation path's part (no libc) ---- */
 
@@ -285,15 +280,11 @@ bool xlate_code_overlaps(uint64_t lo, uint64_t hi);
 
 /* ---- xlate_guard.c: code changed, stacks switched ---- */
 
-/* The translation engine counts (xlate_setup): the guards act. */
-extern bool xl_on;
 /* A translated call of this is made natively: its caller goes on natively. */
 void xlate_leave(void);
 
 /* ---- xlate_signal.c ---- */
 
-/* Whether the program's signal handlers are interposed (the translation engine). */
-extern bool xl_signals_on;
 /* The program's sigaction for @sig, kept and wrapped: 0 or -1 with errno. */
 int xlate_sigaction(int sig, const void *act, void *old);
 /* Start interposing: wrap the handlers installed before the shim. */

@@ -39,6 +39,7 @@
 #include "core/log.h"
 #include "core/state.h"
 #include "core/sys.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -47,9 +48,6 @@
 
 #define XC_NEAR	      (1ull << 30) /* an arena serves code within 1 GiB of both its ends */
 #define XC_MAX_CACHES 1024
-
-struct xl_config xl_cfg;
-uint64_t xl_code_epoch;
 
 /* Every cache made, for xlate_cache_clear_tables; each with its owner's thread id (0: free). */
 static struct xl_cache *xc_all[XC_MAX_CACHES];

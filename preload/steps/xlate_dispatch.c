@@ -22,6 +22,7 @@
 
 #include "arch/arch.h"
 #include "core/state.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
 
 /* Called through xp_call_preserving by xlate_dispatch_entry: sets xl_self.jmp. */

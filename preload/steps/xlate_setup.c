@@ -11,6 +11,7 @@
 #include "arch/arch.h"
 #include "core/log.h"
 #include "core/state.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
 
 int xlate_setup(void)

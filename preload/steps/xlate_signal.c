@@ -44,13 +44,12 @@
 #include "core/interpose.h"
 #include "core/state.h"
 #include "steps/step.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
 
 typedef int (*xs_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
 #define XS_NSIG 65
-
-bool xl_signals_on;
 
 /* The program's action for each signal: two copies, so that a handler never reads one half-written.
  */

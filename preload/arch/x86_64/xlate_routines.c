@@ -28,6 +28,7 @@
 #include <stddef.h>
 
 #include "arch/arch.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
 #include "xlate_emit.h"
 #include "xlate_kind.h"
