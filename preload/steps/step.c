@@ -61,17 +61,6 @@ static bool step_due(const struct xp_thread *t, const struct xp_frame *f)
 	return step_cfg.every && (i - step_cfg.first + 1) % step_cfg.every == 0;
 }
 
-bool step_alive(const struct xp_thread *t)
-{
-	const struct xp_step *s = &t->step;
-	const struct xp_frame *f;
-
-	if (!s->depth || s->depth > t->depth || !t->stack)
-		return false;
-	f = &t->stack[s->depth - 1];
-	return f->slot == s->slot && (f->flags & XP_FRAME_STEPPED);
-}
-
 /*
  * Whether a SIGTRAP has room where it would land: on the shim's sigaltstack
  * (step_alt_on), or, when the thread runs on its own sigaltstack already

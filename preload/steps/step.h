@@ -129,8 +129,20 @@ void step_prepare_sandbox(struct xp_thread *t);
 /* In a fork child: the parent's stepping is not the child's. */
 void step_reset_after_fork(void);
 
-/* Whether thread @t's outermost stepped activation is still on its shadow stack. */
-bool step_alive(const struct xp_thread *t);
+/*
+ * Whether thread @t's outermost stepped activation is still on its shadow
+ * stack (both engines ask, the code cache's session on every hooked call).
+ */
+static inline bool step_alive(const struct xp_thread *t)
+{
+	const struct xp_step *s = &t->step;
+	const struct xp_frame *f;
+
+	if (!s->depth || s->depth > t->depth || !t->stack)
+		return false;
+	f = &t->stack[s->depth - 1];
+	return f->slot == s->slot && (f->flags & XP_FRAME_STEPPED);
+}
 
 /*
  * Stepping is over: the trap flag off in @uc when a trap's handler ends it
