@@ -234,6 +234,13 @@ bool arch_xl_is_head(uint64_t pc);
 int arch_xl_native_ctx(const struct xl_block *b, const struct xl_routines *r, void *uc,
 		       int64_t *adj);
 
+/*
+ * The dispatcher's entry, which an arena's dispatch routine calls with the
+ * program's registers live (xlate_entry.S: it keeps them and calls
+ * xlate_dispatch); xlate_setup hands its address to the routines (xl_cfg).
+ */
+extern char xlate_dispatch_entry[];
+
 /* Call @fn(@arg) on the stack whose top is @top (16-byte aligned). */
 void arch_call_on_stack(void (*fn)(void *), void *arg, uint64_t top);
 

@@ -181,6 +181,7 @@ struct xl_config {
 	uint64_t cache_bytes; /* EXTPROF_XLATE_CACHE_MB */
 	uint64_t tp_count;    /* the count's offset from the thread pointer */
 	uint64_t tp_xl;	      /* xl_self's */
+	uint64_t dispatch;    /* the dispatcher's entry, which the arenas' routines call */
 };
 
 /* ---- xlate_session.c: the evaluation path's part (no libc) ---- */
@@ -236,15 +237,21 @@ void xlate_cache_ready(void *arg);
 void xlate_cache_put(struct xl_cache *c);
 /* The block translated from @pc, or NULL. */
 struct xl_block *xlate_cache_find(struct xl_cache *c, uint64_t pc);
-/* Translate @pc into @c: the block, or NULL when the code cannot be translated. */
-struct xl_block *xlate_cache_translate(struct xl_cache *c, uint64_t pc);
+/* The arena of @c that serves code at @pc, made if need be: NULL when none can be. */
+struct xl_arena *xlate_cache_arena_for(struct xl_cache *c, uint64_t pc);
+/* The room left in @a for one more block and its index entry. */
+uint64_t xlate_cache_room(const struct xl_arena *a);
 /*
- * A seccomp filter may come (step_prepare_sandbox): the calling thread @t's
- * cache made if it has none, with an arena near every range of code it may
- * translate (as its limit allows), and the mappings read, so that it goes
- * on without a system call (none is made after: xp.sandboxed).
+ * Block @b, whose code the translator wrote at @a's next free byte (@len
+ * bytes), added to @a and to @c's hash: its record put after its code.
  */
-void xlate_prepare_sandbox(struct xp_thread *t);
+struct xl_block *xlate_cache_add(struct xl_cache *c, struct xl_arena *a, const struct xl_block *b,
+				 long len);
+/*
+ * Arenas of cache @cache (a struct xl_cache) for code from @lo to @hi, made
+ * if need be, as its limit allows (for xlate_code_each).
+ */
+void xlate_cache_reach(uint64_t lo, uint64_t hi, void *cache);
 /* Forget every translation of @c; its memory is reused. */
 void xlate_cache_flush(struct xl_cache *c);
 /* The block of @c whose code holds @addr, or NULL; @routines gets the arena's if @addr is one of
@@ -258,6 +265,11 @@ void xlate_cache_publish(struct xl_cache *c, const struct xl_block *b);
 /* Empty every thread's lookup table: each goes through its dispatcher at its next indirect branch.
  */
 void xlate_cache_clear_tables(void);
+
+/* ---- xlate_translate.c ---- */
+
+/* Translate @pc into @c: the block, or NULL when the code cannot be translated. */
+struct xl_block *xlate_translate(struct xl_cache *c, uint64_t pc);
 
 /* ---- xlate_code.c: which code may be translated ---- */
 
@@ -301,6 +313,13 @@ void xlate_cancel_prepare(int (*cancel)(pthread_t));
 
 /* Make the translation engine ready: 0, or -errno with the reason said. */
 int xlate_setup(void);
+/*
+ * A seccomp filter may come (step_prepare_sandbox): the calling thread @t's
+ * cache made if it has none, with an arena near every range of code it may
+ * translate (as its limit allows), and the mappings read, so that it goes
+ * on without a system call (none is made after: xp.sandboxed).
+ */
+void xlate_prepare_sandbox(struct xp_thread *t);
 
 #pragma GCC visibility pop
 

@@ -62,7 +62,7 @@ void xlate_dispatch(void *unused)
 	b = xlate_cache_find(c, tgt);
 	if (!b) {
 		flushes = c->flushes;
-		b = xlate_cache_translate(c, tgt);
+		b = xlate_translate(c, tgt);
 		if (c->flushes != flushes)
 			from = NULL;
 	}

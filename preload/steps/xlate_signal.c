@@ -268,7 +268,7 @@ static void xs_translate(void *p)
 		xlate_cache_flush(c);
 	b = xlate_cache_find(c, r->pc);
 	if (!b)
-		b = xlate_cache_translate(c, r->pc);
+		b = xlate_translate(c, r->pc);
 	if (b) {
 		xlate_cache_publish(c, b);
 		r->code = (uint64_t)b->code;
