@@ -170,6 +170,20 @@ uint32_t arch_step_entry_credit(const void *stub);
 uint32_t arch_step_retired(struct xp_thread *t, void *uc);
 
 /*
+ * The thunks' entries a trap may land on (thunk.S's): given to the trap
+ * engine at set-up by the one that links them (step_setup's caller), so
+ * that the engine itself calls nothing of the evaluation path's.
+ */
+struct arch_thunks {
+	uint64_t enter;	       /* xp_thunk_enter */
+	uint64_t exit;	       /* xp_thunk_exit */
+	uint64_t exit_callers; /* xp_thunk_exit_callers */
+};
+
+/* The trap engine learns the thunks' entries (arch_step_thunk compares with them). */
+void arch_step_know_thunks(const struct arch_thunks *thunks);
+
+/*
  * Whether the trap's next instruction is the entry of a thunk, where the
  * shim's own work starts: the slot of the activation it enters (@exit
  * false) or leaves (@exit true); 0 otherwise.
@@ -289,6 +303,9 @@ void arch_probe_cpu(void);
 
 /* The shim's own, as everything of the shim's: hidden. */
 #pragma GCC visibility push(hidden)
+
+/* The halves of every hooked call (thunk.S), which the stubs call. */
+extern char xp_thunk_enter[], xp_thunk_exit[], xp_thunk_exit_callers[];
 
 /* R2 of the stubs' fast path from their head (stub_fast.c), 0: none. */
 extern int64_t xp_stub_fast_ret;

@@ -201,10 +201,14 @@ static void counter_set(uint32_t kind, const char *name, const char *unit, uint3
 	xp.ordered = kind != EXTPROF_COUNTER_VAR;
 }
 
+/* The thunks a single-step trap may land on, for steps' trap engine. */
+static const struct arch_thunks counter_thunks = {(uint64_t)xp_thunk_enter, (uint64_t)xp_thunk_exit,
+						  (uint64_t)xp_thunk_exit_callers};
+
 /* steps' code cache for auto without a PMU (@pmu_err): 0, or -errno when it cannot count. */
 static int counter_auto_steps(int pmu_err)
 {
-	int err = step_setup(&xp.meta, true);
+	int err = step_setup(&xp.meta, true, &counter_thunks);
 
 	if (err)
 		return err;
@@ -240,7 +244,7 @@ int counter_setup(const char *spec)
 		counter_set(EXTPROF_COUNTER_NS, "ns", "ns", 0);
 		break;
 	case EXTPROF_CHOICE_STEPS:
-		err = step_setup(&xp.meta, false);
+		err = step_setup(&xp.meta, false, &counter_thunks);
 		if (err) {
 			log_msg("counting tsc instead");
 			counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);

@@ -37,14 +37,17 @@ static inline bool step_in_shim(uint64_t pc)
 
 struct dump_meta;
 
+struct arch_thunks;
+
 /*
  * Make steps the counter, by the engine EXTPROF_STEP_ENGINE names (the code
  * cache when @automatic: auto's choice): find the shim's text; the code
  * cache made ready (xlate_setup), or for the trap engine EXTPROF_STEP_FIRST,
- * _EVERY and _LIMIT read into @meta, a tracer refused, the SIGTRAP handler
+ * _EVERY and _LIMIT read into @meta, a tracer refused, the thunks' entries
+ * @thunks learnt (where stepping is suspended), the SIGTRAP handler
  * installed.  0, or -errno with the reason said in one line.
  */
-int step_setup(struct dump_meta *meta, bool automatic);
+int step_setup(struct dump_meta *meta, bool automatic, const struct arch_thunks *thunks);
 
 /*
  * The entry of activation @f at @slot, its frame pushed: whether it is

@@ -133,7 +133,7 @@ static uint32_t step_read_engine(void)
 	return STEP_ENGINE_TRANSLATE;
 }
 
-int step_setup(struct dump_meta *meta, bool automatic)
+int step_setup(struct dump_meta *meta, bool automatic, const struct arch_thunks *thunks)
 {
 	long tracer;
 	int err;
@@ -164,6 +164,7 @@ int step_setup(struct dump_meta *meta, bool automatic)
 			tracer);
 		return -EBUSY;
 	}
+	arch_step_know_thunks(thunks);
 	err = step_signal_install();
 	if (err) {
 		log_msg("steps: cannot install a SIGTRAP handler: %s", log_strerror(-err));
