@@ -12,7 +12,7 @@
  *        |                   goes on in the cache at its stub's "call orig"
  *        v
  *   lookup -> dispatch       a native address not translated yet: decoded,
- *        |                   translated (xlate_cache.c, arch_xl_translate)
+ *        |                   translated (xlate_translate.c, arch_xl_translate)
  *        v
  *   translated blocks        linked to each other; calls push the program's
  *        |                   own return addresses, returns look them up
@@ -29,6 +29,22 @@
  * translated (not a file's executable mapping, changed since, an
  * instruction the translator does not know) runs natively: the
  * evaluations it belongs to are then not counted whole and have no delta.
+ *
+ * Its files, each calling only the ones below it (upward, an address given
+ * at set-up: the dispatcher's entry in xl_cfg.dispatch):
+ *
+ *   xlate_setup.c        start-up, a seccomp filter coming, a thread's end
+ *   xlate_signal.c       signals in translated code
+ *   xlate_entry.S (port) the dispatcher's entry -> xlate_dispatch.c: a miss
+ *   xlate_translate.c    a block translated into an arena
+ *   xlate_block.c (port) the translator (arch_xl_translate, arch_xl_link)
+ *   xlate_guard.c        mprotect, munmap, dlclose, swapcontext
+ *   xlate_session.c      the evaluation path's entry and exit (step.c calls)
+ *   xlate_code.c         which code is translated
+ *   xlate_cache.c        arenas, blocks, the lookup table, flushes
+ *   xlate_routines.c, xlate_ctx.c (port): an arena's routines, the native
+ *                        state of an interrupted thread
+ *   steps/state.c        the variables they share (xl_self, xl_cfg, ...)
  */
 #ifndef EXTPROF_PRELOAD_XLATE_H
 #define EXTPROF_PRELOAD_XLATE_H
