@@ -56,7 +56,8 @@ static int counter_perf_open(uint32_t kind, void **page)
 	/* user mode only: allowed at perf_event_paranoid 2, and what we mean */
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	fd = (int)arch_syscall6(SYS_perf_event_open, (long)&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
+	fd = (int)arch_syscall6(SYS_perf_event_open, (long)&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC,
+				0);
 	if (fd < 0)
 		return fd;
 	p = mmap(NULL, (size_t)getpagesize(), PROT_READ, MAP_SHARED, fd, 0);
