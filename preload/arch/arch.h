@@ -153,6 +153,20 @@ uint32_t arch_step_entry_credit(const void *stub);
 uint32_t arch_step_retired(struct xp_thread *thread, void *uc);
 
 /*
+ * The thunks' entries a trap may land on (thunk.S's): given to the trap
+ * engine at set-up by start-up (host/init.c, which links them), so
+ * that the engine itself calls nothing of the evaluation path's.
+ */
+struct arch_thunks {
+	uint64_t enter;	       /* xp_thunk_enter */
+	uint64_t exit;	       /* xp_thunk_exit */
+	uint64_t exit_callers; /* xp_thunk_exit_callers */
+};
+
+/* The trap engine learns the thunks' entries (arch_step_thunk compares with them). */
+void arch_step_know_thunks(const struct arch_thunks *thunks);
+
+/*
  * Whether the trap's next instruction is the entry of a thunk, where the
  * shim's own work starts: the slot of the activation it enters (@exit
  * false) or leaves (@exit true); 0 otherwise.
@@ -217,6 +231,13 @@ bool arch_xl_is_head(uint64_t pc);
 int arch_xl_native_ctx(const struct xl_block *block, const struct xl_routines *routines, void *uc,
 		       int64_t *adj);
 
+/*
+ * The dispatcher's entry, which an arena's dispatch routine calls with the
+ * program's registers live (xlate_entry.S: it keeps them and calls
+ * xlate_dispatch); xlate_setup hands its address to the routines (xl_cfg).
+ */
+extern char xlate_dispatch_entry[];
+
 /* Call @fn(@arg) on the stack whose top is @top (16-byte aligned). */
 void arch_call_on_stack(void (*fn)(void *), void *arg, uint64_t top);
 
@@ -265,6 +286,9 @@ void arch_probe_cpu(void);
 
 /* The shim's own, as everything of the shim's: hidden. */
 #pragma GCC visibility push(hidden)
+
+/* The halves of every hooked call (thunk.S), which the stubs call. */
+extern char xp_thunk_enter[], xp_thunk_exit[], xp_thunk_exit_callers[];
 
 /* R2 of the stubs' fast path from their head (stub_fast.c), 0: none. */
 extern int64_t xp_stub_fast_ret;

@@ -203,9 +203,9 @@ static void counter_set(uint32_t kind, const char *name, const char *unit, uint3
 }
 
 /* steps' code cache for auto without a PMU (@pmu_err): 0, or -errno when it cannot count. */
-static int counter_auto_steps(int pmu_err)
+static int counter_auto_steps(int pmu_err, const struct arch_thunks *thunks)
 {
-	int err = step_setup(&xp.meta, true);
+	int err = step_setup(&xp.meta, true, thunks);
 
 	if (err)
 		return err;
@@ -219,7 +219,7 @@ static int counter_auto_steps(int pmu_err)
 }
 
 /* EXTPROF_COUNTER.  What cannot be had is said once; tsc stands in. */
-int counter_setup(const char *spec)
+int counter_setup(const char *spec, const struct arch_thunks *thunks)
 {
 	enum extprof_counter_choice choice;
 	bool user_read = false;
@@ -241,7 +241,7 @@ int counter_setup(const char *spec)
 		counter_set(EXTPROF_COUNTER_NS, "ns", "ns", 0);
 		break;
 	case EXTPROF_CHOICE_STEPS:
-		err = step_setup(&xp.meta, false);
+		err = step_setup(&xp.meta, false, thunks);
 		if (err) {
 			log_msg("counting tsc instead");
 			counter_set(EXTPROF_COUNTER_TSC, "tsc", "ticks", 0);
@@ -277,7 +277,7 @@ int counter_setup(const char *spec)
 		err = counter_probe_pmu(kind, &user_read);
 		if (err) {
 			/* auto counts instructions all the same: docs/measurement.md says why */
-			if (is_auto && !counter_auto_steps(err))
+			if (is_auto && !counter_auto_steps(err, thunks))
 				return 0;
 			log_msg("no PMU for %s (perf_event_open: %s); counting tsc", name,
 				log_strerror(-err));

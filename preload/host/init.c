@@ -295,10 +295,14 @@ static void init_fill_meta(void)
 	process_safe_name(xp.file_host, sizeof(xp.file_host), xp.meta.hostname);
 }
 
+/* The thunks a single-step trap may land on, for the steps counter's trap engine. */
+static const struct arch_thunks init_thunks = {(uint64_t)xp_thunk_enter, (uint64_t)xp_thunk_exit,
+					       (uint64_t)xp_thunk_exit_callers};
+
 /* Step 3: the counter, and what every dump of the process carries. */
 static void init_choose_counter(void)
 {
-	counter_setup(init_var("EXTPROF_COUNTER"));
+	counter_setup(init_var("EXTPROF_COUNTER"), &init_thunks);
 	/* a chain would hold the stepped evaluations only, not its own count of them */
 	/* single-stepping a sample would give a chain the stepped evaluations only */
 	if (xp.callers && xp.counter.kind == EXTPROF_COUNTER_STEPS &&

@@ -44,12 +44,8 @@
 #include "core/state.h"
 #include "store/worker.h"
 #include "steps/step.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
-
-struct step_config step_cfg = {STEP_FIRST_DEFAULT, STEP_EVERY_DEFAULT, STEP_LIMIT_DEFAULT,
-			       STEP_TRAP_ROOM, STEP_ENGINE_TRAP};
-
-uint64_t step_resolvers[STEP_RESOLVERS];
 
 /*
  * Is evaluation number i (from 0) of @f's declaration on this worker to be
@@ -63,17 +59,6 @@ static bool step_due(const struct xp_thread *t, const struct xp_frame *f)
 	if (i < step_cfg.first || d->step_held)
 		return true;
 	return step_cfg.every && (i - step_cfg.first + 1) % step_cfg.every == 0;
-}
-
-bool step_alive(const struct xp_thread *thread)
-{
-	const struct xp_step *s = &thread->step;
-	const struct xp_frame *f;
-
-	if (!s->depth || s->depth > thread->depth || !thread->stack)
-		return false;
-	f = &thread->stack[s->depth - 1];
-	return f->slot == s->slot && (f->flags & XP_FRAME_STEPPED);
 }
 
 /*

@@ -14,18 +14,9 @@
 #include <stdint.h>
 
 #include "core/state.h"
+#include "steps/state.h"
 
 #pragma GCC visibility push(hidden)
-
-/* Defaults: see docs/measurement.md, "What it costs". */
-#define STEP_FIRST_DEFAULT 1
-#define STEP_EVERY_DEFAULT 1048576
-#define STEP_LIMIT_DEFAULT 1000000
-/* The handler's own share of the stack a SIGTRAP takes (some 0.8 KiB measured), with room to spare.
- */
-#define STEP_TRAP_HANDLER 2048
-/* Without AT_MINSIGSTKSZ: the kernel's frame, as MINSIGSTKSZ says, and the handler's share. */
-#define STEP_TRAP_ROOM (2048 + STEP_TRAP_HANDLER)
 
 /* SIGTRAP in a kernel signal set (the first word holds signals 1 to 64). */
 #define STEP_TRAP_BIT (1ull << (SIGTRAP - 1))
@@ -38,25 +29,6 @@ struct step_kact {
 	uint64_t mask;
 };
 
-/* How steps counts (EXTPROF_STEP_ENGINE). */
-enum step_engine {
-	STEP_ENGINE_TRANSLATE, /* every evaluation, from a code cache (xlate.h) */
-	STEP_ENGINE_TRAP,      /* a sample of them, single-stepped */
-};
-
-/* The engine and the trap engine's sampling (EXTPROF_STEP_*), set by step_setup(). */
-struct step_config {
-	uint32_t first;	    /* the first evaluations of each declaration on each worker */
-	uint32_t every;	    /* then every every-th; 0: no more */
-	uint64_t limit;	    /* a stepped evaluation is given up past this many instructions */
-	uint64_t trap_room; /* stack a SIGTRAP takes: the kernel's frame and the handler */
-	uint32_t engine;    /* enum step_engine */
-};
-extern struct step_config step_cfg;
-
-/* The shim's own text, whose instructions are never counted (step_setup.c). */
-extern uint64_t step_text_lo, step_text_hi;
-
 /* Whether @pc lies in the shim's own text. */
 static inline bool step_in_shim(uint64_t pc)
 {
@@ -65,14 +37,17 @@ static inline bool step_in_shim(uint64_t pc)
 
 struct dump_meta;
 
+struct arch_thunks;
+
 /*
  * Make steps the counter, by the engine EXTPROF_STEP_ENGINE names (the code
  * cache when @automatic: auto's choice): find the shim's text; the code
  * cache made ready (xlate_setup), or for the trap engine EXTPROF_STEP_FIRST,
- * _EVERY and _LIMIT read into @meta, a tracer refused, the SIGTRAP handler
+ * _EVERY and _LIMIT read into @meta, a tracer refused, the thunks' entries
+ * @thunks learnt (where stepping is suspended), the SIGTRAP handler
  * installed.  0, or -errno with the reason said in one line.
  */
-int step_setup(struct dump_meta *meta, bool automatic);
+int step_setup(struct dump_meta *meta, bool automatic, const struct arch_thunks *thunks);
 
 /*
  * The entry of activation @frame at @slot, its frame pushed: whether it is
@@ -119,13 +94,6 @@ static inline bool step_sampled(const struct xp_frame *frame)
 bool step_hold(struct extprof_dump_decl *decl, const struct xp_frame *frame, uint64_t *delta);
 #define STEP_REDO_MAX 8
 
-/*
- * The loader's lazy-binding entries (_dl_runtime_resolve*: what every
- * lazily bound object's GOT[2] holds), at most STEP_RESOLVERS; 0: none.
- */
-#define STEP_RESOLVERS 4
-extern uint64_t step_resolvers[STEP_RESOLVERS];
-
 /* Learn them from the objects loaded now (at start-up, and after a dlopen). */
 void step_find_resolvers(void);
 
@@ -164,8 +132,20 @@ void step_prepare_sandbox(struct xp_thread *thread);
 /* In a fork child: the parent's stepping is not the child's. */
 void step_reset_after_fork(void);
 
-/* Whether @thread's outermost stepped activation is still on its shadow stack. */
-bool step_alive(const struct xp_thread *thread);
+/*
+ * Whether @thread's outermost stepped activation is still on its shadow
+ * stack (both engines ask, the code cache's session on every hooked call).
+ */
+static inline bool step_alive(const struct xp_thread *thread)
+{
+	const struct xp_step *s = &thread->step;
+	const struct xp_frame *f;
+
+	if (!s->depth || s->depth > thread->depth || !thread->stack)
+		return false;
+	f = &thread->stack[s->depth - 1];
+	return f->slot == s->slot && (f->flags & XP_FRAME_STEPPED);
+}
 
 /*
  * Stepping is over: the trap flag off in @uc when a trap's handler ends it
@@ -176,10 +156,9 @@ void step_end(struct xp_thread *thread, void *uc);
 
 /*
  * step_signal.c: install the SIGTRAP handler, the program's own chained to
- * it; 0 or -errno.  step_sigtrap_handler is its address.
+ * it (its address in step_sigtrap_handler); 0 or -errno.
  */
 int step_signal_install(void);
-extern uint64_t step_sigtrap_handler;
 
 #pragma GCC visibility pop
 

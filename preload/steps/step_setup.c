@@ -19,9 +19,8 @@
 #include "core/log.h"
 #include "core/state.h"
 #include "steps/step.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
-
-uint64_t step_text_lo, step_text_hi;
 
 /* EXTPROF_STEP_*: a number from @min to @max, else the default, said once. */
 static uint64_t step_read_env(const char *name, uint64_t dflt, uint64_t min, uint64_t max)
@@ -134,7 +133,7 @@ static uint32_t step_read_engine(void)
 	return STEP_ENGINE_TRANSLATE;
 }
 
-int step_setup(struct dump_meta *meta, bool automatic)
+int step_setup(struct dump_meta *meta, bool automatic, const struct arch_thunks *thunks)
 {
 	long tracer;
 	int err;
@@ -165,6 +164,7 @@ int step_setup(struct dump_meta *meta, bool automatic)
 			tracer);
 		return -EBUSY;
 	}
+	arch_step_know_thunks(thunks);
 	err = step_signal_install();
 	if (err) {
 		log_msg("steps: cannot install a SIGTRAP handler: %s", log_strerror(-err));

@@ -21,6 +21,7 @@
 #include "core/interpose.h"
 #include "core/state.h"
 #include "steps/step.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
@@ -28,7 +29,6 @@
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
 
-uint64_t step_sigtrap_handler;
 static bool step_active;
 
 /*

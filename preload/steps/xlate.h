@@ -12,7 +12,7 @@
  *        |                   goes on in the cache at its stub's "call orig"
  *        v
  *   lookup -> dispatch       a native address not translated yet: decoded,
- *        |                   translated (xlate_cache.c, arch_xl_translate)
+ *        |                   translated (xlate_translate.c, arch_xl_translate)
  *        v
  *   translated blocks        linked to each other; calls push the program's
  *        |                   own return addresses, returns look them up
@@ -29,6 +29,22 @@
  * translated (not a file's executable mapping, changed since, an
  * instruction the translator does not know) runs natively: the
  * evaluations it belongs to are then not counted whole and have no delta.
+ *
+ * Its files, each calling only the ones below it (upward, an address given
+ * at set-up: the dispatcher's entry in xl_cfg.dispatch):
+ *
+ *   xlate_setup.c        start-up, a seccomp filter coming, a thread's end
+ *   xlate_signal.c       signals in translated code
+ *   xlate_entry.S (port) the dispatcher's entry -> xlate_dispatch.c: a miss
+ *   xlate_translate.c    a block translated into an arena
+ *   xlate_block.c (port) the translator (arch_xl_translate, arch_xl_link)
+ *   xlate_guard.c        mprotect, munmap, dlclose, swapcontext
+ *   xlate_session.c      the evaluation path's entry and exit (step.c calls)
+ *   xlate_code.c         which code is translated
+ *   xlate_cache.c        arenas, blocks, the lookup table, flushes
+ *   xlate_routines.c, xlate_ctx.c (port): an arena's routines, the native
+ *                        state of an interrupted thread
+ *   steps/state.c        the variables they share (xl_self, xl_cfg, ...)
  */
 #ifndef EXTPROF_PRELOAD_XLATE_H
 #define EXTPROF_PRELOAD_XLATE_H
@@ -39,6 +55,7 @@
 #include <stdint.h>
 
 #include "core/state.h"
+#include "steps/state.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -79,8 +96,6 @@ struct xl_thread {
 	uint32_t no_xlate;	/* a signal handler interrupted the dispatcher */
 	uint32_t disp_busy;	/* the dispatcher holds one of xp_self.busy */
 };
-
-extern __thread struct xl_thread xl_self __attribute__((tls_model("initial-exec")));
 
 /* One entry of the lookup table the translated code reads: native -> translated. */
 struct xl_entry {
@@ -177,16 +192,13 @@ struct xl_cache {
 	uint32_t sig_nest;	/* signal handlers running on its thread (xlate_signal.c) */
 };
 
-/* The translation engine's settings (step_setup reads them). */
+/* The translation engine's settings (xlate_setup: xl_cfg, steps/state.h). */
 struct xl_config {
 	uint64_t cache_bytes; /* EXTPROF_XLATE_CACHE_MB */
 	uint64_t tp_count;    /* the count's offset from the thread pointer */
 	uint64_t tp_xl;	      /* xl_self's */
+	uint64_t dispatch;    /* the dispatcher's entry, which the arenas' routines call */
 };
-extern struct xl_config xl_cfg;
-
-/* Bumped whenever code the caches may hold translations of changes (xlate_guard.c). */
-extern uint64_t xl_code_epoch;
 
 /* ---- xlate_session.c: the evaluation path's part (no libc) ---- */
 
@@ -242,15 +254,22 @@ void xlate_cache_ready(void *arg);
 void xlate_cache_put(struct xl_cache *cache);
 /* The block translated from @pc, or NULL. */
 struct xl_block *xlate_cache_find(struct xl_cache *cache, uint64_t pc);
-/* Translate @pc into @cache: the block, or NULL when the code cannot be translated. */
-struct xl_block *xlate_cache_translate(struct xl_cache *cache, uint64_t pc);
+/* The arena of @cache that serves code at @pc, made if need be: NULL when none can be. */
+struct xl_arena *xlate_cache_arena_for(struct xl_cache *cache, uint64_t pc);
+/* The room left in @arena for one more block and its index entry. */
+uint64_t xlate_cache_room(const struct xl_arena *arena);
 /*
- * A seccomp filter may come (step_prepare_sandbox): the calling @thread's
- * cache made if it has none, with an arena near every range of code it may
- * translate (as its limit allows), and the mappings read, so that it goes
- * on without a system call (none is made after: xp.sandboxed).
+ * Block @block, whose code the translator wrote at @arena's next free byte
+ * (@len bytes), added to @arena and to @cache's hash: its record put after
+ * its code.
  */
-void xlate_prepare_sandbox(struct xp_thread *thread);
+struct xl_block *xlate_cache_add(struct xl_cache *cache, struct xl_arena *arena,
+				 const struct xl_block *block, long len);
+/*
+ * Arenas of cache @cache (a struct xl_cache) for code from @lo to @hi, made
+ * if need be, as its limit allows (for xlate_code_each).
+ */
+void xlate_cache_reach(uint64_t lo, uint64_t hi, void *cache);
 /* Forget every translation of @cache; its memory is reused. */
 void xlate_cache_flush(struct xl_cache *cache);
 /* The block of @cache whose code holds @addr, or NULL; @routines gets the arena's if @addr is one
@@ -264,6 +283,11 @@ void xlate_cache_publish(struct xl_cache *cache, const struct xl_block *block);
 /* Empty every thread's lookup table: each goes through its dispatcher at its next indirect branch.
  */
 void xlate_cache_clear_tables(void);
+
+/* ---- xlate_translate.c ---- */
+
+/* Translate @pc into @c: the block, or NULL when the code cannot be translated. */
+struct xl_block *xlate_translate(struct xl_cache *c, uint64_t pc);
 
 /* ---- xlate_code.c: which code may be translated ---- */
 
@@ -286,15 +310,11 @@ bool xlate_code_overlaps(uint64_t lo, uint64_t hi);
 
 /* ---- xlate_guard.c: code changed, stacks switched ---- */
 
-/* The translation engine counts (xlate_setup): the guards act. */
-extern bool xl_on;
 /* A translated call of this is made natively: its caller goes on natively. */
 void xlate_leave(void);
 
 /* ---- xlate_signal.c ---- */
 
-/* Whether the program's signal handlers are interposed (the translation engine). */
-extern bool xl_signals_on;
 /* The program's sigaction for @sig, kept and wrapped: 0 or -1 with errno. */
 int xlate_sigaction(int sig, const void *act, void *old);
 /* Start interposing: wrap the handlers installed before the shim. */
@@ -311,6 +331,13 @@ void xlate_cancel_prepare(int (*cancel)(pthread_t));
 
 /* Make the translation engine ready: 0, or -errno with the reason said. */
 int xlate_setup(void);
+/*
+ * A seccomp filter may come (step_prepare_sandbox): the calling thread @t's
+ * cache made if it has none, with an arena near every range of code it may
+ * translate (as its limit allows), and the mappings read, so that it goes
+ * on without a system call (none is made after: xp.sandboxed).
+ */
+void xlate_prepare_sandbox(struct xp_thread *t);
 
 #pragma GCC visibility pop
 

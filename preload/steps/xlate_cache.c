@@ -25,7 +25,8 @@
  * to go on again after it (xlate_signal.c): nothing points into the old
  * translations.  A thread that ends gives its cache to the next thread
  * that needs one.  Under a seccomp filter (sandbox.c) no arena is added:
- * the calling thread's were made before it, near every object's code.
+ * the calling thread's were made before it, near every object's code
+ * (xlate_prepare_sandbox, xlate_setup.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -39,6 +40,7 @@
 #include "core/log.h"
 #include "core/state.h"
 #include "core/sys.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -47,9 +49,6 @@
 
 #define XC_NEAR	      (1ull << 30) /* an arena serves code within 1 GiB of both its ends */
 #define XC_MAX_CACHES 1024
-
-struct xl_config xl_cfg;
-uint64_t xl_code_epoch;
 
 /* Every cache made, for xlate_cache_clear_tables; each with its owner's thread id (0: free). */
 static struct xl_cache *xc_all[XC_MAX_CACHES];
@@ -122,17 +121,16 @@ static struct xl_arena *xc_arena_new(struct xl_cache *c, uint64_t pc)
 	return a;
 }
 
-/* The arena that serves code at @pc, made if need be. */
-static struct xl_arena *xc_arena_for(struct xl_cache *c, uint64_t pc)
+struct xl_arena *xlate_cache_arena_for(struct xl_cache *cache, uint64_t pc)
 {
-	for (uint32_t i = 0; i < c->narenas; i++) {
-		struct xl_arena *a = &c->arena[i];
+	for (uint32_t i = 0; i < cache->narenas; i++) {
+		struct xl_arena *arena = &cache->arena[i];
 
-		if (xc_dist(pc, (uint64_t)a->base) < XC_NEAR &&
-		    xc_dist(pc, (uint64_t)a->base + a->size) < XC_NEAR)
-			return a;
+		if (xc_dist(pc, (uint64_t)arena->base) < XC_NEAR &&
+		    xc_dist(pc, (uint64_t)arena->base + arena->size) < XC_NEAR)
+			return arena;
 	}
-	return xc_arena_new(c, pc);
+	return xc_arena_new(cache, pc);
 }
 
 /* A new cache, with an arena near @pc. */
@@ -147,7 +145,7 @@ static struct xl_cache *xc_new(uint64_t pc)
 	c->dstack = xc_map(XL_DSTACK_BYTES, PROT_READ | PROT_WRITE);
 	c->limit = xl_cfg.cache_bytes;
 	c->epoch = __atomic_load_n(&xl_code_epoch, __ATOMIC_ACQUIRE);
-	if (!c->hash || !c->table || !c->dstack || !xc_arena_for(c, pc)) {
+	if (!c->hash || !c->table || !c->dstack || !xlate_cache_arena_for(c, pc)) {
 		/* not used again: the address space is given back */
 		if (c->hash)
 			sys_munmap(c->hash, XL_HASH_SLOTS * sizeof(*c->hash));
@@ -264,63 +262,28 @@ void xlate_cache_flush(struct xl_cache *cache)
 	cache->flushes++;
 }
 
-/* The room left in @a for one more block and its index entry. */
-static uint64_t xc_room(const struct xl_arena *a)
+uint64_t xlate_cache_room(const struct xl_arena *arena)
 {
-	uint8_t *bottom = (uint8_t *)(a->index - a->nblocks - 1);
+	uint8_t *bottom = (uint8_t *)(arena->index - arena->nblocks - 1);
 
-	return bottom > a->next ? (uint64_t)(bottom - a->next) : 0;
+	return bottom > arena->next ? (uint64_t)(bottom - arena->next) : 0;
 }
 
-/* Translate @pc into arena @a: the block, or NULL (no room: @full set). */
-static struct xl_block *xc_translate_in(struct xl_cache *c, struct xl_arena *a, uint64_t pc,
-					bool *full)
+struct xl_block *xlate_cache_add(struct xl_cache *cache, struct xl_arena *arena, const struct xl_block *block,
+				 long len)
 {
-	struct xl_block tmp, *b;
-	struct xl_where w;
+	struct xl_block *at;
 	size_t rec;
-	long len;
 
-	*full = xc_room(a) < XL_BLOCK_ROOM;
-	if (*full)
-		return NULL;
-	w.out = a->next;
-	w.room = XL_BLOCK_ROOM - sizeof(struct xl_block);
-	w.lo = (uint64_t)a->base;
-	w.hi = (uint64_t)a->base + a->size;
-	w.r = &a->r;
-	len = arch_xl_translate(pc, &w, &tmp);
-	if (len < 0)
-		return NULL;
 	/* the record after its code, with as many instructions as it has */
-	b = (struct xl_block *)(((uint64_t)a->next + (uint64_t)len + 15) & ~15ull);
-	rec = offsetof(struct xl_block, insn) + ((size_t)tmp.ninsn + 1) * sizeof(tmp.insn[0]);
-	memcpy(b, &tmp, rec);
-	a->next = (uint8_t *)(((uint64_t)b + rec + 15) & ~15ull);
-	a->index[-(int64_t)a->nblocks - 1] = (uint32_t)((uint8_t *)b - a->base);
-	__atomic_store_n(&a->nblocks, a->nblocks + 1, __ATOMIC_RELEASE);
-	xc_hash_add(c, b);
-
-	return b;
-}
-
-struct xl_block *xlate_cache_translate(struct xl_cache *cache, uint64_t pc)
-{
-	struct xl_arena *a;
-	struct xl_block *b;
-	bool full;
-
-	if (cache->nhash >= XL_HASH_SLOTS / 4 * 3)
-		xlate_cache_flush(cache);
-	a = xc_arena_for(cache, pc);
-	if (!a)
-		return NULL;
-	b = xc_translate_in(cache, a, pc, &full);
-	if (!b && full) {
-		xlate_cache_flush(cache);
-		b = xc_translate_in(cache, a, pc, &full);
-	}
-	return b;
+	at = (struct xl_block *)(((uint64_t)arena->next + (uint64_t)len + 15) & ~15ull);
+	rec = offsetof(struct xl_block, insn) + ((size_t)block->ninsn + 1) * sizeof(block->insn[0]);
+	memcpy(at, block, rec);
+	arena->next = (uint8_t *)(((uint64_t)at + rec + 15) & ~15ull);
+	arena->index[-(int64_t)arena->nblocks - 1] = (uint32_t)((uint8_t *)at - arena->base);
+	__atomic_store_n(&arena->nblocks, arena->nblocks + 1, __ATOMIC_RELEASE);
+	xc_hash_add(cache, at);
+	return at;
 }
 
 void xlate_cache_publish(struct xl_cache *cache, const struct xl_block *block)
@@ -394,34 +357,12 @@ struct xl_block *xlate_cache_block_at(struct xl_cache *cache, uint64_t addr,
 	return NULL;
 }
 
-/* An arena for code from @lo to @hi, made if need be (xlate_code_each). */
-static void xc_arena_each(uint64_t lo, uint64_t hi, void *arg)
+void xlate_cache_reach(uint64_t lo, uint64_t hi, void *cache)
 {
-	struct xl_cache *c = arg;
+	struct xl_cache *c = cache;
 
-	if (lo < hi && xc_arena_for(c, lo))
-		xc_arena_for(c, hi - 1);
-}
-
-void xlate_prepare_sandbox(struct xp_thread *thread)
-{
-	struct xl_thread *x = &xl_self;
-	int saved = errno;
-	sigset_t all, old;
-
-	/* the mmaps' and the mappings' reads' hooked calls are not the program's */
-	thread->busy++;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	xlate_code_refresh();
-	/* one in use is never flushed here: its translated code may be running it */
-	if (!x->cache)
-		x->cache = xlate_cache_get(thread, (uint64_t)xlate_prepare_sandbox);
-	if (x->cache)
-		xlate_code_each(xc_arena_each, x->cache);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	thread->busy--;
-	errno = saved;
+	if (lo < hi && xlate_cache_arena_for(c, lo))
+		xlate_cache_arena_for(c, hi - 1);
 }
 
 void xlate_cache_ready(void *arg)

@@ -25,6 +25,7 @@
 #include "core/maps.h"
 #include "core/state.h"
 #include "steps/step.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
 
 #define XM_MAX	 4096 /* executable mappings kept */

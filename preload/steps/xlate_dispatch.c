@@ -22,6 +22,7 @@
 
 #include "arch/arch.h"
 #include "core/state.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
 
 /* Called through xp_call_preserving by xlate_dispatch_entry: sets xl_self.jmp. */
@@ -61,7 +62,7 @@ void xlate_dispatch(void *unused)
 	b = xlate_cache_find(c, tgt);
 	if (!b) {
 		flushes = c->flushes;
-		b = xlate_cache_translate(c, tgt);
+		b = xlate_translate(c, tgt);
 		if (c->flushes != flushes)
 			from = NULL;
 	}

@@ -26,11 +26,10 @@
 
 #include "core/interpose.h"
 #include "core/state.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))
-
-bool xl_on;
 
 enum { XG_MPROTECT, XG_MUNMAP, XG_DLCLOSE, XG_SWAPCONTEXT, XG_SETCONTEXT, XG_N };
 static const char *const xg_names[XG_N] = {"mprotect", "munmap", "dlclose", "swapcontext",

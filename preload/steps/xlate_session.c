@@ -38,9 +38,8 @@
 #include "core/state.h"
 #include "store/worker.h"
 #include "steps/step.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
-
-__thread struct xl_thread xl_self __attribute__((tls_model("initial-exec")));
 
 /* The thread's cache, ready for a session near @near, its slots set: false if none. */
 static bool xs_ready(struct xp_thread *t, uint64_t near)

@@ -44,13 +44,12 @@
 #include "core/interpose.h"
 #include "core/state.h"
 #include "steps/step.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
 
 typedef int (*xs_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
 #define XS_NSIG 65
-
-bool xl_signals_on;
 
 /* The program's action for each signal: two copies, so that a handler never reads one half-written.
  */
@@ -269,7 +268,7 @@ static void xs_translate(void *p)
 		xlate_cache_flush(c);
 	b = xlate_cache_find(c, r->pc);
 	if (!b)
-		b = xlate_cache_translate(c, r->pc);
+		b = xlate_translate(c, r->pc);
 	if (b) {
 		xlate_cache_publish(c, b);
 		r->code = (uint64_t)b->code;

@@ -5,7 +5,7 @@
 
 #include "arch/arch.h"
 
-/* Read by xp_call_preserving (thunk.S); 0 means fxsave. */
+/* Read by xp_call_preserving (call.S); 0 means fxsave. */
 uint64_t xp_xsave_size __attribute__((visibility("hidden")));
 
 void arch_probe_cpu(void)

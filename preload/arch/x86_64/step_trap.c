@@ -65,7 +65,8 @@ enum step_fix {
 	FIX_MASK,  /* rt_sigprocmask was given our set: rsi back to fix_addr */
 };
 
-extern char xp_thunk_enter[], xp_thunk_exit[], xp_thunk_exit_callers[];
+/* The thunks' entries (start-up gives them: host/init.c links them). */
+static struct arch_thunks step_thunks;
 
 static greg_t *ctx_regs(void *uc)
 {
@@ -246,6 +247,11 @@ uint32_t arch_step_retired(struct xp_thread *thread, void *uc)
 	return step_credit(thread, prev, pc);
 }
 
+void arch_step_know_thunks(const struct arch_thunks *thunks)
+{
+	step_thunks = *thunks;
+}
+
 uint64_t arch_step_thunk(const void *uc, bool *exit)
 {
 	const greg_t *g = ((const ucontext_t *)uc)->uc_mcontext.gregs;
@@ -253,10 +259,10 @@ uint64_t arch_step_thunk(const void *uc, bool *exit)
 
 	/* thunk.S: [sp] back into the stub, then idx and R1 (enter) or R1's room (exit) */
 	*exit = false;
-	if (pc == (uint64_t)xp_thunk_enter)
+	if (pc == step_thunks.enter)
 		return sp + 16;
 	*exit = true;
-	if (pc == (uint64_t)xp_thunk_exit || pc == (uint64_t)xp_thunk_exit_callers)
+	if (pc == step_thunks.exit || pc == step_thunks.exit_callers)
 		return sp + 8;
 	return 0;
 }

@@ -56,6 +56,7 @@
 
 #include "arch/arch.h"
 #include "core/state.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
 #include "stub_layout.h"
 #include "xlate_emit.h"

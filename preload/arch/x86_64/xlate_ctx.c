@@ -32,6 +32,7 @@
 #include <ucontext.h>
 
 #include "arch/arch.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
 #include "xlate_kind.h"
 #include "xlate_offsets.h"

@@ -55,20 +55,13 @@ xlate_dispatch_entry:
 	.type arch_call_on_stack, @function
 arch_call_on_stack:
 	.cfi_startproc
-	endbr64
-	push %rbp
-	.cfi_def_cfa_offset 16
-	.cfi_offset %rbp, -16
-	movq %rsp, %rbp
-	.cfi_def_cfa_register %rbp
+	FRAME_BEGIN
 	movq %rdx, %rsp
 	movq %rdi, %rax
 	movq %rsi, %rdi
 	call *%rax
 	movq %rbp, %rsp
-	pop %rbp
-	.cfi_def_cfa %rsp, 8
-	ret
+	FRAME_END
 	.cfi_endproc
 	.size arch_call_on_stack, .-arch_call_on_stack
 

@@ -17,8 +17,9 @@
  *
  *   dispatch:   rax = the exit stub (0: tgt); the program's rax in save_rax
  *     in_disp = 1; arg = rax; save_rsp = rsp; rsp = dstack; rax back
- *     call xlate_dispatch_entry         (xlate_entry.S: registers, flags and
- *                                        the extended state kept; C sets jmp)
+ *     call *xl_cfg.dispatch             (xlate_dispatch_entry, xlate_entry.S:
+ *                                        registers, flags and the extended
+ *                                        state kept; C sets jmp)
  *     rsp = save_rsp; in_disp = 0; jmp *%fs:jmp
  *
  * Each instruction's offset is kept with what it has borrowed (saved[]),
@@ -28,6 +29,7 @@
 #include <stddef.h>
 
 #include "arch/arch.h"
+#include "steps/state.h"
 #include "steps/xlate.h"
 #include "xlate_emit.h"
 #include "xlate_kind.h"
@@ -37,8 +39,6 @@
 #define S_RAX 1
 #define S_RCX 2
 #define S_RDX 4
-
-extern char xlate_dispatch_entry[];
 
 /* Note where the next instruction starts and what is borrowed before it runs. */
 static void xr_mark(struct xl_routines *r, const uint8_t *base, const uint8_t *p, uint8_t saved,
@@ -130,7 +130,7 @@ size_t arch_xl_routines(uint8_t *at, struct xl_routines *routines)
 	xr_mark(routines, at, p, 0, XL_R_END);
 	p = (uint8_t *)(((uint64_t)p + 7) & ~7ull);
 	xe_set_rel32(lit, (uint64_t)p);
-	p = xe_u64(p, (uint64_t)xlate_dispatch_entry);
+	p = xe_u64(p, xl_cfg.dispatch);
 	routines->len = (uint32_t)(p - at);
 	return routines->len;
 }
