@@ -269,8 +269,8 @@ uint64_t xlate_cache_room(const struct xl_arena *arena)
 	return bottom > arena->next ? (uint64_t)(bottom - arena->next) : 0;
 }
 
-struct xl_block *xlate_cache_add(struct xl_cache *cache, struct xl_arena *arena, const struct xl_block *block,
-				 long len)
+struct xl_block *xlate_cache_add(struct xl_cache *cache, struct xl_arena *arena,
+				 const struct xl_block *block, long len)
 {
 	struct xl_block *at;
 	size_t rec;
