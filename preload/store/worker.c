@@ -462,6 +462,10 @@ struct xp_worker *worker_acquire(struct xp_thread *t)
 	struct xp_worker *w;
 	int err;
 
+	/* taken by a signal handler's call that came just before the caller's
+	 * slow path was busy (eval.c): the thread's one worker */
+	if (t->worker)
+		return t->worker;
 	if (!t->stack && (err = worker_map_stack(t))) {
 		worker_say_no_memory("a thread's shadow stack", err);
 		return NULL;
