@@ -164,6 +164,13 @@ void step_prepare_sandbox(struct xp_thread *t);
 /* In a fork child: the parent's stepping is not the child's. */
 void step_reset_after_fork(void);
 
+/*
+ * Whether @sp is on a stack of the steps engine's own (the calling thread's
+ * code cache's dispatcher stack, where a signal handler that interrupted
+ * the dispatcher runs): not the thread's.
+ */
+bool step_own_stack(uint64_t sp);
+
 /* Whether thread @t's outermost stepped activation is still on its shadow stack. */
 bool step_alive(const struct xp_thread *t);
 

@@ -120,9 +120,13 @@ static int worker_stack_visit(const struct maps_entry *e, void *arg)
  * mapping that holds the stack pointer @sp (the program's: this may run on
  * the shim's stack, worker_call_own).  Not pthread_getattr_np(), which
  * allocates and reads /proc/self/maps through stdio: this may run in a
- * signal handler that interrupted malloc.  On the sigaltstack the thread's
- * stack cannot be seen, and is looked for again at the next call that
- * needs it.  Returns whether t->stack_lo and t->stack_hi are known.
+ * signal handler that interrupted malloc.  On the sigaltstack, or the code
+ * cache's dispatcher stack (a handler that interrupted the dispatcher runs
+ * there, steps/xlate_signal.c), the thread's stack cannot be seen, and is
+ * looked for again at the next call that needs it: taken for the thread's,
+ * that stack would make every activation on the real one look left behind
+ * by a longjmp (eval_reap_unwound), and be popped while it runs.  Returns
+ * whether t->stack_lo and t->stack_hi are known.
  */
 bool worker_know_stack(struct xp_thread *t, uint64_t sp)
 {
@@ -132,6 +136,8 @@ bool worker_know_stack(struct xp_thread *t, uint64_t sp)
 
 	if (t->stack_known)
 		return true;
+	if (step_own_stack(sp))
+		return false;
 	/* SS_ONSTACK would say where this code runs, not where @sp is */
 	if (!xp.sandboxed && !sigaltstack(NULL, &ss) && !(ss.ss_flags & SS_DISABLE) &&
 	    sp - (uint64_t)ss.ss_sp < ss.ss_size)
