@@ -116,7 +116,7 @@ struct xp_thread {
 	/* PMU counters: the perf mmap page and fd of this thread */
 	void *pmu_page;
 	int pmu_fd;
-	uint32_t stack_known;	  /* stack_lo and stack_hi are set (worker_know_stack) */
+	uint32_t stack_known;	  /* stack_lo and stack_hi are set (thread_know_stack) */
 	int32_t tid;		  /* shared: the kernel's id of the thread whose block this is */
 	uint32_t shared_in_stack; /* shared: another thread's stack lies inside stack_lo..hi */
 	uint32_t released;	  /* the thread is exiting: no new worker */

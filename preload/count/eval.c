@@ -58,7 +58,7 @@ static void eval_slow_stack(void *p)
 {
 	struct eval_stack *s = p;
 
-	worker_know_stack(s->t, s->sp);
+	thread_know_stack(s->t, s->sp);
 }
 
 struct eval_held {
@@ -72,24 +72,34 @@ static void eval_held(void *p)
 	struct eval_held *e = p;
 	struct cancel_hold h;
 
-	e->t->busy++;
 	cancel_hold(&h, e->t);
 	e->fn(e->arg);
 	cancel_release(&h);
-	e->t->busy--;
 }
 
 /*
  * A slow path @fn(@arg) of thread @t, the caller's own state (xp_self's or
  * xp_foreign's): on its stack of the shim's with the extended state saved
- * (worker_call_own), and there busy (a hooked function it calls passes
- * through) and with cancellation held off (cancel.h).
+ * (worker_call_own), busy (a hooked function it calls passes through) and
+ * with cancellation held off (cancel.h).
+ *
+ * Busy before the stack is mapped and switched to, not on it: a signal
+ * handler's hooked call in between would otherwise take a slow path of its
+ * own, at the top of the same stack, over this one's frames, or map a
+ * second stack in place of the first, or take a second worker, leaving the
+ * first owned by the thread after it ends.  A handler's call that came
+ * before busy has returned whole: what the slow path makes once (the
+ * worker, a row) it finds made.
  */
 static void eval_slow(struct xp_thread *t, void (*fn)(void *), void *arg)
 {
 	struct eval_held e = {t, fn, arg};
 
+	t->busy++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	worker_call_own(t, eval_held, &e);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy--;
 }
 
 /*

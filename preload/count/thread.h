@@ -15,6 +15,11 @@ int thread_init(void);
  * uncounted).  Runs on the shim's stack (worker_call_own).
  */
 struct xp_worker *thread_begin(struct xp_thread *thread);
+/*
+ * Learn @thread's own stack from @sp, unless on a sigaltstack or the code
+ * cache's dispatcher stack: whether it is known.
+ */
+bool thread_know_stack(struct xp_thread *thread, uint64_t sp);
 /* Add thread @thread's share of the run so far to worker @worker's run total. */
 void thread_close_run(struct xp_worker *worker, struct xp_thread *thread);
 /* The calling thread is exiting: its activations abandoned, its worker back to the pool. */

@@ -89,7 +89,7 @@ static void clone_share_self(uint64_t child_top)
 	if (!__atomic_load_n(&t->shared, __ATOMIC_ACQUIRE)) {
 		/* no other thread has run on it yet: it is the caller's own */
 		t->busy++;
-		worker_know_stack(t, (uint64_t)__builtin_frame_address(0));
+		thread_know_stack(t, (uint64_t)__builtin_frame_address(0));
 		t->busy--;
 		/* under a seccomp filter, no system call (state.c says how the
 		 * block's own thread is told then) */

@@ -18,6 +18,7 @@
 #include "core/interpose.h"
 #include "core/state.h"
 #include "host/longjmp.h"
+#include "count/thread.h"
 #include "store/worker.h"
 #include "steps/step.h"
 
@@ -37,7 +38,7 @@ static void longjmp_reap(const void *env)
 		return;
 	/* the shim's own calls (reading /proc/self/maps) are not the program's */
 	t->busy++;
-	known = worker_know_stack(t, (uint64_t)__builtin_frame_address(0));
+	known = thread_know_stack(t, (uint64_t)__builtin_frame_address(0));
 	t->busy--;
 	if (!known || sp < t->stack_lo || sp >= t->stack_hi)
 		return;

@@ -133,6 +133,13 @@ void step_prepare_sandbox(struct xp_thread *thread);
 void step_reset_after_fork(void);
 
 /*
+ * Whether @sp is on a stack of the steps engine's own (the calling thread's
+ * code cache's dispatcher stack, where a signal handler that interrupted
+ * the dispatcher runs): not the thread's.
+ */
+bool step_own_stack(uint64_t sp);
+
+/*
  * Whether @thread's outermost stepped activation is still on its shadow
  * stack (both engines ask, the code cache's session on every hooked call).
  */

@@ -4,7 +4,8 @@
  * environment, a tracer refused, the shim's own text found (whose
  * instructions are never counted), the SIGTRAP handler installed; and a
  * thread's stepping stopped where the shim itself ends it (a thread's or the
- * process's exit, a fork child).
+ * process's exit, a fork child); the engine's own stack told apart from the
+ * thread's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -205,6 +206,13 @@ void step_stop(struct xp_thread *thread)
 		return;
 	step_end(thread, NULL);
 	arch_step_self(false);
+}
+
+bool step_own_stack(uint64_t sp)
+{
+	const struct xl_cache *c = xl_self.cache;
+
+	return c && sp - (uint64_t)c->dstack < XL_DSTACK_BYTES;
 }
 
 void step_prepare_sandbox(struct xp_thread *thread)

@@ -12,13 +12,11 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "arch/arch.h"
 #include "core/log.h"
-#include "core/maps.h"
 #include "core/state.h"
 #include "store/dump.h"
 #include "core/sys.h"
@@ -67,70 +65,6 @@ int worker_room_for_decls(uint32_t count)
 int worker_init_pool(void)
 {
 	return worker_room_for_decls(WORKER_DECLS_FIRST);
-}
-
-struct worker_stack_find {
-	uint64_t sp;
-	uint64_t prev_end; /* the end of the mapping before the one looked at */
-	uint64_t lo, hi;
-};
-
-static int worker_stack_visit(const struct maps_entry *e, void *arg)
-{
-	struct worker_stack_find *s = arg;
-	struct rlimit rl;
-
-	if (s->sp < e->start || s->sp >= e->end) {
-		s->prev_end = e->end;
-		return 0;
-	}
-	s->lo = e->start;
-	s->hi = e->end;
-	/* the main thread's stack grows down into the gap below it, as far
-	 * as its limit lets it (pthread_getattr_np's reckoning) */
-	if (!strcmp(e->path, "[stack]")) {
-		s->lo = s->prev_end;
-		if (!getrlimit(RLIMIT_STACK, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-		    rl.rlim_cur < e->end && e->end - rl.rlim_cur > s->lo)
-			s->lo = e->end - rl.rlim_cur;
-	}
-	return 1;
-}
-
-/*
- * The thread's own stack, to tell a sigaltstack handler's frames apart: the
- * mapping that holds the stack pointer @sp (the program's: this may run on
- * the shim's stack, worker_call_own).  Not pthread_getattr_np(), which
- * allocates and reads /proc/self/maps through stdio: this may run in a
- * signal handler that interrupted malloc.  On the sigaltstack the thread's
- * stack cannot be seen, and is looked for again at the next call that
- * needs it.  Returns whether t->stack_lo and t->stack_hi are known.
- */
-bool worker_know_stack(struct xp_thread *thread, uint64_t sp)
-{
-	struct worker_stack_find s = {sp, 0, 0, 0};
-	char line[256];
-	stack_t ss;
-
-	if (thread->stack_known)
-		return true;
-	/* SS_ONSTACK would say where this code runs, not where @sp is */
-	if (!xp.sandboxed && !sigaltstack(NULL, &ss) && !(ss.ss_flags & SS_DISABLE) &&
-	    sp - (uint64_t)ss.ss_sp < ss.ss_size)
-		return false;
-	if (!xp.sandboxed &&
-	    maps_each("/proc/self/maps", line, sizeof(line), worker_stack_visit, &s) == 1) {
-		thread->stack_lo = s.lo;
-		thread->stack_hi = s.hi;
-	} else {
-		/* no /proc, or under a seccomp filter (sandbox.c), where no
-		 * system call is made: every slot counts as on the thread's stack */
-		thread->stack_lo = 0;
-		thread->stack_hi = UINT64_MAX;
-	}
-	/* after the range: another thread on this block reads it (state.c) */
-	__atomic_store_n(&thread->stack_known, 1, __ATOMIC_RELEASE);
-	return true;
 }
 
 /*

@@ -17,8 +17,6 @@ int worker_init_pool(void);
  * -errno.
  */
 int worker_room_for_decls(uint32_t count);
-/* Learn @thread's own stack from @sp, unless on a sigaltstack: whether it is known. */
-bool worker_know_stack(struct xp_thread *thread, uint64_t sp);
 /*
  * Call @fn(@arg) on the stack of the shim's of @thread (the caller's own
  * state: xp_self's or xp_foreign's), its extended state saved.

@@ -16,15 +16,28 @@
  *                        handler's call during the shim's slow path (the
  *                        first evaluation of a thread) passes uncounted
  *   ./signals timer-alt  the same with the handler on a sigaltstack
+ *   ./signals first      2048 threads, 32 at a time, each making one call of
+ *                        sg_first under a timer of its own (SIGUSR1 every
+ *                        20 us) whose handler calls sg_first_handler: a
+ *                        thread's first evaluation interrupted anywhere by a
+ *                        handler's, which may be the thread's first.  Every
+ *                        thread takes one worker ("checker-threads:"); the
+ *                        handler's calls that land while the shim takes it
+ *                        pass uncounted, so their number goes out as
+ *                        "checker-handled:", not a truth
  *
  * The handlers count what they do; the number of timer signals varies from
  * run to run, so it goes to stderr only.
  */
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "matrix.h"
 
@@ -70,6 +83,80 @@ HOOKED long sg_tick(long i)
 	return i ^ (i >> 3);
 }
 
+static void handle(int sig, void (*fn)(int), int onstack);
+
+#define FIRST_THREADS 2048
+#define FIRST_AT_ONCE 32
+
+static _Atomic unsigned long n_first, n_first_handler;
+static __thread volatile sig_atomic_t first_armed;
+
+HOOKED long sg_first(long x)
+{
+	atomic_fetch_add(&n_first, 1);
+	return x + 5;
+}
+
+HOOKED long sg_first_handler(long x)
+{
+	atomic_fetch_add(&n_first_handler, 1);
+	return x + 3;
+}
+
+static void on_first(int sig)
+{
+	if (first_armed)
+		handler_sum += sg_first_handler(sig);
+}
+
+/*
+ * One call of sg_first under a timer of the thread's own, SIGUSR1 every
+ * 20 us, so that a signal may land anywhere in it.
+ */
+static void *first_thread(void *arg)
+{
+	struct sigevent ev = {.sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGUSR1};
+	struct itimerspec it = {{0, 20000}, {0, 20000}};
+	timer_t timer;
+	long s;
+
+	/* SIGEV_THREAD_ID's thread: sigev_notify_thread_id is not in every glibc's header */
+	ev._sigev_un._tid = gettid();
+	if (timer_create(CLOCK_MONOTONIC, &ev, &timer) || timer_settime(timer, 0, &it, NULL)) {
+		perror("timer");
+		exit(3);
+	}
+	first_armed = 1;
+	s = sg_first((long)arg);
+	first_armed = 0;
+	timer_delete(timer);
+	return (void *)s;
+}
+
+/* FIRST_THREADS threads, FIRST_AT_ONCE at a time, each making one call. */
+static long first_run(void)
+{
+	pthread_t th[FIRST_AT_ONCE];
+	long sum = 0;
+
+	handle(SIGUSR1, on_first, 0);
+	for (long i = 0; i < FIRST_THREADS; i += FIRST_AT_ONCE) {
+		for (int k = 0; k < FIRST_AT_ONCE; k++) {
+			if (pthread_create(&th[k], NULL, first_thread, (void *)(i + k))) {
+				perror("pthread_create");
+				exit(3);
+			}
+		}
+		for (int k = 0; k < FIRST_AT_ONCE; k++) {
+			void *ret;
+
+			pthread_join(th[k], &ret);
+			sum += (long)ret;
+		}
+	}
+	return sum;
+}
+
 static void handle(int sig, void (*fn)(int), int onstack)
 {
 	struct sigaction sa;
@@ -113,13 +200,19 @@ int main(int argc, char **argv)
 		setitimer(ITIMER_REAL, &off, NULL);
 		printf("sum %ld\n", sum);
 		fprintf(stderr, "signals: %d timer signals\n", (int)n_alarm);
+	} else if (!strcmp(mode, "first")) {
+		sum = first_run();
+		printf("sum %ld of %d threads\n", sum, FIRST_THREADS);
+		TRUTH("handled", "sg_first_handler", atomic_load(&n_first_handler));
+		TRUTH("threads", "sg_first", FIRST_THREADS);
 	} else {
-		fprintf(stderr, "usage: signals raise|timer|timer-alt\n");
+		fprintf(stderr, "usage: signals raise|timer|timer-alt|first\n");
 		return 2;
 	}
 	TRUTH("truth", "sg_work", n_work);
 	TRUTH("truth", "sg_in_handler", n_in_handler);
 	TRUTH("truth", "sg_tick", n_tick);
 	TRUTH("truth", "sg_alarm", n_alarm);
+	TRUTH("truth", "sg_first", atomic_load(&n_first));
 	return 0;
 }
