@@ -36,7 +36,6 @@ static inline bool step_in_shim(uint64_t pc)
 }
 
 struct dump_meta;
-
 struct arch_thunks;
 
 /*

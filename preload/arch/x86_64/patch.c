@@ -45,10 +45,6 @@
 #include "stub_fast.h"
 #include "stub_layout.h"
 
-extern char xp_thunk_enter[], xp_thunk_exit[];
-
-extern char xp_thunk_exit_callers[];
-
 /* The exit thunk new stubs' heads use: the plain one, or the callers' one. */
 static char *patch_exit_thunk = xp_thunk_exit;
 
