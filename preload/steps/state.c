@@ -17,3 +17,14 @@ struct xl_config xl_cfg;
 uint64_t xl_code_epoch;
 bool xl_on;
 bool xl_signals_on;
+
+bool step_alive(const struct xp_thread *thread)
+{
+	const struct xp_step *s = &thread->step;
+	const struct xp_frame *f;
+
+	if (!s->depth || s->depth > thread->depth || !thread->stack)
+		return false;
+	f = &thread->stack[s->depth - 1];
+	return f->slot == s->slot && (f->flags & XP_FRAME_STEPPED);
+}

@@ -3,14 +3,17 @@
  * steps/state: the steps counter's variables that more than one of its
  * files reads, defined in state.c, at the bottom of the part (as
  * core/state.c is for the shim): its set-up writes them once, the trap
- * engine and the code cache read them.  The types of the code cache's are
- * in xlate.h, which includes this.
+ * engine and the code cache read them; and step_alive, the question both
+ * engines and the code cache's session ask of a thread.  The types of the
+ * code cache's are in xlate.h, which includes this.
  */
 #ifndef EXTPROF_PRELOAD_STEPS_STATE_H
 #define EXTPROF_PRELOAD_STEPS_STATE_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "core/state.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -70,6 +73,12 @@ extern bool xl_on;
 
 /* Whether the program's signal handlers are interposed (the translation engine). */
 extern bool xl_signals_on;
+
+/*
+ * Whether @thread's outermost stepped activation is still on its shadow
+ * stack (both engines ask, the code cache's session on every hooked call).
+ */
+bool step_alive(const struct xp_thread *thread);
 
 #pragma GCC visibility pop
 

@@ -139,21 +139,6 @@ void step_reset_after_fork(void);
 bool step_own_stack(uint64_t sp);
 
 /*
- * Whether @thread's outermost stepped activation is still on its shadow
- * stack (both engines ask, the code cache's session on every hooked call).
- */
-static inline bool step_alive(const struct xp_thread *thread)
-{
-	const struct xp_step *s = &thread->step;
-	const struct xp_frame *f;
-
-	if (!s->depth || s->depth > thread->depth || !thread->stack)
-		return false;
-	f = &thread->stack[s->depth - 1];
-	return f->slot == s->slot && (f->flags & XP_FRAME_STEPPED);
-}
-
-/*
  * Stepping is over: the trap flag off in @uc when a trap's handler ends it
  * (the caller clears it otherwise), and SIGTRAP blocked again if the program
  * asked for it meanwhile.

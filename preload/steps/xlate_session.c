@@ -37,7 +37,6 @@
 #include "arch/arch.h"
 #include "core/state.h"
 #include "store/worker.h"
-#include "steps/step.h"
 #include "steps/state.h"
 #include "steps/xlate.h"
 

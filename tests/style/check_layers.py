@@ -15,7 +15,8 @@ Three rules, each from the table below:
   - no circle: in a side checked for circles, no two files depend on each
     other, through calls and data (a symbol one object file leaves undefined
     and another defines, read with nm) or through a header that is code of
-    its own (no .c beside it), a file being its .c and its .h together.
+    its own (no .c beside it, or a function defined inline), a file being
+    its .c and its .h together.
 
 Each violation is said on one line; the status is 1 if there is any, 2 if
 the build directory cannot be read.
@@ -77,6 +78,10 @@ RULES = {
 SHARED = ["include"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# A function a header defines (static inline): code the includer runs, as
+# much an arrow to the header's file as a call would be.
+INLINE = re.compile(r"^static\s+(?:__attribute__\s*\(\(.*?\)\)\s+)?inline\b[^;]*?\)\s*\{",
+                    re.M | re.S)
 
 
 def main():
@@ -210,10 +215,16 @@ def circles(root, edges, objects, side_of):
 
     checked = {s for s, r in RULES.items() if r["acyclic"]}
     # An include is an arrow when the header is code of its own (types, inline
-    # functions: no .c beside it); a header that declares a .c file's functions
-    # is the arrows nm finds below, to the file that defines what is used.
+    # functions: no .c beside it), or defines a function inline (the includer
+    # runs its code); a header that only declares a .c file's functions is the
+    # arrows nm finds below, to the file that defines what is used.
     def own_code(header):
-        return not header.endswith(".h") or not os.path.isfile(header[:-2] + ".c")
+        if not header.endswith(".h") or not os.path.isfile(header[:-2] + ".c"):
+            return True
+        try:
+            return INLINE.search(open(header, errors="replace").read()) is not None
+        except OSError:
+            return False
 
     for src, targets in edges.items():
         if side_of(src) in checked:

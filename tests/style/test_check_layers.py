@@ -61,7 +61,8 @@ def shim(core_c, host_c=None, **more):
     files = {"preload/core/a.h": "int core_fn(void);\n", "preload/core/a.c": core_c}
     if host_c is not None:
         files.update({"preload/host/b.h": "int host_fn(void);\n", "preload/host/b.c": host_c})
-    files.update({path.replace("__", "/") + ".c": text for path, text in more.items()})
+    files.update({(path if "/" in path else path.replace("__", "/") + ".c"): text
+                  for path, text in more.items()})
     return files
 
 
@@ -80,6 +81,12 @@ ok &= check("a circle of calls",
                  '#include "core/a.h"\nint host_fn(void) { return core_fn(); }\n'),
             1, ["a circle of files: preload/core/a -> preload/host/b (uses host_fn)",
                 "preload/host/b -> preload/core/a (uses core_fn)"])
+ok &= check("a circle through an inline function",
+            shim('#include "core/c.h"\nint core_fn(void) { return c_in(); }\n',
+                 preload__core__c="int core_fn(void);\nint c_fn(void) { return core_fn(); }\n",
+                 **{"preload/core/c.h": "static inline int c_in(void) { return 4; }\n"}),
+            1, ["preload/core/a -> preload/core/c (includes)",
+                "preload/core/c -> preload/core/a (uses core_fn)"])
 ok &= check("the shim's header outside it",
             shim(CORE_OK, analyzer__util__x='#include "../../preload/core/a.h"\n'
                                             "int x_fn(void) { return 3; }\n"),
