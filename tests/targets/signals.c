@@ -16,7 +16,7 @@
  *                        handler's call during the shim's slow path (the
  *                        first evaluation of a thread) passes uncounted
  *   ./signals timer-alt  the same with the handler on a sigaltstack
- *   ./signals first      2048 threads, 32 at a time, each making one call of
+ *   ./signals first      1024 threads, 32 at a time, each making one call of
  *                        sg_first under a timer of its own (SIGUSR1 every
  *                        20 us) whose handler calls sg_first_handler: a
  *                        thread's first evaluation interrupted anywhere by a
@@ -85,7 +85,7 @@ HOOKED long sg_tick(long i)
 
 static void handle(int sig, void (*fn)(int), int onstack);
 
-#define FIRST_THREADS 2048
+#define FIRST_THREADS 1024
 #define FIRST_AT_ONCE 32
 
 static _Atomic unsigned long n_first, n_first_handler;
