@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""The tables of scripts/bench-compare.sh: every figure of one benchmark's
+runs on two builds, side by side, and whether the new build's are within the
+noise of the base build's.
+
+    compare.py DIR NAME REPEATS [NOTE]  the table of NAME, from its runs in DIR
+    compare.py --summary DIR        what the tables found, over all of them
+
+DIR holds, for each run R (1 to REPEATS) of each build B (base, new):
+NAME.B.R.out (the benchmark's output), NAME.B.R.status (its exit status) and
+NAME.B.R.load (the load average before it).  A figure is a number of a line
+of the output: the line's text with its numbers taken out (its template),
+the how-many-th line of that template, and the number's place in the line;
+lines that name the load average are left out (they say what the machine
+did, not the code).  A line that is not in every run (a word that changed:
+"met" and "NOT met", a list that grew) is compared by its presence.
+"""
+
+import os
+import re
+import statistics
+import sys
+
+NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w])")
+BUILDS = ("base", "new")
+
+
+def figures(path):
+    """{(template, occurrence): (line, [number text, ...])} of one output."""
+    seen, out = {}, {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip()
+            if not line.strip() or "load" in line.lower():
+                continue
+            template = " ".join(NUMBER.sub("#", line).split())
+            k = seen.get(template, 0)
+            seen[template] = k + 1
+            out[(template, k)] = (line, NUMBER.findall(line))
+    return out
+
+
+def value(text):
+    return float(text.replace(",", ""))
+
+
+def decimals(text):
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def label(line, index, width=58):
+    """The line with its index-th number in brackets, cut to width around it."""
+    spans = [m.span() for m in NUMBER.finditer(line)]
+    a, b = spans[index]
+    text = " ".join((line[:a] + "[" + line[a:b] + "]" + line[b:]).split())
+    at = text.index("[")
+    if len(text) > width:
+        start = max(0, min(at - width // 2, len(text) - width))
+        text = ("..." if start else "") + text[start:start + width] + "..."
+        text = text[:width + 6]
+    return text
+
+
+def show(values):
+    return " ".join(values) if values else "-"
+
+
+def verdict(base, new):
+    """'=' (the same in every run), 'ok' (within the noise) or 'MOVED', and the noise."""
+    texts = base + new
+    if len(set(texts)) == 1:
+        return "=", 0.0
+    b, n = [value(t) for t in base], [value(t) for t in new]
+    unit = 10.0 ** -max(decimals(t) for t in texts)
+    noise = max(max(b) - min(b), max(n) - min(n)) + unit
+    moved = abs(statistics.median(n) - statistics.median(b)) > noise + unit * 1e-6
+    return ("MOVED" if moved else "ok"), noise
+
+
+def table(out, name, repeats, note=None):
+    runs = {(b, r): f"{out}/{name}.{b}.{r}" for b in BUILDS for r in range(1, repeats + 1)}
+    got = {k: figures(p + ".out") for k, p in runs.items()}
+    status = {k: open(p + ".status").read().strip() for k, p in runs.items()}
+    load = {k: open(p + ".load").read().split()[0] for k, p in runs.items()}
+    order = []
+    for k in runs:
+        order += [key for key in got[k] if key not in order]
+    counts = {"=": 0, "ok": 0, "MOVED": 0}
+    moved = []
+    print(f"== {name}: {repeats} runs per build, in turns; load before each:"
+          f" base {' '.join(load[('base', r)] for r in range(1, repeats + 1))},"
+          f" new {' '.join(load[('new', r)] for r in range(1, repeats + 1))}")
+    if note:
+        print(f"  ({note})")
+    print(f"  {'figure (the line, the number in brackets)':64} {'base':>22} {'new':>22}  verdict")
+
+    def row(text, base, new, v, noise):
+        counts[v] += 1
+        note = "" if v == "=" else f" (noise {noise:.3g})" if noise else ""
+        print(f"  {text:64} {show(base):>22} {show(new):>22}  {v}{note}")
+        if v == "MOVED":
+            moved.append(f"{name}: {text}: base {show(base)}, new {show(new)}")
+
+    st = {b: [status[(b, r)] for r in range(1, repeats + 1)] for b in BUILDS}
+    row("exit status", st["base"], st["new"], "=" if len(set(st["base"] + st["new"])) == 1
+        else "MOVED", 0)
+    for key in order:
+        where = {b: [r for r in range(1, repeats + 1) if key in got[(b, r)]] for b in BUILDS}
+        first = next(got[k][key] for k in runs if key in got[k])
+        if len(where["base"]) < repeats or len(where["new"]) < repeats:
+            # present in some runs only: moved when one build always has it and
+            # the other never does
+            nb, nn = len(where["base"]), len(where["new"])
+            v = "MOVED" if {nb, nn} == {0, repeats} else "ok"
+            row(" ".join(first[0].split())[:64],
+                [f"in {nb}/{repeats} runs"], [f"in {nn}/{repeats} runs"], v, 0)
+            continue
+        for i in range(len(first[1])):
+            base = [got[("base", r)][key][1][i] for r in where["base"]]
+            new = [got[("new", r)][key][1][i] for r in where["new"]]
+            v, noise = verdict(base, new)
+            row(label(first[0], i), base, new, v, noise)
+    print()
+    with open(f"{out}/{name}.verdict", "w") as f:
+        f.write(f"{counts['=']} {counts['ok']} {counts['MOVED']}\n")
+        f.writelines(m + "\n" for m in moved)
+    return 1 if moved else 0
+
+
+def summary(out):
+    same = ok = n_moved = 0
+    moved, names = [], []
+    for v in sorted(f for f in os.listdir(out) if f.endswith(".verdict")):
+        names.append(v[:-len(".verdict")])
+        with open(f"{out}/{v}") as f:
+            a, b, c = map(int, f.readline().split())
+            same, ok, n_moved = same + a, ok + b, n_moved + c
+            moved += [line.rstrip() for line in f]
+    print(f"{len(names)} benchmarks, {same + ok + n_moved} figures: {same} the same in every run,"
+          f" {ok} within the noise, {n_moved} moved beyond it")
+    for m in moved:
+        print(f"  MOVED {m}")
+    return 1 if moved else 0
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--summary":
+        return summary(argv[2])
+    if len(argv) in (4, 5) and argv[3].isdigit() and int(argv[3]) > 0:
+        return table(argv[1], argv[2], int(argv[3]), *argv[4:])
+    print("usage: compare.py DIR NAME REPEATS [NOTE] | compare.py --summary DIR", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
