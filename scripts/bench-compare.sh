@@ -84,14 +84,14 @@ bench_setup() {
 	run_env=() run_args=()
 	[ "$quick" = 1 ] || return 0
 	case $1 in
-	attach) run_args=(2 6) ;;
+	attach) run_args=(2 5) ;;
 	costs) run_env=(REPS=1) ;;
-	gate) run_args=(128 20000 4 2) ;;
+	gate) run_args=(128 20000 3 1) ;;
 	merge) run_env=(REPS=1) run_args=(100 10 1000 4000) ;;
-	nesting) run_env=(REPS=2) run_args=(400000) ;;
-	overhead) run_env=(REPS=1 CALLS=4000000) ;;
-	reproducibility) run_args=(128 30000 3 2) ;;
-	startup) run_env=(RUNS=100 "SIZES=10 1000" LLVM_RUNS=3) ;;
+	nesting) run_env=(REPS=3) run_args=(1000000) ;;
+	overhead) run_env=(REPS=1 CALLS=2000000) run_args=(6) ;;
+	reproducibility) run_args=(128 30000 2 2) ;;
+	startup) run_env=(RUNS=100 SIZES=1000 LLVM_RUNS=3) ;;
 	steps) run_env=(REPS=1 CALLS=1000000 LOOPS=5) run_args=(8) ;;
 	esac
 }
@@ -107,7 +107,9 @@ one() {
 		"$here/bench-$name.sh" "${run_args[@]}" >"$out/$name.$which.$r.out" \
 		2>"$out/$name.$which.$r.err" </dev/null || st=$?
 	echo "$st" >"$out/$name.$which.$r.status"
-	if [ "$st" -gt 1 ]; then
+	# a benchmark's status 1 may be a goal missed (bench-merge's), said on its
+	# stdout; what it said on stderr is said here
+	if [ "$st" != 0 ] && [ -s "$out/$name.$which.$r.err" ]; then
 		echo "bench-compare: bench-$name on $dir ended with status $st:" >&2
 		tail -n 3 "$out/$name.$which.$r.err" | sed 's/^/  /' >&2
 	fi

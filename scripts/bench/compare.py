@@ -9,39 +9,54 @@ noise of the base build's.
 DIR holds, for each run R (1 to REPEATS) of each build B (base, new):
 NAME.B.R.out (the benchmark's output), NAME.B.R.status (its exit status) and
 NAME.B.R.load (the load average before it).  A figure is a number of a line
-of the output: the line's text with its numbers taken out (its template),
-the how-many-th line of that template, and the number's place in the line;
-lines that name the load average are left out (they say what the machine
-did, not the code).  A line that is not in every run (a word that changed:
-"met" and "NOT met", a list that grew) is compared by its presence.
+of the output, known by the line's text up to its first number, the section
+it is in (the unindented line above), the how-many-th such line it is, and
+the number's place in the line; lines that name the load average are left
+out (they say what the machine did, not the code).  The runs where a line
+has as many numbers as in most runs are compared; a line without figures, or
+that a build never has so, is compared by its presence (a row shown in some
+runs only, a word that changed); words that change with the figures ("met",
+"NOT met") are not compared, the figures are.
 """
 
+import math
 import os
 import re
 import statistics
 import sys
 
-NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w])")
+# a number, 1,234 and +1.5 and +inf included, or a lone "-" (none, as 0)
+NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w])"
+                    r"|(?<![\w.])[-+]?inf\b|(?<!\S)-(?!\S)")
 BUILDS = ("base", "new")
 
 
 def figures(path):
-    """{(template, occurrence): (line, [number text, ...])} of one output."""
-    seen, out = {}, {}
+    """{key: (line, [number text, ...])} of one output, a line's key its
+    section (the unindented line above it), its text up to its first number
+    and the how-many-th such line it is."""
+    seen, out, section = {}, {}, ""
     with open(path, errors="replace") as f:
         for line in f:
             line = line.rstrip()
             if not line.strip() or "load" in line.lower():
                 continue
-            template = " ".join(NUMBER.sub("#", line).split())
-            k = seen.get(template, 0)
-            seen[template] = k + 1
-            out[(template, k)] = (line, NUMBER.findall(line))
+            numbers = NUMBER.findall(line)
+            m = NUMBER.search(line)
+            prefix = " ".join(line[:m.start() if m else len(line)].split())
+            if not line[0].isspace():
+                section = ""
+            key = (section, prefix)
+            if not line[0].isspace():
+                section = prefix
+            k = seen.get(key, 0)
+            seen[key] = k + 1
+            out[key + (k,)] = (line, numbers)
     return out
 
 
 def value(text):
-    return float(text.replace(",", ""))
+    return 0.0 if text == "-" else float(text.replace(",", ""))
 
 
 def decimals(text):
@@ -71,6 +86,10 @@ def verdict(base, new):
     if len(set(texts)) == 1:
         return "=", 0.0
     b, n = [value(t) for t in base], [value(t) for t in new]
+    if any(math.isinf(v) for v in b + n):
+        # no spread to measure: moved when each build says one thing, another
+        moved = len(set(base)) == 1 and len(set(new)) == 1
+        return ("MOVED" if moved else "ok"), 0.0
     unit = 10.0 ** -max(decimals(t) for t in texts)
     noise = max(max(b) - min(b), max(n) - min(n)) + unit
     moved = abs(statistics.median(n) - statistics.median(b)) > noise + unit * 1e-6
@@ -92,12 +111,12 @@ def table(out, name, repeats, note=None):
           f" new {' '.join(load[('new', r)] for r in range(1, repeats + 1))}")
     if note:
         print(f"  ({note})")
-    print(f"  {'figure (the line, the number in brackets)':64} {'base':>22} {'new':>22}  verdict")
+    rows = []
 
-    def row(text, base, new, v, noise):
+    def row(text, base, new, v, noise, aside=""):
         counts[v] += 1
         note = "" if v == "=" else f" (noise {noise:.3g})" if noise else ""
-        print(f"  {text:64} {show(base):>22} {show(new):>22}  {v}{note}")
+        rows.append((text, show(base), show(new), v + note + aside))
         if v == "MOVED":
             moved.append(f"{name}: {text}: base {show(base)}, new {show(new)}")
 
@@ -105,21 +124,33 @@ def table(out, name, repeats, note=None):
     row("exit status", st["base"], st["new"], "=" if len(set(st["base"] + st["new"])) == 1
         else "MOVED", 0)
     for key in order:
-        where = {b: [r for r in range(1, repeats + 1) if key in got[(b, r)]] for b in BUILDS}
-        first = next(got[k][key] for k in runs if key in got[k])
-        if len(where["base"]) < repeats or len(where["new"]) < repeats:
-            # present in some runs only: moved when one build always has it and
-            # the other never does
-            nb, nn = len(where["base"]), len(where["new"])
-            v = "MOVED" if {nb, nn} == {0, repeats} else "ok"
+        # the line's shape: how many numbers it has in most runs ("233-287"
+        # is one number in a run where both ends are 233)
+        have = [len(got[k][key][1]) for k in runs if key in got[k]]
+        shape = max(set(have), key=lambda c: (have.count(c), c))
+        where = {b: [r for r in range(1, repeats + 1) if key in got[(b, r)]
+                     and len(got[(b, r)][key][1]) == shape] for b in BUILDS}
+        first = next(got[k][key] for k in runs if key in got[k] and len(got[k][key][1]) == shape)
+        nb, nn = len(where["base"]), len(where["new"])
+        if not shape or not nb or not nn:
+            # a line without figures, or one a build never has in this shape:
+            # moved when one build always has it and the other never does
+            v = ("=" if nb == nn == repeats else
+                 "MOVED" if {nb, nn} == {0, repeats} else "ok")
             row(" ".join(first[0].split())[:64],
                 [f"in {nb}/{repeats} runs"], [f"in {nn}/{repeats} runs"], v, 0)
             continue
-        for i in range(len(first[1])):
+        aside = "" if nb + nn == 2 * repeats else f" ({2 * repeats - nb - nn} runs without it)"
+        for i in range(shape):
             base = [got[("base", r)][key][1][i] for r in where["base"]]
             new = [got[("new", r)][key][1][i] for r in where["new"]]
             v, noise = verdict(base, new)
-            row(label(first[0], i), base, new, v, noise)
+            row(label(first[0], i), base, new, v, noise, aside)
+    wb = max(len(r[1]) for r in rows + [("", "base")])
+    wn = max(len(r[2]) for r in rows + [("", "", "new")])
+    print(f"  {'figure (the line, the number in brackets)':64}  {'base':>{wb}}  {'new':>{wn}}  verdict")
+    for text, b, n, v in rows:
+        print(f"  {text:64}  {b:>{wb}}  {n:>{wn}}  {v}")
     print()
     with open(f"{out}/{name}.verdict", "w") as f:
         f.write(f"{counts['=']} {counts['ok']} {counts['MOVED']}\n")
