@@ -81,10 +81,14 @@ def show(values):
 
 
 def verdict(base, new):
-    """'=' (the same in every run), 'ok' (within the noise) or 'MOVED', and the noise."""
+    """'=' (the same in every run), 'ok' (within the noise, or a build has one
+    run of this figure only) or 'MOVED', and the noise."""
     texts = base + new
     if len(set(texts)) == 1:
         return "=", 0.0
+    if min(len(base), len(new)) < 2:
+        # one run of a build has no spread to measure the noise by
+        return "ok", 0.0
     b, n = [value(t) for t in base], [value(t) for t in new]
     if any(math.isinf(v) for v in b + n):
         # no spread to measure: moved when each build says one thing, another
