@@ -55,6 +55,12 @@ def figures(path):
     return out
 
 
+def skeleton(line, index):
+    """The line up to the end of its index-th number, the numbers as #."""
+    end = [m.end() for m in NUMBER.finditer(line)][index]
+    return " ".join(NUMBER.sub("#", line[:end]).split())
+
+
 def value(text):
     return 0.0 if text == "-" else float(text.replace(",", ""))
 
@@ -129,7 +135,8 @@ def table(out, name, repeats, note=None):
         else "MOVED", 0)
     for key in order:
         # the line's shape: how many numbers it has in most runs ("233-287"
-        # is one number in a run where both ends are 233)
+        # is one number in a run where both ends are 233); each number is
+        # compared in the runs where the line reads the same up to it
         have = [len(got[k][key][1]) for k in runs if key in got[k]]
         shape = max(set(have), key=lambda c: (have.count(c), c))
         where = {b: [r for r in range(1, repeats + 1) if key in got[(b, r)]
@@ -144,11 +151,16 @@ def table(out, name, repeats, note=None):
             row(" ".join(first[0].split())[:64],
                 [f"in {nb}/{repeats} runs"], [f"in {nn}/{repeats} runs"], v, 0)
             continue
-        aside = "" if nb + nn == 2 * repeats else f" ({2 * repeats - nb - nn} runs without it)"
         for i in range(shape):
-            base = [got[("base", r)][key][1][i] for r in where["base"]]
-            new = [got[("new", r)][key][1][i] for r in where["new"]]
-            v, noise = verdict(base, new)
+            # the runs where the line reads the same up to this number
+            ref = skeleton(first[0], i)
+            at = {b: [got[(b, r)][key] for r in range(1, repeats + 1) if key in got[(b, r)]]
+                  for b in BUILDS}
+            base, new = ([v[1][i] for v in at[b] if len(v[1]) > i and skeleton(v[0], i) == ref]
+                         for b in BUILDS)
+            missing = 2 * repeats - len(base) - len(new)
+            aside = f" ({missing} runs without it)" if missing else ""
+            v, noise = verdict(base, new) if base and new else ("ok", 0.0)
             row(label(first[0], i), base, new, v, noise, aside)
     wb = max(len(r[1]) for r in rows + [("", "base")])
     wn = max(len(r[2]) for r in rows + [("", "", "new")])
