@@ -19,9 +19,9 @@
 # shows: the load average before each run is printed beside its benchmark.
 #   scripts/bench-compare.sh [--quick] [--repeats K] [--only NAME,...] BASE_BUILD NEW_BUILD
 # --quick: each benchmark smaller (fewer repeats inside it, smaller sizes) and
-# 2 runs per build instead of 3 (about 12 minutes on the 2-vCPU VM, at a load
-# of 2); the full mode runs each benchmark as it is by default (about 2 hours
-# there; bench-merge alone writes 2.9 GB of dumps in TMPDIR).  NAME is a
+# 2 runs per build instead of 3 (27 minutes on the 2-vCPU VM at a load of 10
+# to 20 from others' builds); the full mode runs each benchmark as it is by
+# default (hours; bench-merge alone writes 2.9 GB of dumps in TMPDIR).  NAME is a
 # benchmark's name without bench- (attach, costs, gate, merge, nesting,
 # overhead, reproducibility, startup, steps).  KEEP=1 keeps every run's
 # output (its directory is said at the end).
@@ -84,7 +84,7 @@ bench_setup() {
 	run_env=() run_args=()
 	[ "$quick" = 1 ] || return 0
 	case $1 in
-	attach) run_args=(2 5) ;;
+	attach) run_args=(2 8) ;;
 	costs) run_env=(REPS=1) ;;
 	gate) run_args=(128 20000 3 1) ;;
 	merge) run_env=(REPS=1) run_args=(100 10 1000 4000) ;;
@@ -92,7 +92,7 @@ bench_setup() {
 	overhead) run_env=(REPS=1 CALLS=2000000) run_args=(6) ;;
 	reproducibility) run_args=(128 30000 2 2) ;;
 	startup) run_env=(RUNS=100 SIZES=1000 LLVM_RUNS=3) ;;
-	steps) run_env=(REPS=1 CALLS=1000000 LOOPS=5) run_args=(8) ;;
+	steps) run_env=(REPS=1 CALLS=3000000 LOOPS=5) run_args=(8) ;;
 	esac
 }
 

@@ -139,13 +139,11 @@ def table(out, name, repeats, note=None):
         # compared in the runs where the line reads the same up to it
         have = [len(got[k][key][1]) for k in runs if key in got[k]]
         shape = max(set(have), key=lambda c: (have.count(c), c))
-        where = {b: [r for r in range(1, repeats + 1) if key in got[(b, r)]
-                     and len(got[(b, r)][key][1]) == shape] for b in BUILDS}
         first = next(got[k][key] for k in runs if key in got[k] and len(got[k][key][1]) == shape)
-        nb, nn = len(where["base"]), len(where["new"])
+        nb, nn = (sum(key in got[(b, r)] for r in range(1, repeats + 1)) for b in BUILDS)
         if not shape or not nb or not nn:
-            # a line without figures, or one a build never has in this shape:
-            # moved when one build always has it and the other never does
+            # a line without figures, or one a build never has: moved when
+            # one build always has it and the other never does
             v = ("=" if nb == nn == repeats else
                  "MOVED" if {nb, nn} == {0, repeats} else "ok")
             row(" ".join(first[0].split())[:64],
@@ -160,6 +158,8 @@ def table(out, name, repeats, note=None):
                          for b in BUILDS)
             missing = 2 * repeats - len(base) - len(new)
             aside = f" ({missing} runs without it)" if missing else ""
+            # a build whose line reads otherwise before this number (a range
+            # where the other has one value) has nothing to set beside it
             v, noise = verdict(base, new) if base and new else ("ok", 0.0)
             row(label(first[0], i), base, new, v, noise, aside)
     wb = max(len(r[1]) for r in rows + [("", "base")])
