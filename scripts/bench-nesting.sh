@@ -7,7 +7,8 @@
 #     through BASE_BUILD's (the build directory of a revision before it);
 #   - the CPU time of the whole run (user + system, /usr/bin/time), the two
 #     builds in turns, the best of REPS runs (default 5) each, and their ratio.
-# With the fast path (var:work_global, the default COUNTER) and the C path
+# Without BASE_BUILD, this build's figures alone.  With the fast path
+# (var:work_global, the default COUNTER) and the C path
 # (COUNTER=var:work_global CALLERS=1).
 #   BASE_BUILD=/path/to/base/build scripts/bench-nesting.sh [M]
 # shellcheck source=scripts/lib/bench.sh
@@ -19,7 +20,7 @@ counter=${COUNTER:-var:work_global}
 callers=${CALLERS:-0}
 work=$build/tests/targets/work
 base_shim=${BASE_BUILD:+$BASE_BUILD/preload/libextprof.so}
-if [ -z "$base_shim" ] || [ ! -f "$base_shim" ]; then
+if [ -n "$base_shim" ] && [ ! -f "$base_shim" ]; then
 	echo "$bench_name: BASE_BUILD must be the build directory of another revision" >&2
 	exit 2
 fi
@@ -52,17 +53,27 @@ cpu() {
 echo "$bench_name: outer(10, 5) calling inner(5), both hooked, counter $counter," \
 	"callers $callers; $(bench_cpu)"
 small=$((m / 20))
-python3 - "$(ir "$base_shim" "$small")" "$(ir "$base_shim" $((2 * small)))" \
-	"$(ir "$shim" "$small")" "$(ir "$shim" $((2 * small)))" "$small" <<'EOF'
+if [ -n "$base_shim" ]; then
+	python3 - "$(ir "$base_shim" "$small")" "$(ir "$base_shim" $((2 * small)))" \
+		"$(ir "$shim" "$small")" "$(ir "$shim" $((2 * small)))" "$small" <<'EOF'
 import sys
 a, b, c, d, n = map(int, sys.argv[1:])
 base, this = (b - a) / (10 * n), (d - c) / (10 * n)
 print(f"instructions per inner call (callgrind): base {base:.1f}, this {this:.1f}"
       f" ({this - base:+.1f})")
 EOF
+else
+	python3 - "$(ir "$shim" "$small")" "$(ir "$shim" $((2 * small)))" "$small" <<'EOF'
+import sys
+c, d, n = map(int, sys.argv[1:])
+print(f"instructions per inner call (callgrind): this {(d - c) / (10 * n):.1f}")
+EOF
+fi
 : >"$tmp/times"
 for _ in $(seq "$reps"); do
-	echo "base $(cpu "$base_shim")" >>"$tmp/times"
+	if [ -n "$base_shim" ]; then
+		echo "base $(cpu "$base_shim")" >>"$tmp/times"
+	fi
 	echo "this $(cpu "$shim")" >>"$tmp/times"
 done
 python3 - "$tmp/times" "$m" <<'EOF'
@@ -72,6 +83,9 @@ for line in open(sys.argv[1]):
     k, v = line.split()
     best[k] = min(best.get(k, 1e9), float(v))
 calls = 10 * int(sys.argv[2])
+if "base" not in best:
+    print(f"CPU of {sys.argv[2]} outer calls, best of the runs: this {best['this']:.3f} s")
+    sys.exit()
 print(f"CPU of {sys.argv[2]} outer calls, best of the runs: base {best['base']:.3f} s,"
       f" this {best['this']:.3f} s; this / base = {best['this'] / best['base']:.3f}"
       f" ({(best['this'] - best['base']) / calls * 1e9:+.2f} ns per inner call)")

@@ -59,7 +59,7 @@ static int gen_decl(struct dump_map *m, uint32_t i, uint64_t w, unsigned *seed)
 
 	if (err)
 		return err;
-	row = m->rows + (size_t)d->row * EXTPROF_HIST_BUCKETS;
+	row = dump_row_at(m, d->row);
 
 	d->evaluations = d->floor_hits = d->sum = d->max = 0;
 	d->floor = EXTPROF_FLOOR_NONE;

@@ -1,6 +1,8 @@
 # shellcheck shell=bash
 # What the benchmarks (scripts/bench-*.sh) share; each sources it first:
-#   - strict mode, and the build (scripts/build.sh: quiet, BUILD_DIR or build/);
+#   - strict mode, and the build (scripts/build.sh: quiet, BUILD_DIR or build/;
+#     NO_BUILD=1 takes BUILD_DIR as it is, configuring and building nothing, as
+#     scripts/bench-compare.sh runs them on two builds, of two revisions);
 #   - the paths they run: $build, $extprof, $shim, $checker (the example) and
 #     $spec (its hooks), $bench_name (the script's name, for its messages);
 #   - bench_need, bench_tmp, bench_busy_start/stop, bench_cpu, bench_load.
@@ -12,9 +14,13 @@ shopt -s inherit_errexit
 EXTPROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=scripts/build.sh
 . "$EXTPROF_ROOT/scripts/build.sh"
-build_extprof
-
 build=${BUILD_DIR:-$EXTPROF_ROOT/build}
+if [ "${NO_BUILD:-0}" = 0 ]; then
+	build_extprof
+elif [ ! -f "$build/preload/libextprof.so" ] || [ ! -x "$build/analyzer/extprof" ]; then
+	echo "$(basename "$0" .sh): $build is not a built extprof tree" >&2
+	exit 2
+fi
 # shellcheck disable=SC2034 # for the scripts that source this one
 {
 	extprof=$build/analyzer/extprof
