@@ -33,8 +33,11 @@ bench_need /usr/bin/time find xargs
 bench_tmp extprof-bench-merge
 
 gen=$tmp/merge_gen
+# the shim's writer makes its own system calls, raw: the port's syscall.c
+arch=$EXTPROF_ROOT/preload/arch/$(uname -m)
 ${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -I"$EXTPROF_ROOT/include" -I"$EXTPROF_ROOT/preload" \
-	-o "$gen" "$EXTPROF_ROOT/scripts/bench/merge_gen.c" "$EXTPROF_ROOT/preload/store/dump.c"
+	-o "$gen" "$EXTPROF_ROOT/scripts/bench/merge_gen.c" \
+	"$EXTPROF_ROOT/preload/store/dump.c" "$arch/syscall.c"
 # microseconds from bash's own clock: no external timer needed
 now_us() {
 	local t=$EPOCHREALTIME

@@ -17,6 +17,7 @@
 
 /* The architecture's inline part: counter reads, fences, the thread pointer. */
 #include "arch_inline.h"
+#include "arch/arch_syscall.h"
 /* The port's patch planner, which the ELF reader holds: arch_plan_hook, struct arch_plan. */
 #include "plan.h"
 
@@ -137,10 +138,7 @@ uint64_t arch_ctx_pc(const void *uc);
 /* The stack pointer of a signal handler's saved context @uc. */
 uint64_t arch_ctx_sp(const void *uc);
 
-/* System calls without errno: the evaluation path leaves the program's alone. */
-long arch_syscall4(long nr, long arg1, long arg2, long arg3, long arg4);
-/* The same with six arguments. */
-long arch_syscall6(long nr, long arg1, long arg2, long arg3, long arg4, long arg5, long arg6);
+/* System calls without errno (arch_syscall4, arch_syscall6): arch_syscall.h. */
 
 /* The function's own instructions that run before its stub @stub (a landing pad): 0 or 1. */
 uint32_t arch_step_entry_credit(const void *stub);

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <sys/syscall.h>
 
-#include "arch/arch.h"
+#include "arch/arch_syscall.h"
 
 /* open(2) of @path relative to the current directory. */
 static inline int sys_open(const char *path, int flags, int mode)

@@ -4,7 +4,7 @@
  * errno and are no cancellation point, for the shim's work beside a signal
  * handler, a pending cancellation or a seccomp filter (preload/core/sys.h).
  */
-#include "arch/arch.h"
+#include "arch/arch_syscall.h"
 
 long arch_syscall6(long nr, long arg1, long arg2, long arg3, long arg4, long arg5, long arg6)
 {
